@@ -1,0 +1,55 @@
+// Catalog: the tables that exist, cached in memory and persisted in the catalog column
+// family (table name -> table record). A table record is the TableDescription written as
+// an Item with item_codec (fields named as in DescribeTable) plus the numeric table id that
+// prefixes the table's item keys. Table ids are never reused, so the items of a deleted
+// table can never reappear under a new table of the same name.
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/storage.h"
+#include "engine/types.h"
+
+namespace ddb {
+
+struct TableInfo {
+  uint32_t id = 0;
+  TableDescription description;  // item_count/table_size_bytes are read live, not from here
+};
+
+class Catalog {
+ public:
+  // Loads every table record. Errors: kInternal (unreadable record).
+  static Result<std::unique_ptr<Catalog>> Load(Storage* storage);
+
+  // Null when there is no such table.
+  std::shared_ptr<const TableInfo> Find(const std::string& name) const;
+  // Table names in ascending byte order.
+  std::vector<std::string> Names() const;
+
+  // Assigns an id and persists the table. Errors: kResourceInUse (name taken), kInternal.
+  Result<std::shared_ptr<const TableInfo>> Create(TableDescription description);
+  // Forgets the table and removes its items. Errors: kResourceNotFound, kInternal.
+  Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name);
+
+ private:
+  explicit Catalog(Storage* storage) : storage_(storage) {}
+  Storage* storage_;
+  mutable std::shared_mutex mu_;
+  std::map<std::string, std::shared_ptr<const TableInfo>> tables_;  // guarded by mu_
+  uint32_t next_id_ = 1;                                            // guarded by mu_
+};
+
+// Meta-family keys of a table's live item count and total item size.
+std::string ItemCountKey(uint32_t table_id);
+std::string TableSizeKey(uint32_t table_id);
+
+}  // namespace ddb

@@ -1,0 +1,56 @@
+// Engine: DynamoDB tables stored in one RocksDB instance. This header (with types.h,
+// attribute_value.h, number.h and error.h) is the embedding API: protocol/ and server/ use
+// nothing else of the engine, and an in-process caller gets the wire API's semantics.
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/error.h"
+#include "engine/types.h"
+
+namespace ddb {
+
+struct EngineOptions {
+  // Directory of the RocksDB store; created when missing. Ignored when in_memory.
+  // Default: "./data"
+  std::string data_dir = "./data";
+  // Keep everything in memory; nothing is written to disk. Default: false
+  bool in_memory = false;
+};
+
+class Engine {
+ public:
+  // Opens or creates the store. Errors: kInternal (RocksDB could not open it).
+  static Result<std::unique_ptr<Engine>> Open(const EngineOptions& options);
+
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  // Flushes and closes RocksDB.
+  ~Engine();
+
+  // Errors: kValidation (bad schema, name, throughput), kResourceInUse (exists).
+  Result<TableDescription> CreateTable(const RequestContext& ctx, const CreateTableRequest& req);
+  // Errors: kResourceNotFound.
+  Result<TableDescription> DescribeTable(const RequestContext& ctx, const std::string& name);
+  // Returns the description with status DELETING; the table is gone when this returns.
+  // Errors: kResourceNotFound, kValidation (deletion protection).
+  Result<TableDescription> DeleteTable(const RequestContext& ctx, const std::string& name);
+  // Table names in ascending order. Errors: kValidation (limit out of 1..100).
+  Result<ListTablesResult> ListTables(const ListTablesRequest& req);
+
+  // Errors: kResourceNotFound, kValidation (key missing or mistyped, item too large, ...).
+  Result<PutItemResult> PutItem(const PutItemRequest& req);
+  // Errors: kResourceNotFound, kValidation (key does not match the schema).
+  Result<GetItemResult> GetItem(const GetItemRequest& req);
+  // Errors: kResourceNotFound, kValidation (key does not match the schema).
+  Result<DeleteItemResult> DeleteItem(const DeleteItemRequest& req);
+
+ private:
+  class Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ddb

@@ -1,0 +1,74 @@
+#include "engine/item_validation.h"
+
+namespace ddb {
+namespace {
+
+AttributeType ToAttributeType(ScalarType t) {
+  switch (t) {
+    case ScalarType::kS: return AttributeType::kS;
+    case ScalarType::kN: return AttributeType::kN;
+    case ScalarType::kB: return AttributeType::kB;
+  }
+  return AttributeType::kS;
+}
+
+// Empty key values and over-long keys, with the service's messages (shared by items and keys).
+Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_hash) {
+  if (v.scalar().empty() && v.type() != AttributeType::kN) {
+    return Error::Validation(
+        "One or more parameter values are not valid. The AttributeValue for a key attribute "
+        "cannot contain an empty " +
+        std::string(v.type() == AttributeType::kS ? "string" : "binary") + " value. Key: " + name);
+  }
+  if (is_hash && v.scalar().size() > kMaxPartitionKeySize) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum "
+        "size limit of2048 bytes");
+  }
+  if (!is_hash && v.scalar().size() > kMaxSortKeySize) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Aggregated size of all range keys has "
+        "exceeded the size limit of 1024 bytes");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateItem(const TableDescription& table, const Item& item) {
+  for (const auto& k : table.key_schema) {
+    auto it = item.find(k.attribute_name);
+    if (it == item.end()) {
+      return Error::Validation("One or more parameter values were invalid: Missing the key " +
+                               k.attribute_name + " in the item");
+    }
+    AttributeType want = ToAttributeType(table.AttributeTypeOf(k.attribute_name));
+    if (it->second.type() != want) {
+      return Error::Validation("One or more parameter values were invalid: Type mismatch for key " +
+                               k.attribute_name + " expected: " +
+                               std::string(AttributeTypeName(want)) + " actual: " +
+                               std::string(AttributeTypeName(it->second.type())));
+    }
+    DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
+  }
+  if (ItemSize(item) > kMaxItemSize) {
+    return Error::Validation("Item size has exceeded the maximum allowed size");
+  }
+  return Status::Ok();
+}
+
+Status ValidateKey(const TableDescription& table, const Item& key) {
+  const Error mismatch = Error::Validation("The provided key element does not match the schema");
+  if (key.size() != table.key_schema.size()) return mismatch;
+  for (const auto& k : table.key_schema) {
+    auto it = key.find(k.attribute_name);
+    if (it == key.end()) return mismatch;
+    if (it->second.type() != ToAttributeType(table.AttributeTypeOf(k.attribute_name))) {
+      return mismatch;
+    }
+    DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ddb

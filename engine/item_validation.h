@@ -1,0 +1,24 @@
+// Checks of items and keys against a table's key schema, with DynamoDB's messages.
+// Thread safety: pure functions.
+#pragma once
+
+#include "engine/error.h"
+#include "engine/types.h"
+
+namespace ddb {
+
+// DynamoDB's limits.
+inline constexpr size_t kMaxItemSize = 400 * 1024;
+inline constexpr size_t kMaxPartitionKeySize = 2048;
+inline constexpr size_t kMaxSortKeySize = 1024;
+inline constexpr int kMaxNestingDepth = 32;
+
+// A whole item for PutItem: key attributes present, of the declared type, not empty, not
+// too long; item no larger than 400 KB. Errors: kValidation.
+Status ValidateItem(const TableDescription& table, const Item& item);
+
+// A primary key for GetItem/DeleteItem: exactly the key attributes, declared types.
+// Errors: kValidation ("The provided key element does not match the schema", ...).
+Status ValidateKey(const TableDescription& table, const Item& key);
+
+}  // namespace ddb

@@ -1,0 +1,177 @@
+#include "engine/storage.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace ddb {
+namespace {
+
+constexpr const char* kCfNames[] = {"default", "items", "changes", "meta"};
+constexpr size_t kCfCount = 4;
+
+std::string EncodeInt64(int64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+
+int64_t DecodeInt64(const rocksdb::Slice& s) {
+  int64_t v = 0;
+  if (s.size() == 8) std::memcpy(&v, s.data(), 8);
+  return v;
+}
+
+// Counters (item counts, table sizes) are merged, not read-modify-written, so writers of
+// different items never contend on them.
+class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    int64_t base = existing ? DecodeInt64(*existing) : 0;
+    *new_value = EncodeInt64(base + DecodeInt64(value));
+    return true;
+  }
+  const char* Name() const override { return "ddb.Int64Add"; }
+};
+
+Error ToError(const rocksdb::Status& s, const char* what) {
+  std::fprintf(stderr, "ddb storage: %s failed: %s\n", what, s.ToString().c_str());
+  return Error::Internal("Internal server error");
+}
+
+}  // namespace
+
+struct Storage::Batch::Rep {
+  rocksdb::WriteBatch batch;
+  const std::vector<rocksdb::ColumnFamilyHandle*>* cfs;
+  rocksdb::ColumnFamilyHandle* Handle(Cf cf) const { return (*cfs)[static_cast<size_t>(cf)]; }
+};
+
+struct Storage::Rep {
+  std::unique_ptr<rocksdb::Env> mem_env;  // outlives db
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs;
+  rocksdb::WriteOptions write_options;
+
+  ~Rep() {
+    if (db) {
+      for (auto* cf : cfs) db->DestroyColumnFamilyHandle(cf);
+      db->Close().PermitUncheckedError();
+      db.reset();
+    }
+  }
+};
+
+Storage::Batch::Batch(Storage& storage) : rep_(std::make_unique<Rep>()) {
+  rep_->cfs = &storage.rep_->cfs;
+}
+Storage::Batch::~Batch() = default;
+
+void Storage::Batch::Put(Cf cf, std::string_view key, std::string_view value) {
+  rep_->batch.Put(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()),
+                  rocksdb::Slice(value.data(), value.size()))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::Delete(Cf cf, std::string_view key) {
+  rep_->batch.Delete(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size())).PermitUncheckedError();
+}
+
+void Storage::Batch::AddToCounter(std::string_view key, int64_t delta) {
+  rep_->batch.Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
+                    EncodeInt64(delta))
+      .PermitUncheckedError();
+}
+
+Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Storage::~Storage() = default;
+
+Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
+  auto rep = std::make_unique<Rep>();
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  std::string path = options.path;
+  if (options.in_memory) {
+    rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    db_options.env = rep->mem_env.get();
+    path = "/ddb-in-memory";
+    rep->write_options.disableWAL = true;  // nothing survives the process anyway
+  }
+
+  rocksdb::ColumnFamilyOptions cf_options;
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.whole_key_filtering = true;
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  rocksdb::ColumnFamilyOptions meta_options = cf_options;
+  meta_options.merge_operator = std::make_shared<Int64AddOperator>();
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (size_t i = 0; i < kCfCount; ++i) {
+    descriptors.emplace_back(kCfNames[i], i == static_cast<size_t>(Cf::kMeta) ? meta_options
+                                                                               : cf_options);
+  }
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+  if (!s.ok()) return ToError(s, "open");
+  rep->db.reset(raw);
+  return std::unique_ptr<Storage>(new Storage(std::move(rep)));
+}
+
+Result<std::optional<std::string>> Storage::Get(Cf cf, std::string_view key) {
+  std::string value;
+  rocksdb::Status s = rep_->db->Get(rocksdb::ReadOptions(), rep_->cfs[static_cast<size_t>(cf)],
+                                    rocksdb::Slice(key.data(), key.size()), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return ToError(s, "get");
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<int64_t> Storage::GetCounter(std::string_view key) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> v, Get(Cf::kMeta, key));
+  return v ? DecodeInt64(*v) : int64_t{0};
+}
+
+Status Storage::Write(Batch& batch) {
+  rocksdb::Status s = rep_->db->Write(rep_->write_options, &batch.rep_->batch);
+  if (!s.ok()) return ToError(s, "write");
+  return Status::Ok();
+}
+
+Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
+  rocksdb::Status s =
+      rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
+                            rocksdb::Slice(begin.data(), begin.size()),
+                            rocksdb::Slice(end.data(), end.size()));
+  if (!s.ok()) return ToError(s, "delete range");
+  return Status::Ok();
+}
+
+Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
+                        const std::function<bool(std::string_view, std::string_view)>& fn) {
+  rocksdb::ReadOptions read_options;
+  rocksdb::Slice upper(end.data(), end.size());
+  if (!end.empty()) read_options.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));
+  for (it->Seek(rocksdb::Slice(begin.data(), begin.size())); it->Valid(); it->Next()) {
+    if (!fn(std::string_view(it->key().data(), it->key().size()),
+            std::string_view(it->value().data(), it->value().size()))) {
+      break;
+    }
+  }
+  if (!it->status().ok()) return ToError(it->status(), "iterate");
+  return Status::Ok();
+}
+
+}  // namespace ddb

@@ -1,0 +1,70 @@
+// Storage: the only part of ddb that touches RocksDB. One RocksDB instance with the column
+// families below; RocksDB statuses become Errors here (details logged, never sent).
+//
+//   catalog  table name -> table record (catalog.h)
+//   items    item key (key_codec.h) -> encoded item (item_codec.h)
+//   changes  the change log (sequence -> change record); fed to GSIs and streams later
+//   meta     counters: next table id; per-table item count and size (int64 add merges)
+//
+// Thread safety: all methods may be called concurrently; a Batch is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/error.h"
+
+namespace ddb {
+
+enum class Cf : uint8_t { kCatalog = 0, kItems = 1, kChanges = 2, kMeta = 3 };
+
+struct StorageOptions {
+  std::string path;        // RocksDB directory. Ignored when in_memory.
+  bool in_memory = false;  // RocksDB on an in-memory Env, without a WAL. Default: false
+};
+
+class Storage {
+ public:
+  // An atomic group of writes (a RocksDB WriteBatch).
+  class Batch {
+   public:
+    explicit Batch(Storage& storage);
+    ~Batch();
+    void Put(Cf cf, std::string_view key, std::string_view value);
+    void Delete(Cf cf, std::string_view key);
+    // Adds "delta" to the int64 counter at "key" (meta family only).
+    void AddToCounter(std::string_view key, int64_t delta);
+
+   private:
+    friend class Storage;
+    struct Rep;
+    std::unique_ptr<Rep> rep_;
+  };
+
+  // Errors: kInternal.
+  static Result<std::unique_ptr<Storage>> Open(const StorageOptions& options);
+  ~Storage();
+
+  // Errors: kInternal. Returns nullopt when the key is absent.
+  Result<std::optional<std::string>> Get(Cf cf, std::string_view key);
+  // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
+  Result<int64_t> GetCounter(std::string_view key);
+  // Applies the batch atomically. Errors: kInternal.
+  Status Write(Batch& batch);
+  // Deletes every key in [begin, end) of a column family (a range tombstone: O(1)).
+  Status DeleteRange(Cf cf, std::string_view begin, std::string_view end);
+  // Calls fn(key, value) for each key in [begin, end) in order until fn returns false.
+  Status ForEach(Cf cf, std::string_view begin, std::string_view end,
+                 const std::function<bool(std::string_view, std::string_view)>& fn);
+
+ private:
+  struct Rep;
+  explicit Storage(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace ddb

@@ -1,0 +1,248 @@
+#include "engine/table_validation.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ddb {
+namespace {
+
+constexpr size_t kMaxLocalIndexes = 5;
+constexpr size_t kMaxGlobalIndexes = 20;
+constexpr size_t kMaxProjectedAttributes = 100;
+const std::string kInvalid = "One or more parameter values were invalid: ";
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ", ";
+    out += names[i];
+  }
+  return out + "]";
+}
+
+// Table key schema: HASH first, optional RANGE second, distinct names.
+Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
+  if (ks.empty() || ks.size() > 2) {
+    return Error::Validation(kInvalid + "Invalid KeySchema: Too many key elements");
+  }
+  if (ks[0].key_type != KeyType::kHash) {
+    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  if (ks.size() == 2) {
+    if (ks[1].key_type != KeyType::kRange) {
+      return Error::Validation(
+          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+    }
+    if (ks[0].attribute_name == ks[1].attribute_name) {
+      return Error::Validation(
+          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
+  const Projection& p = idx.projection;
+  if (p.projection_type == ProjectionType::kInclude) {
+    if (p.non_key_attributes.empty()) {
+      return Error::Validation(kInvalid +
+                               "ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+    }
+    std::set<std::string> seen;
+    for (const auto& n : p.non_key_attributes) {
+      if (!seen.insert(n).second) {
+        return Error::Validation(kInvalid + "Duplicate attribute in NonKeyAttributes: " + n);
+      }
+    }
+    *projected += p.non_key_attributes.size();
+  } else if (!p.non_key_attributes.empty()) {
+    return Error::Validation(kInvalid + "ProjectionType is " +
+                             std::string(ProjectionTypeName(p.projection_type)) +
+                             ", but NonKeyAttributes is specified");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void TableNameViolations(std::string_view name, std::string_view path,
+                         std::vector<std::string>* violations) {
+  std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(path) +
+                       "' failed to satisfy constraint: Member must ";
+  if (!std::all_of(name.begin(), name.end(), IsNameChar)) {
+    violations->push_back(prefix + "satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
+  }
+  if (name.size() < 3) {
+    violations->push_back(prefix + "have length greater than or equal to 3");
+  }
+  if (name.size() > 255) {
+    violations->push_back(prefix + "have length less than or equal to 255");
+  }
+}
+
+Error ValidationErrors(const std::vector<std::string>& violations) {
+  std::string msg = std::to_string(violations.size()) +
+                    (violations.size() == 1 ? " validation error detected: "
+                                            : " validation errors detected: ");
+  for (size_t i = 0; i < violations.size(); ++i) {
+    if (i) msg += "; ";
+    msg += violations[i];
+  }
+  return Error::Validation(std::move(msg));
+}
+
+Status ValidateCreateTable(const CreateTableRequest& req) {
+  std::vector<std::string> violations;
+  TableNameViolations(req.table_name, "tableName", &violations);
+  for (size_t i = 0; i < req.local_secondary_indexes.size(); ++i) {
+    TableNameViolations(req.local_secondary_indexes[i].index_name,
+                        "localSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
+                        &violations);
+  }
+  for (size_t i = 0; i < req.global_secondary_indexes.size(); ++i) {
+    TableNameViolations(req.global_secondary_indexes[i].index_name,
+                        "globalSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
+                        &violations);
+  }
+  if (!violations.empty()) return ValidationErrors(violations);
+
+  // Billing mode and throughput.
+  BillingMode mode = req.billing_mode.value_or(BillingMode::kProvisioned);
+  if (mode == BillingMode::kPayPerRequest && req.provisioned_throughput) {
+    return Error::Validation(kInvalid +
+                             "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified "
+                             "when BillingMode is PAY_PER_REQUEST");
+  }
+  if (mode == BillingMode::kProvisioned && !req.provisioned_throughput) {
+    return Error::Validation(kInvalid +
+                             "ReadCapacityUnits and WriteCapacityUnits must both be specified "
+                             "when BillingMode is PROVISIONED");
+  }
+
+  // Attribute definitions: unique names.
+  std::set<std::string> defined;
+  for (const auto& a : req.attribute_definitions) {
+    if (!defined.insert(a.attribute_name).second) {
+      return Error::Validation("Cannot have two attributes with the same name");
+    }
+  }
+  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema));
+
+  // Every key attribute (table and indexes) must be defined; every definition used.
+  std::vector<std::string> used;
+  auto use = [&used](const std::vector<KeySchemaElement>& ks) {
+    for (const auto& k : ks) {
+      if (std::find(used.begin(), used.end(), k.attribute_name) == used.end()) {
+        used.push_back(k.attribute_name);
+      }
+    }
+  };
+  use(req.key_schema);
+  std::vector<std::string> definition_names;
+  for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
+
+  auto check_defined = [&](const std::vector<KeySchemaElement>& ks) -> Status {
+    std::vector<std::string> keys;
+    bool missing = false;
+    for (const auto& k : ks) {
+      keys.push_back(k.attribute_name);
+      if (!defined.count(k.attribute_name)) missing = true;
+    }
+    if (missing) {
+      return Error::Validation(kInvalid +
+                               "Some index key attributes are not defined in "
+                               "AttributeDefinitions. Keys: " +
+                               JoinNames(keys) +
+                               ", AttributeDefinitions: " + JoinNames(definition_names));
+    }
+    return Status::Ok();
+  };
+  DDB_RETURN_IF_ERROR(check_defined(req.key_schema));
+
+  const std::string& hash = req.key_schema[0].attribute_name;
+  std::set<std::string> index_names;
+  size_t projected = 0;
+
+  if (!req.local_secondary_indexes.empty()) {
+    if (req.key_schema.size() < 2) {
+      return Error::Validation(kInvalid +
+                               "Table KeySchema does not have a range key, which is required "
+                               "when specifying a LocalSecondaryIndex");
+    }
+    if (req.local_secondary_indexes.size() > kMaxLocalIndexes) {
+      return Error::Validation(kInvalid +
+                               "Number of LocalSecondaryIndexes exceeds per-table limit of 5");
+    }
+  }
+  for (const auto& idx : req.local_secondary_indexes) {
+    if (!index_names.insert(idx.index_name).second) {
+      return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
+    }
+    DDB_RETURN_IF_ERROR(CheckKeySchema(idx.key_schema));
+    DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
+    if (idx.key_schema.size() != 2) {
+      return Error::Validation(kInvalid + "Index KeySchema does not have a range key for index: " +
+                               idx.index_name);
+    }
+    if (idx.key_schema[0].attribute_name != hash) {
+      return Error::Validation(kInvalid +
+                               "Index KeySchema does not have the same leading hash key as "
+                               "table KeySchema for index: " +
+                               idx.index_name + ". index hash key: " +
+                               idx.key_schema[0].attribute_name + ", table hash key: " + hash);
+    }
+    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
+    if (idx.provisioned_throughput) {
+      return Error::Validation(kInvalid +
+                               "ProvisionedThroughput should not be specified for a "
+                               "LocalSecondaryIndex: " + idx.index_name);
+    }
+    use(idx.key_schema);
+  }
+
+  if (req.global_secondary_indexes.size() > kMaxGlobalIndexes) {
+    return Error::Validation(kInvalid +
+                             "GlobalSecondaryIndex count exceeds the per-table limit of 20");
+  }
+  for (const auto& idx : req.global_secondary_indexes) {
+    if (!index_names.insert(idx.index_name).second) {
+      return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
+    }
+    DDB_RETURN_IF_ERROR(CheckKeySchema(idx.key_schema));
+    DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
+    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
+    if (mode == BillingMode::kProvisioned && !idx.provisioned_throughput) {
+      return Error::Validation(kInvalid + "ProvisionedThroughput must be specified for index: " +
+                               idx.index_name);
+    }
+    if (mode == BillingMode::kPayPerRequest && idx.provisioned_throughput) {
+      return Error::Validation(kInvalid + "ProvisionedThroughput should not be specified for index: " +
+                               idx.index_name + " when BillingMode is PAY_PER_REQUEST");
+    }
+    use(idx.key_schema);
+  }
+  if (projected > kMaxProjectedAttributes) {
+    return Error::Validation(kInvalid +
+                             "The sum of the number of NonKeyAttributes across all secondary "
+                             "indexes exceeds the limit of 100");
+  }
+
+  if (used.size() != defined.size()) {
+    if (req.local_secondary_indexes.empty() && req.global_secondary_indexes.empty()) {
+      return Error::Validation(kInvalid +
+                               "Number of attributes in KeySchema does not exactly match number "
+                               "of attributes defined in AttributeDefinitions");
+    }
+    return Error::Validation(kInvalid + "Some AttributeDefinitions are not used. " +
+                             "AttributeDefinitions: " + JoinNames(definition_names) +
+                             ", keys used: " + JoinNames(used));
+  }
+  return Status::Ok();
+}
+
+}  // namespace ddb

@@ -1,0 +1,54 @@
+#include "engine/types.h"
+
+namespace ddb {
+
+std::string_view ScalarTypeName(ScalarType t) {
+  switch (t) {
+    case ScalarType::kS: return "S";
+    case ScalarType::kN: return "N";
+    case ScalarType::kB: return "B";
+  }
+  return "S";
+}
+
+std::string_view TableStatusName(TableStatus s) {
+  switch (s) {
+    case TableStatus::kCreating: return "CREATING";
+    case TableStatus::kActive: return "ACTIVE";
+    case TableStatus::kDeleting: return "DELETING";
+    case TableStatus::kUpdating: return "UPDATING";
+  }
+  return "ACTIVE";
+}
+
+std::string_view ProjectionTypeName(ProjectionType p) {
+  switch (p) {
+    case ProjectionType::kAll: return "ALL";
+    case ProjectionType::kKeysOnly: return "KEYS_ONLY";
+    case ProjectionType::kInclude: return "INCLUDE";
+  }
+  return "ALL";
+}
+
+const std::string& TableDescription::hash_key() const {
+  for (const auto& k : key_schema) {
+    if (k.key_type == KeyType::kHash) return k.attribute_name;
+  }
+  return key_schema.front().attribute_name;
+}
+
+const std::string* TableDescription::range_key() const {
+  for (const auto& k : key_schema) {
+    if (k.key_type == KeyType::kRange) return &k.attribute_name;
+  }
+  return nullptr;
+}
+
+ScalarType TableDescription::AttributeTypeOf(const std::string& name) const {
+  for (const auto& a : attribute_definitions) {
+    if (a.attribute_name == name) return a.attribute_type;
+  }
+  return ScalarType::kS;
+}
+
+}  // namespace ddb

@@ -1,0 +1,159 @@
+// Typed requests and results of the engine API (engine.h). No JSON, no HTTP: the protocol
+// layer fills these from the wire, an embedded caller fills them directly.
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/attribute_value.h"
+
+namespace ddb {
+
+enum class KeyType : uint8_t { kHash, kRange };
+enum class ScalarType : uint8_t { kS, kN, kB };  // the types a key attribute may have
+enum class BillingMode : uint8_t { kProvisioned, kPayPerRequest };
+enum class ProjectionType : uint8_t { kAll, kKeysOnly, kInclude };
+enum class TableStatus : uint8_t { kCreating, kActive, kDeleting, kUpdating };
+enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
+
+std::string_view ScalarTypeName(ScalarType t);          // "S", "N", "B"
+std::string_view TableStatusName(TableStatus s);        // "ACTIVE", ...
+std::string_view ProjectionTypeName(ProjectionType p);  // "ALL", "KEYS_ONLY", "INCLUDE"
+
+struct KeySchemaElement {
+  std::string attribute_name;
+  KeyType key_type = KeyType::kHash;
+};
+
+struct AttributeDefinition {
+  std::string attribute_name;
+  ScalarType attribute_type = ScalarType::kS;
+};
+
+struct ProvisionedThroughput {
+  int64_t read_capacity_units = 0;
+  int64_t write_capacity_units = 0;
+};
+
+struct OnDemandThroughput {
+  int64_t max_read_request_units = -1;
+  int64_t max_write_request_units = -1;
+};
+
+struct Projection {
+  ProjectionType projection_type = ProjectionType::kAll;
+  std::vector<std::string> non_key_attributes;
+};
+
+struct SecondaryIndexDefinition {
+  std::string index_name;
+  std::vector<KeySchemaElement> key_schema;
+  Projection projection;
+  std::optional<ProvisionedThroughput> provisioned_throughput;  // GSIs of provisioned tables
+  std::optional<OnDemandThroughput> on_demand_throughput;
+};
+
+struct StreamSpecification {
+  bool stream_enabled = false;
+  std::string stream_view_type;  // NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY
+};
+
+struct Tag {
+  std::string key;
+  std::string value;
+};
+
+struct CreateTableRequest {
+  std::string table_name;
+  std::vector<AttributeDefinition> attribute_definitions;
+  std::vector<KeySchemaElement> key_schema;
+  std::vector<SecondaryIndexDefinition> local_secondary_indexes;
+  std::vector<SecondaryIndexDefinition> global_secondary_indexes;
+  std::optional<BillingMode> billing_mode;  // absent means PROVISIONED, as in the service
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  bool deletion_protection_enabled = false;
+  std::vector<Tag> tags;
+};
+
+// Everything DescribeTable reports. Index item counts and sizes are filled by later work.
+struct TableDescription {
+  std::string table_name;
+  std::string table_id;   // a UUID
+  std::string table_arn;  // arn:aws:dynamodb:<region>:000000000000:table/<name>
+  TableStatus table_status = TableStatus::kActive;
+  double creation_date_time = 0;  // seconds since the epoch, with milliseconds
+  std::vector<AttributeDefinition> attribute_definitions;
+  std::vector<KeySchemaElement> key_schema;
+  std::vector<SecondaryIndexDefinition> local_secondary_indexes;
+  std::vector<SecondaryIndexDefinition> global_secondary_indexes;
+  BillingMode billing_mode = BillingMode::kProvisioned;
+  ProvisionedThroughput provisioned_throughput;  // zeros for PAY_PER_REQUEST
+  std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  bool deletion_protection_enabled = false;
+  int64_t item_count = 0;
+  int64_t table_size_bytes = 0;
+
+  // Convenience accessors over key_schema / attribute_definitions.
+  const std::string& hash_key() const;
+  const std::string* range_key() const;  // null when the table has no sort key
+  ScalarType AttributeTypeOf(const std::string& name) const;
+};
+
+struct ListTablesRequest {
+  std::optional<std::string> exclusive_start_table_name;
+  int limit = 100;  // 1..100
+};
+
+struct ListTablesResult {
+  std::vector<std::string> table_names;
+  std::optional<std::string> last_evaluated_table_name;
+};
+
+// Who is asking: from the request's SigV4 credential scope. Used for ARNs.
+struct RequestContext {
+  std::string region = "us-east-1";
+  std::string access_key_id;
+};
+
+struct PutItemRequest {
+  std::string table_name;
+  Item item;
+  ReturnValues return_values = ReturnValues::kNone;
+};
+
+struct PutItemResult {
+  std::optional<Item> attributes;  // the old item for ALL_OLD, when there was one
+};
+
+struct GetItemRequest {
+  std::string table_name;
+  Item key;
+  bool consistent_read = false;
+  // Top-level attribute names to return; empty returns everything. Filled from
+  // AttributesToGet or a (top-level) ProjectionExpression.
+  std::vector<std::string> projection;
+};
+
+struct GetItemResult {
+  std::optional<Item> item;
+};
+
+struct DeleteItemRequest {
+  std::string table_name;
+  Item key;
+  ReturnValues return_values = ReturnValues::kNone;
+};
+
+struct DeleteItemResult {
+  std::optional<Item> attributes;
+};
+
+}  // namespace ddb

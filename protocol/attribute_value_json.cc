@@ -1,0 +1,205 @@
+#include "protocol/attribute_value_json.h"
+
+#include "engine/item_validation.h"
+#include "engine/number.h"
+#include "protocol/base64.h"
+
+namespace ddb::protocol {
+namespace {
+
+const std::string kInvalid = "One or more parameter values were invalid: ";
+
+Error NestingTooDeep() {
+  return Error::Validation("Nesting Levels have exceeded supported limits");
+}
+
+Result<std::string> ParseBinary(const JsonElement& e) {
+  std::string_view text;
+  if (e.get(text) != simdjson::SUCCESS) return WrongType("B", "a base64 string");
+  std::string bytes;
+  if (!Base64Decode(text, &bytes)) {
+    return Error::Serialization("Base64 encoded length is expected a multiple of 4 bytes but "
+                                "found: " + std::to_string(text.size()));
+  }
+  return bytes;
+}
+
+std::string JoinForMessage(const std::vector<std::string>& members) {
+  std::string out = "[";
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i) out += ", ";
+    out += members[i];
+  }
+  return out + "]";
+}
+
+Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
+  simdjson::dom::array arr;
+  if (e.get(arr) != simdjson::SUCCESS) return WrongType(type, "a list");
+  std::vector<std::string> members;
+  for (JsonElement m : arr) {
+    if (type == "BS") {
+      DDB_ASSIGN_OR_RETURN(std::string bytes, ParseBinary(m));
+      members.push_back(std::move(bytes));
+      continue;
+    }
+    std::string_view text;
+    if (m.get(text) != simdjson::SUCCESS) return WrongType(type, "a list of strings");
+    if (type == "NS") {
+      DDB_ASSIGN_OR_RETURN(std::string n, NormalizeNumber(text));
+      members.push_back(std::move(n));
+    } else {
+      members.emplace_back(text);
+    }
+  }
+  AttributeType t = type == "SS" ? AttributeType::kSS
+                    : type == "NS" ? AttributeType::kNS
+                                   : AttributeType::kBS;
+  if (members.empty()) {
+    return Error::Validation(kInvalid + (t == AttributeType::kSS   ? "An string set  may not be empty"
+                                         : t == AttributeType::kNS ? "An number set  may not be empty"
+                                                                   : "Binary sets should not be empty"));
+  }
+  std::vector<std::string> original = t == AttributeType::kBS ? std::vector<std::string>() : members;
+  if (!SortSet(t, &members)) {
+    return Error::Validation(kInvalid + "Input collection " +
+                             (t == AttributeType::kBS ? std::string("of binary values")
+                                                      : JoinForMessage(original)) +
+                             " contains duplicates.");
+  }
+  if (t == AttributeType::kSS) return AttributeValue::SS(std::move(members));
+  if (t == AttributeType::kNS) return AttributeValue::NS(std::move(members));
+  return AttributeValue::BS(std::move(members));
+}
+
+}  // namespace
+
+Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {
+  if (depth > kMaxNestingDepth) return NestingTooDeep();
+  JsonObject obj;
+  if (json.get(obj) != simdjson::SUCCESS) return WrongType("AttributeValue", "an object");
+  // Count the members that are set (null members are "not set", as in the service).
+  std::string_view type;
+  JsonElement value;
+  int set = 0;
+  for (auto field : obj) {
+    if (field.value.is_null()) continue;
+    ++set;
+    type = field.key;
+    value = field.value;
+  }
+  if (set == 0) {
+    return Error::Validation(
+        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+  }
+  if (set > 1) {
+    return Error::Validation(
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+        "the supported datatypes");
+  }
+  if (type == "S") {
+    std::string_view s;
+    if (value.get(s) != simdjson::SUCCESS) return WrongType("S", "a string");
+    return AttributeValue::S(std::string(s));
+  }
+  if (type == "N") {
+    std::string_view s;
+    if (value.get(s) != simdjson::SUCCESS) return WrongType("N", "a string");
+    DDB_ASSIGN_OR_RETURN(std::string n, NormalizeNumber(s));
+    return AttributeValue::N(std::move(n));
+  }
+  if (type == "B") {
+    DDB_ASSIGN_OR_RETURN(std::string bytes, ParseBinary(value));
+    return AttributeValue::B(std::move(bytes));
+  }
+  if (type == "BOOL") {
+    bool b;
+    if (value.get(b) != simdjson::SUCCESS) return WrongType("BOOL", "a boolean");
+    return AttributeValue::Bool(b);
+  }
+  if (type == "NULL") {
+    bool b;
+    if (value.get(b) != simdjson::SUCCESS) return WrongType("NULL", "a boolean");
+    if (!b) return Error::Validation(kInvalid + "Null attribute value types must have the value of true");
+    return AttributeValue::Null();
+  }
+  if (type == "M") {
+    DDB_ASSIGN_OR_RETURN(Item m, ParseAttributeMap(value, depth));
+    return AttributeValue::M(std::move(m));
+  }
+  if (type == "L") {
+    simdjson::dom::array arr;
+    if (value.get(arr) != simdjson::SUCCESS) return WrongType("L", "a list");
+    std::vector<AttributeValue> list;
+    for (JsonElement e : arr) {
+      DDB_ASSIGN_OR_RETURN(AttributeValue v, ParseAttributeValue(e, depth + 1));
+      list.push_back(std::move(v));
+    }
+    return AttributeValue::L(std::move(list));
+  }
+  if (type == "SS" || type == "NS" || type == "BS") return ParseSet(type, value);
+  // Members the service does not know are ignored by its deserialiser, leaving no type.
+  return Error::Validation(
+      "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+}
+
+Result<Item> ParseAttributeMap(const JsonElement& json, int depth) {
+  JsonObject obj;
+  if (json.get(obj) != simdjson::SUCCESS) return WrongType("map", "an object");
+  Item item;
+  for (auto field : obj) {
+    DDB_ASSIGN_OR_RETURN(AttributeValue v, ParseAttributeValue(field.value, depth + 1));
+    item.insert_or_assign(std::string(field.key), std::move(v));
+  }
+  return item;
+}
+
+void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
+  w.BeginObject();
+  w.Key(AttributeTypeName(v.type()));
+  switch (v.type()) {
+    case AttributeType::kS:
+    case AttributeType::kN: w.String(v.scalar()); break;
+    case AttributeType::kB: {
+      std::string b64;
+      Base64Encode(v.scalar(), &b64);
+      w.String(b64);
+      break;
+    }
+    case AttributeType::kBool: w.Bool(v.boolean()); break;
+    case AttributeType::kNull: w.Bool(true); break;
+    case AttributeType::kM: WriteAttributeMap(w, v.map()); break;
+    case AttributeType::kL:
+      w.BeginArray();
+      for (const auto& e : v.list()) WriteAttributeValue(w, e);
+      w.EndArray();
+      break;
+    case AttributeType::kSS:
+    case AttributeType::kNS:
+      w.BeginArray();
+      for (const auto& m : v.set()) w.String(m);
+      w.EndArray();
+      break;
+    case AttributeType::kBS:
+      w.BeginArray();
+      for (const auto& m : v.set()) {
+        std::string b64;
+        Base64Encode(m, &b64);
+        w.String(b64);
+      }
+      w.EndArray();
+      break;
+  }
+  w.EndObject();
+}
+
+void WriteAttributeMap(JsonWriter& w, const AttributeMap& m) {
+  w.BeginObject();
+  for (const auto& [name, v] : m) {
+    w.Key(name);
+    WriteAttributeValue(w, v);
+  }
+  w.EndObject();
+}
+
+}  // namespace ddb::protocol

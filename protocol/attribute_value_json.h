@@ -1,0 +1,22 @@
+// AttributeValue <-> DynamoDB JSON ({"S": ...}, {"N": "1.5"}, {"B": base64}, {"M": {...}},
+// ...). Parsing validates as the service does: exactly one type, numbers by
+// NormalizeNumber, non-empty sets without duplicates, nesting at most 32 levels.
+// Internal to protocol/. Thread safety: pure functions.
+#pragma once
+
+#include "engine/attribute_value.h"
+#include "engine/error.h"
+#include "protocol/json_reader.h"
+#include "protocol/json_writer.h"
+
+namespace ddb::protocol {
+
+// Errors: kValidation (service messages), kSerialization (wrong JSON types, bad base64).
+Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth = 1);
+// A map of attribute name -> AttributeValue (Item, Key, ExpressionAttributeValues).
+Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
+
+void WriteAttributeValue(JsonWriter& w, const AttributeValue& v);
+void WriteAttributeMap(JsonWriter& w, const AttributeMap& m);
+
+}  // namespace ddb::protocol

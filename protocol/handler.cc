@@ -1,0 +1,88 @@
+#include "protocol/handler.h"
+
+#include <cstdio>
+#include <exception>
+#include <string_view>
+#include <unordered_map>
+
+#include "protocol/json_writer.h"
+#include "protocol/operations.h"
+
+namespace ddb::protocol {
+namespace {
+
+constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
+
+struct WireError {
+  std::string_view type;
+  int status;
+};
+
+WireError ToWire(ErrorCode code) {
+  switch (code) {  // -Wswitch makes a missing case a build error
+    case ErrorCode::kValidation: return {"ValidationException", 400};
+    case ErrorCode::kSerialization: return {"SerializationException", 400};
+    case ErrorCode::kResourceNotFound: return {"ResourceNotFoundException", 400};
+    case ErrorCode::kResourceInUse: return {"ResourceInUseException", 400};
+    case ErrorCode::kConditionalCheckFailed: return {"ConditionalCheckFailedException", 400};
+    case ErrorCode::kTransactionConflict: return {"TransactionConflictException", 400};
+    case ErrorCode::kUnknownOperation: return {"UnknownOperationException", 400};
+    case ErrorCode::kMissingAuthenticationToken:
+      return {"MissingAuthenticationTokenException", 400};
+    case ErrorCode::kIncompleteSignature: return {"IncompleteSignatureException", 400};
+    case ErrorCode::kInvalidSignature: return {"InvalidSignatureException", 400};
+    case ErrorCode::kRequestLimitExceeded: return {"RequestLimitExceeded", 400};
+    case ErrorCode::kLimitExceeded: return {"LimitExceededException", 400};
+    case ErrorCode::kInternal: return {"InternalServerError", 500};
+  }
+  return {"InternalServerError", 500};  // unreachable; keeps -Wreturn-type quiet
+}
+
+const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
+  static const std::unordered_map<std::string_view, OperationHandler> handlers = {
+      {"CreateTable", HandleCreateTable}, {"DescribeTable", HandleDescribeTable},
+      {"DeleteTable", HandleDeleteTable}, {"ListTables", HandleListTables},
+      {"PutItem", HandlePutItem},         {"GetItem", HandleGetItem},
+      {"DeleteItem", HandleDeleteItem},
+  };
+  return handlers;
+}
+
+}  // namespace
+
+WireResponse ErrorResponse(const Error& error) {
+  WireError wire = ToWire(error.code());
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("__type");
+  w.String("com.amazonaws.dynamodb.v20120810#" + std::string(wire.type));
+  w.Key("message");
+  w.String(error.message());
+  w.EndObject();
+  return {wire.status, w.Take()};
+}
+
+WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
+                           std::string& body) {
+  OperationHandler handler = nullptr;
+  if (target.substr(0, kTargetPrefix.size()) == kTargetPrefix) {
+    auto it = Handlers().find(target.substr(kTargetPrefix.size()));
+    if (it != Handlers().end()) handler = it->second;
+  }
+  if (handler == nullptr) {
+    return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
+  }
+  try {
+    Result<JsonObject> request = ParseBody(body);
+    if (!request.ok()) return ErrorResponse(request.error());
+    Result<std::string> response = handler(engine, ctx, request.value());
+    if (!response.ok()) return ErrorResponse(response.error());
+    return {200, std::move(response).value()};
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
+                 target.data(), e.what());
+    return ErrorResponse(Error::Internal("Internal server error"));
+  }
+}
+
+}  // namespace ddb::protocol

@@ -1,0 +1,30 @@
+// The DynamoDB JSON protocol: one request body in, one response body out. The server layer
+// owns HTTP (headers, CRC32, request ids); this layer owns JSON and the error envelope.
+// Thread safety: HandleRequest may be called concurrently (the engine is thread-safe).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "engine/error.h"
+
+namespace ddb::protocol {
+
+struct WireResponse {
+  int status = 200;  // 200, 400, or 500 for kInternal
+  std::string body;  // JSON; content type application/x-amz-json-1.0
+};
+
+// Runs the operation named by the X-Amz-Target header value (e.g.
+// "DynamoDB_20120810.PutItem") on "body". May append padding to body's capacity (the
+// JSON parser needs it); does not change its contents. Never throws.
+// Unknown targets -> UnknownOperationException; bad JSON -> SerializationException.
+WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
+                           std::string& body);
+
+// The wire form of an error: status 400 (500 for kInternal) and
+// {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.
+WireResponse ErrorResponse(const Error& error);
+
+}  // namespace ddb::protocol

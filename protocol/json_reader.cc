@@ -1,0 +1,69 @@
+#include "protocol/json_reader.h"
+
+#include "engine/table_validation.h"
+
+namespace ddb::protocol {
+
+Result<JsonObject> ParseBody(std::string& body) {
+  static thread_local simdjson::dom::parser parser;
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  JsonElement root;
+  if (parser.parse(body.data(), body.size(), false).get(root) != simdjson::SUCCESS) {
+    return Error::Serialization("Start of structure or map found where not expected");
+  }
+  JsonObject obj;
+  if (root.get_object().get(obj) != simdjson::SUCCESS) {
+    return Error::Serialization("Start of structure or map found where not expected");
+  }
+  return obj;
+}
+
+Error WrongType(std::string_view member, std::string_view expected) {
+  return Error::Serialization("Unexpected value type in payload: '" + std::string(member) +
+                              "' must be " + std::string(expected));
+}
+
+namespace {
+template <typename T>
+Result<std::optional<T>> GetTyped(const JsonObject& obj, std::string_view key,
+                                  std::string_view expected) {
+  JsonElement e;
+  if (obj.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::optional<T>();
+  T v;
+  if (e.get(v) != simdjson::SUCCESS) return WrongType(key, expected);
+  return std::optional<T>(v);
+}
+}  // namespace
+
+Result<std::optional<std::string_view>> GetString(const JsonObject& obj, std::string_view key) {
+  return GetTyped<std::string_view>(obj, key, "a string");
+}
+
+Result<std::optional<int64_t>> GetInt(const JsonObject& obj, std::string_view key) {
+  JsonElement e;
+  if (obj.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::optional<int64_t>();
+  int64_t v;
+  if (e.get(v) == simdjson::SUCCESS) return std::optional<int64_t>(v);
+  double d;
+  if (e.get(d) == simdjson::SUCCESS) return std::optional<int64_t>(static_cast<int64_t>(d));
+  return WrongType(key, "a number");
+}
+
+Result<std::optional<bool>> GetBool(const JsonObject& obj, std::string_view key) {
+  return GetTyped<bool>(obj, key, "a boolean");
+}
+
+Result<std::optional<JsonObject>> GetObject(const JsonObject& obj, std::string_view key) {
+  return GetTyped<JsonObject>(obj, key, "an object");
+}
+
+Result<std::optional<simdjson::dom::array>> GetArray(const JsonObject& obj, std::string_view key) {
+  return GetTyped<simdjson::dom::array>(obj, key, "a list");
+}
+
+Status Violations::ToStatus() const {
+  if (list_.empty()) return Status::Ok();
+  return ValidationErrors(list_);
+}
+
+}  // namespace ddb::protocol

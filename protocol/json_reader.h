@@ -1,0 +1,57 @@
+// Reading request bodies with simdjson (DOM API: runtime CPU dispatch, random access by
+// member name, which suits DynamoDB requests whose members come in any order).
+// Internal to protocol/: only protocol .cc files include this (simdjson stays here).
+// Thread safety: ParseBody uses a thread-local parser; the returned element lives until
+// the next ParseBody on the same thread.
+#pragma once
+
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace ddb::protocol {
+
+using JsonObject = simdjson::dom::object;
+using JsonElement = simdjson::dom::element;
+
+// Parses "body" (appending padding to its capacity) into its top-level object.
+// Errors: kSerialization (not JSON, or not an object).
+Result<JsonObject> ParseBody(std::string& body);
+
+// The wire error for a member of the wrong JSON type.
+Error WrongType(std::string_view member, std::string_view expected);
+
+// Typed, optional member access: absent or null -> nullopt; wrong type -> kSerialization.
+Result<std::optional<std::string_view>> GetString(const JsonObject& obj, std::string_view key);
+Result<std::optional<int64_t>> GetInt(const JsonObject& obj, std::string_view key);
+Result<std::optional<bool>> GetBool(const JsonObject& obj, std::string_view key);
+Result<std::optional<JsonObject>> GetObject(const JsonObject& obj, std::string_view key);
+Result<std::optional<simdjson::dom::array>> GetArray(const JsonObject& obj, std::string_view key);
+
+// Collects the service's "failed to satisfy constraint" violations of one request, which
+// it reports together: "N validation error(s) detected: a; b".
+class Violations {
+ public:
+  void NotNull(std::string_view path) {
+    Add("Value null at '" + std::string(path) + "' failed to satisfy constraint: Member must not be null");
+  }
+  void Enum(std::string_view value, std::string_view path, std::string_view allowed) {
+    Add("Value '" + std::string(value) + "' at '" + std::string(path) +
+        "' failed to satisfy constraint: Member must satisfy enum value set: [" +
+        std::string(allowed) + "]");
+  }
+  void Add(std::string v) { list_.push_back(std::move(v)); }
+  std::vector<std::string>* list() { return &list_; }
+  // kValidation with every violation, or OK when there are none.
+  Status ToStatus() const;
+
+ private:
+  std::vector<std::string> list_;
+};
+
+}  // namespace ddb::protocol

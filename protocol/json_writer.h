@@ -1,0 +1,44 @@
+// JsonWriter: a small streaming JSON writer for responses. It writes exactly what it is
+// told (the caller keeps the structure well formed) and escapes strings per RFC 8259.
+// Thread safety: one writer per thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ddb::protocol {
+
+class JsonWriter {
+ public:
+  void BeginObject() { Sep(); out_.push_back('{'); first_ = true; }
+  void EndObject() { out_.push_back('}'); first_ = false; }
+  void BeginArray() { Sep(); out_.push_back('['); first_ = true; }
+  void EndArray() { out_.push_back(']'); first_ = false; }
+  // An object member name; the next call writes its value.
+  void Key(std::string_view key) {
+    Sep();
+    WriteString(key);
+    out_.push_back(':');
+    first_ = true;
+  }
+  void String(std::string_view s) { Sep(); WriteString(s); }
+  void Int(int64_t v) { Sep(); out_ += std::to_string(v); }
+  void Double(double v);
+  void Bool(bool b) { Sep(); out_ += b ? "true" : "false"; }
+
+  std::string& str() { return out_; }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  void Sep() {
+    if (!first_) out_.push_back(',');
+    first_ = false;
+  }
+  void WriteString(std::string_view s);
+
+  std::string out_;
+  bool first_ = true;
+};
+
+}  // namespace ddb::protocol

@@ -1,0 +1,454 @@
+// CreateTable, DescribeTable, DeleteTable, ListTables.
+#include "engine/table_validation.h"
+#include "protocol/json_writer.h"
+#include "protocol/operations.h"
+
+namespace ddb::protocol {
+namespace {
+
+Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& arr,
+                                                    const std::string& path, Violations* v) {
+  std::vector<KeySchemaElement> ks;
+  size_t i = 0;
+  for (JsonElement e : arr) {
+    ++i;
+    JsonObject o;
+    if (e.get(o) != simdjson::SUCCESS) return WrongType("KeySchemaElement", "an object");
+    std::string member = path + "." + std::to_string(i) + ".member.";
+    KeySchemaElement k;
+    DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "AttributeName"));
+    DDB_ASSIGN_OR_RETURN(auto type, GetString(o, "KeyType"));
+    if (!name) {
+      v->NotNull(member + "attributeName");
+    } else {
+      k.attribute_name = std::string(*name);
+      if (name->empty() || name->size() > 255) {
+        v->Add("Value '" + k.attribute_name + "' at '" + member +
+               "attributeName' failed to satisfy constraint: Member must have length " +
+               (name->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
+      }
+    }
+    if (!type) {
+      v->NotNull(member + "keyType");
+    } else if (*type == "HASH") {
+      k.key_type = KeyType::kHash;
+    } else if (*type == "RANGE") {
+      k.key_type = KeyType::kRange;
+    } else {
+      v->Enum(*type, member + "keyType", "HASH, RANGE");
+    }
+    ks.push_back(std::move(k));
+  }
+  if (ks.empty()) {
+    v->Add("Value '[]' at '" + path +
+           "' failed to satisfy constraint: Member must have length greater than or equal to 1");
+  }
+  if (ks.size() > 2) {
+    v->Add("Value '[...]' at '" + path +
+           "' failed to satisfy constraint: Member must have length less than or equal to 2");
+  }
+  return ks;
+}
+
+Result<std::optional<ProvisionedThroughput>> ReadThroughput(const JsonObject& parent,
+                                                            const std::string& path,
+                                                            Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "ProvisionedThroughput"));
+  if (!obj) return std::optional<ProvisionedThroughput>();
+  ProvisionedThroughput t;
+  DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "ReadCapacityUnits"));
+  DDB_ASSIGN_OR_RETURN(auto write, GetInt(*obj, "WriteCapacityUnits"));
+  auto check = [&](const std::optional<int64_t>& n, const char* member, int64_t* out) {
+    std::string p = path + "." + member;
+    if (!n) {
+      v->NotNull(p);
+    } else if (*n < 1) {
+      v->Add("Value '" + std::to_string(*n) + "' at '" + p +
+             "' failed to satisfy constraint: Member must have value greater than or equal to 1");
+    } else {
+      *out = *n;
+    }
+  };
+  check(read, "readCapacityUnits", &t.read_capacity_units);
+  check(write, "writeCapacityUnits", &t.write_capacity_units);
+  return std::optional<ProvisionedThroughput>(t);
+}
+
+Result<std::optional<OnDemandThroughput>> ReadOnDemand(const JsonObject& parent) {
+  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "OnDemandThroughput"));
+  if (!obj) return std::optional<OnDemandThroughput>();
+  OnDemandThroughput t;
+  DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "MaxReadRequestUnits"));
+  DDB_ASSIGN_OR_RETURN(auto write, GetInt(*obj, "MaxWriteRequestUnits"));
+  if (read) t.max_read_request_units = *read;
+  if (write) t.max_write_request_units = *write;
+  return std::optional<OnDemandThroughput>(t);
+}
+
+Result<std::vector<SecondaryIndexDefinition>> ReadIndexes(const JsonObject& request,
+                                                          std::string_view member,
+                                                          const std::string& path, Violations* v) {
+  std::vector<SecondaryIndexDefinition> out;
+  DDB_ASSIGN_OR_RETURN(auto arr, GetArray(request, member));
+  if (!arr) return out;
+  size_t i = 0;
+  for (JsonElement e : *arr) {
+    ++i;
+    std::string p = path + "." + std::to_string(i) + ".member";
+    JsonObject o;
+    if (e.get(o) != simdjson::SUCCESS) return WrongType(member, "a list of objects");
+    SecondaryIndexDefinition idx;
+    DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "IndexName"));
+    if (!name) {
+      v->NotNull(p + ".indexName");
+    } else {
+      idx.index_name = std::string(*name);
+    }
+    DDB_ASSIGN_OR_RETURN(auto ks, GetArray(o, "KeySchema"));
+    if (!ks) {
+      v->NotNull(p + ".keySchema");
+    } else {
+      DDB_ASSIGN_OR_RETURN(idx.key_schema, ReadKeySchema(*ks, p + ".keySchema", v));
+    }
+    DDB_ASSIGN_OR_RETURN(auto proj, GetObject(o, "Projection"));
+    if (!proj) {
+      v->NotNull(p + ".projection");
+    } else {
+      DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
+      if (type) {
+        if (*type == "ALL") {
+          idx.projection.projection_type = ProjectionType::kAll;
+        } else if (*type == "KEYS_ONLY") {
+          idx.projection.projection_type = ProjectionType::kKeysOnly;
+        } else if (*type == "INCLUDE") {
+          idx.projection.projection_type = ProjectionType::kInclude;
+        } else {
+          v->Enum(*type, p + ".projection.projectionType", "ALL, INCLUDE, KEYS_ONLY");
+        }
+      }
+      DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
+      if (nka) {
+        for (JsonElement n : *nka) {
+          std::string_view s;
+          if (n.get(s) != simdjson::SUCCESS) return WrongType("NonKeyAttributes", "a list of strings");
+          idx.projection.non_key_attributes.emplace_back(s);
+        }
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(idx.provisioned_throughput,
+                         ReadThroughput(o, p + ".provisionedThroughput", v));
+    DDB_ASSIGN_OR_RETURN(idx.on_demand_throughput, ReadOnDemand(o));
+    out.push_back(std::move(idx));
+  }
+  return out;
+}
+
+void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
+  w.BeginArray();
+  for (const auto& k : ks) {
+    w.BeginObject();
+    w.Key("AttributeName");
+    w.String(k.attribute_name);
+    w.Key("KeyType");
+    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteThroughput(JsonWriter& w, const ProvisionedThroughput& t) {
+  w.BeginObject();
+  w.Key("NumberOfDecreasesToday");
+  w.Int(0);
+  w.Key("ReadCapacityUnits");
+  w.Int(t.read_capacity_units);
+  w.Key("WriteCapacityUnits");
+  w.Int(t.write_capacity_units);
+  w.EndObject();
+}
+
+void WriteOnDemand(JsonWriter& w, const OnDemandThroughput& t) {
+  w.BeginObject();
+  w.Key("MaxReadRequestUnits");
+  w.Int(t.max_read_request_units);
+  w.Key("MaxWriteRequestUnits");
+  w.Int(t.max_write_request_units);
+  w.EndObject();
+}
+
+void WriteIndexes(JsonWriter& w, const TableDescription& d,
+                  const std::vector<SecondaryIndexDefinition>& indexes, bool global) {
+  w.BeginArray();
+  for (const auto& idx : indexes) {
+    w.BeginObject();
+    w.Key("IndexName");
+    w.String(idx.index_name);
+    w.Key("KeySchema");
+    WriteKeySchema(w, idx.key_schema);
+    w.Key("Projection");
+    w.BeginObject();
+    w.Key("ProjectionType");
+    w.String(ProjectionTypeName(idx.projection.projection_type));
+    if (!idx.projection.non_key_attributes.empty()) {
+      w.Key("NonKeyAttributes");
+      w.BeginArray();
+      for (const auto& n : idx.projection.non_key_attributes) w.String(n);
+      w.EndArray();
+    }
+    w.EndObject();
+    if (global) {
+      w.Key("IndexStatus");
+      w.String("ACTIVE");
+      w.Key("ProvisionedThroughput");
+      WriteThroughput(w, idx.provisioned_throughput.value_or(ProvisionedThroughput{}));
+      if (idx.on_demand_throughput) {
+        w.Key("OnDemandThroughput");
+        WriteOnDemand(w, *idx.on_demand_throughput);
+      }
+    }
+    // Index sizes and counts are filled by the secondary-index work; empty until then.
+    w.Key("IndexSizeBytes");
+    w.Int(0);
+    w.Key("ItemCount");
+    w.Int(0);
+    w.Key("IndexArn");
+    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
+  w.BeginObject();
+  w.Key("AttributeDefinitions");
+  w.BeginArray();
+  for (const auto& a : d.attribute_definitions) {
+    w.BeginObject();
+    w.Key("AttributeName");
+    w.String(a.attribute_name);
+    w.Key("AttributeType");
+    w.String(ScalarTypeName(a.attribute_type));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("TableName");
+  w.String(d.table_name);
+  w.Key("KeySchema");
+  WriteKeySchema(w, d.key_schema);
+  w.Key("TableStatus");
+  w.String(TableStatusName(d.table_status));
+  w.Key("CreationDateTime");
+  w.Double(d.creation_date_time);
+  w.Key("ProvisionedThroughput");
+  WriteThroughput(w, d.provisioned_throughput);
+  w.Key("TableSizeBytes");
+  w.Int(d.table_size_bytes);
+  w.Key("ItemCount");
+  w.Int(d.item_count);
+  w.Key("TableArn");
+  w.String(d.table_arn);
+  w.Key("TableId");
+  w.String(d.table_id);
+  w.Key("BillingModeSummary");
+  w.BeginObject();
+  w.Key("BillingMode");
+  w.String(d.billing_mode == BillingMode::kPayPerRequest ? "PAY_PER_REQUEST" : "PROVISIONED");
+  if (d.billing_mode == BillingMode::kPayPerRequest) {
+    w.Key("LastUpdateToPayPerRequestDateTime");
+    w.Double(d.creation_date_time);
+  }
+  w.EndObject();
+  if (!d.local_secondary_indexes.empty()) {
+    w.Key("LocalSecondaryIndexes");
+    WriteIndexes(w, d, d.local_secondary_indexes, false);
+  }
+  if (!d.global_secondary_indexes.empty()) {
+    w.Key("GlobalSecondaryIndexes");
+    WriteIndexes(w, d, d.global_secondary_indexes, true);
+  }
+  if (d.stream_specification) {
+    w.Key("StreamSpecification");
+    w.BeginObject();
+    w.Key("StreamEnabled");
+    w.Bool(d.stream_specification->stream_enabled);
+    w.Key("StreamViewType");
+    w.String(d.stream_specification->stream_view_type);
+    w.EndObject();
+  }
+  if (d.on_demand_throughput) {
+    w.Key("OnDemandThroughput");
+    WriteOnDemand(w, *d.on_demand_throughput);
+  }
+  if (d.table_class) {
+    w.Key("TableClassSummary");
+    w.BeginObject();
+    w.Key("TableClass");
+    w.String(*d.table_class);
+    w.EndObject();
+  }
+  w.Key("DeletionProtectionEnabled");
+  w.Bool(d.deletion_protection_enabled);
+  w.EndObject();
+}
+
+std::string RenderDescription(std::string_view member, const TableDescription& d) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key(member);
+  WriteTableDescription(w, d);
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace
+
+Result<std::string> ReadTableName(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto name, GetString(request, "TableName"));
+  if (!name) {
+    v->NotNull("tableName");
+    return std::string();
+  }
+  TableNameViolations(*name, "tableName", v->list());
+  return std::string(*name);
+}
+
+Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
+                                      const JsonObject& request) {
+  Violations v;
+  CreateTableRequest req;
+  DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
+
+  DDB_ASSIGN_OR_RETURN(auto defs, GetArray(request, "AttributeDefinitions"));
+  if (!defs) {
+    v.NotNull("attributeDefinitions");
+  } else {
+    size_t i = 0;
+    for (JsonElement e : *defs) {
+      ++i;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) return WrongType("AttributeDefinitions", "a list of objects");
+      std::string p = "attributeDefinitions." + std::to_string(i) + ".member.";
+      AttributeDefinition a;
+      DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "AttributeName"));
+      DDB_ASSIGN_OR_RETURN(auto type, GetString(o, "AttributeType"));
+      if (!name) {
+        v.NotNull(p + "attributeName");
+      } else {
+        a.attribute_name = std::string(*name);
+      }
+      if (!type) {
+        v.NotNull(p + "attributeType");
+      } else if (*type == "S") {
+        a.attribute_type = ScalarType::kS;
+      } else if (*type == "N") {
+        a.attribute_type = ScalarType::kN;
+      } else if (*type == "B") {
+        a.attribute_type = ScalarType::kB;
+      } else {
+        v.Enum(*type, p + "attributeType", "B, N, S");
+      }
+      req.attribute_definitions.push_back(std::move(a));
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto ks, GetArray(request, "KeySchema"));
+  if (!ks) {
+    v.NotNull("keySchema");
+  } else {
+    DDB_ASSIGN_OR_RETURN(req.key_schema, ReadKeySchema(*ks, "keySchema", &v));
+  }
+  DDB_ASSIGN_OR_RETURN(req.local_secondary_indexes,
+                       ReadIndexes(request, "LocalSecondaryIndexes", "localSecondaryIndexes", &v));
+  DDB_ASSIGN_OR_RETURN(req.global_secondary_indexes,
+                       ReadIndexes(request, "GlobalSecondaryIndexes", "globalSecondaryIndexes", &v));
+  DDB_ASSIGN_OR_RETURN(auto mode, GetString(request, "BillingMode"));
+  if (mode) {
+    if (*mode == "PROVISIONED") {
+      req.billing_mode = BillingMode::kProvisioned;
+    } else if (*mode == "PAY_PER_REQUEST") {
+      req.billing_mode = BillingMode::kPayPerRequest;
+    } else {
+      v.Enum(*mode, "billingMode", "PROVISIONED, PAY_PER_REQUEST");
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
+                       ReadThroughput(request, "provisionedThroughput", &v));
+  DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
+  DDB_ASSIGN_OR_RETURN(auto stream, GetObject(request, "StreamSpecification"));
+  if (stream) {
+    StreamSpecification s;
+    DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*stream, "StreamEnabled"));
+    DDB_ASSIGN_OR_RETURN(auto view, GetString(*stream, "StreamViewType"));
+    if (!enabled) v.NotNull("streamSpecification.streamEnabled");
+    s.stream_enabled = enabled.value_or(false);
+    if (view) s.stream_view_type = std::string(*view);
+    req.stream_specification = s;
+  }
+  DDB_ASSIGN_OR_RETURN(auto table_class, GetString(request, "TableClass"));
+  if (table_class) {
+    if (*table_class != "STANDARD" && *table_class != "STANDARD_INFREQUENT_ACCESS") {
+      v.Enum(*table_class, "tableClass", "STANDARD, STANDARD_INFREQUENT_ACCESS");
+    }
+    req.table_class = std::string(*table_class);
+  }
+  DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
+  req.deletion_protection_enabled = protection.value_or(false);
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.CreateTable(ctx, req));
+  return RenderDescription("TableDescription", d);
+}
+
+Result<std::string> HandleDescribeTable(Engine& engine, const RequestContext& ctx,
+                                        const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string name, ReadTableName(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DescribeTable(ctx, name));
+  return RenderDescription("Table", d);
+}
+
+Result<std::string> HandleDeleteTable(Engine& engine, const RequestContext& ctx,
+                                      const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string name, ReadTableName(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DeleteTable(ctx, name));
+  return RenderDescription("TableDescription", d);
+}
+
+Result<std::string> HandleListTables(Engine& engine, const RequestContext&,
+                                     const JsonObject& request) {
+  Violations v;
+  ListTablesRequest req;
+  DDB_ASSIGN_OR_RETURN(auto start, GetString(request, "ExclusiveStartTableName"));
+  if (start) {
+    TableNameViolations(*start, "exclusiveStartTableName", v.list());
+    req.exclusive_start_table_name = std::string(*start);
+  }
+  DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
+  if (limit) {
+    if (*limit < 1 || *limit > 100) {
+      v.Add("Value '" + std::to_string(*limit) +
+            "' at 'limit' failed to satisfy constraint: Member must have value " +
+            (*limit < 1 ? "greater than or equal to 1" : "less than or equal to 100"));
+    } else {
+      req.limit = static_cast<int>(*limit);
+    }
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(ListTablesResult result, engine.ListTables(req));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TableNames");
+  w.BeginArray();
+  for (const auto& n : result.table_names) w.String(n);
+  w.EndArray();
+  if (result.last_evaluated_table_name) {
+    w.Key("LastEvaluatedTableName");
+    w.String(*result.last_evaluated_table_name);
+  }
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace ddb::protocol
