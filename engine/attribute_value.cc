@@ -8,16 +8,26 @@ namespace ddb {
 
 std::string_view AttributeTypeName(AttributeType type) {
   switch (type) {
-    case AttributeType::kS: return "S";
-    case AttributeType::kN: return "N";
-    case AttributeType::kB: return "B";
-    case AttributeType::kBool: return "BOOL";
-    case AttributeType::kNull: return "NULL";
-    case AttributeType::kM: return "M";
-    case AttributeType::kL: return "L";
-    case AttributeType::kSS: return "SS";
-    case AttributeType::kNS: return "NS";
-    case AttributeType::kBS: return "BS";
+    case AttributeType::kS:
+      return "S";
+    case AttributeType::kN:
+      return "N";
+    case AttributeType::kB:
+      return "B";
+    case AttributeType::kBool:
+      return "BOOL";
+    case AttributeType::kNull:
+      return "NULL";
+    case AttributeType::kM:
+      return "M";
+    case AttributeType::kL:
+      return "L";
+    case AttributeType::kSS:
+      return "SS";
+    case AttributeType::kNS:
+      return "NS";
+    case AttributeType::kBS:
+      return "BS";
   }
   return "?";
 }
@@ -97,14 +107,20 @@ bool operator==(const AttributeValue& a, const AttributeValue& b) {
   switch (a.type_) {
     case AttributeType::kS:
     case AttributeType::kN:  // normalised, so text equality is value equality
-    case AttributeType::kB: return a.scalar_ == b.scalar_;
-    case AttributeType::kBool: return a.bool_ == b.bool_;
-    case AttributeType::kNull: return true;
-    case AttributeType::kM: return a.map_ == b.map_;
-    case AttributeType::kL: return a.list_ == b.list_;
+    case AttributeType::kB:
+      return a.scalar_ == b.scalar_;
+    case AttributeType::kBool:
+      return a.bool_ == b.bool_;
+    case AttributeType::kNull:
+      return true;
+    case AttributeType::kM:
+      return a.map_ == b.map_;
+    case AttributeType::kL:
+      return a.list_ == b.list_;
     case AttributeType::kSS:
     case AttributeType::kNS:
-    case AttributeType::kBS: return a.set_ == b.set_;  // sorted, so order-independent
+    case AttributeType::kBS:
+      return a.set_ == b.set_;  // sorted, so order-independent
   }
   return false;
 }
@@ -155,10 +171,13 @@ size_t NumberSize(std::string_view n) {
 size_t AttributeValueSize(const AttributeValue& value) {
   switch (value.type()) {
     case AttributeType::kS:
-    case AttributeType::kB: return value.scalar().size();
-    case AttributeType::kN: return NumberSize(value.scalar());
+    case AttributeType::kB:
+      return value.scalar().size();
+    case AttributeType::kN:
+      return NumberSize(value.scalar());
     case AttributeType::kBool:
-    case AttributeType::kNull: return 1;
+    case AttributeType::kNull:
+      return 1;
     case AttributeType::kSS:
     case AttributeType::kBS: {
       size_t size = 0;

@@ -32,7 +32,8 @@ TEST(ItemSize, Collections) {
   EXPECT_EQ(AttributeValueSize(AttributeValue::SS({"ab", "c"})), 3u);
   EXPECT_EQ(AttributeValueSize(AttributeValue::L({})), 3u);
   EXPECT_EQ(AttributeValueSize(AttributeValue::L({AttributeValue::S("ab")})), 3u + 1u + 2u);
-  EXPECT_EQ(AttributeValueSize(AttributeValue::M({{"k", AttributeValue::S("ab")}})), 3u + 1u + 1u + 2u);
+  EXPECT_EQ(AttributeValueSize(AttributeValue::M({{"k", AttributeValue::S("ab")}})),
+            3u + 1u + 1u + 2u);
   Item item{{"pk", AttributeValue::S("abc")}, {"n", AttributeValue::N("1")}};
   EXPECT_EQ(ItemSize(item), 2u + 3u + 1u + 2u);
 }

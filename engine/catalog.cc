@@ -34,8 +34,7 @@ std::vector<KeySchemaElement> KeySchemaFrom(const AttributeValue& v) {
 }
 
 AttributeValue ThroughputRecord(const ProvisionedThroughput& t) {
-  return AttributeValue::M(
-      {{"R", Num(t.read_capacity_units)}, {"W", Num(t.write_capacity_units)}});
+  return AttributeValue::M({{"R", Num(t.read_capacity_units)}, {"W", Num(t.write_capacity_units)}});
 }
 
 ProvisionedThroughput ThroughputFrom(const AttributeValue& v) {
@@ -79,10 +78,13 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
     idx.projection.projection_type =
         static_cast<ProjectionType>(std::stoi(m.at("ProjectionType").scalar()));
     if (auto it = m.find("NonKeyAttributes"); it != m.end()) {
-      for (const auto& n : it->second.list()) idx.projection.non_key_attributes.push_back(n.scalar());
+      for (const auto& n : it->second.list())
+        idx.projection.non_key_attributes.push_back(n.scalar());
     }
-    if (auto it = m.find("Throughput"); it != m.end()) idx.provisioned_throughput = ThroughputFrom(it->second);
-    if (auto it = m.find("OnDemand"); it != m.end()) idx.on_demand_throughput = OnDemandFrom(it->second);
+    if (auto it = m.find("Throughput"); it != m.end())
+      idx.provisioned_throughput = ThroughputFrom(it->second);
+    if (auto it = m.find("OnDemand"); it != m.end())
+      idx.on_demand_throughput = OnDemandFrom(it->second);
     out.push_back(std::move(idx));
   }
   return out;
@@ -93,11 +95,13 @@ Item ToRecord(uint32_t id, const TableDescription& d) {
   r["Id"] = Num(id);
   r["TableName"] = Str(d.table_name);
   r["TableId"] = Str(d.table_id);
-  r["Created"] = AttributeValue::N(std::to_string(static_cast<int64_t>(d.creation_date_time * 1000)));
+  r["Created"] =
+      AttributeValue::N(std::to_string(static_cast<int64_t>(d.creation_date_time * 1000)));
   std::vector<AttributeValue> defs;
   for (const auto& a : d.attribute_definitions) {
-    defs.push_back(AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
-                                      {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
+    defs.push_back(
+        AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
+                           {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
   }
   r["AttributeDefinitions"] = AttributeValue::L(std::move(defs));
   r["KeySchema"] = KeySchemaRecord(d.key_schema);
@@ -107,8 +111,9 @@ Item ToRecord(uint32_t id, const TableDescription& d) {
   r["Throughput"] = ThroughputRecord(d.provisioned_throughput);
   if (d.on_demand_throughput) r["OnDemand"] = OnDemandRecord(*d.on_demand_throughput);
   if (d.stream_specification) {
-    r["Stream"] = AttributeValue::M({{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
-                                     {"ViewType", Str(d.stream_specification->stream_view_type)}});
+    r["Stream"] = AttributeValue::M(
+        {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
+         {"ViewType", Str(d.stream_specification->stream_view_type)}});
   }
   if (d.table_class) r["TableClass"] = Str(*d.table_class);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
@@ -123,15 +128,17 @@ TableDescription FromRecord(const Item& r) {
   for (const auto& a : r.at("AttributeDefinitions").list()) {
     const std::string& t = a.map().at("AttributeType").scalar();
     d.attribute_definitions.push_back(
-        {a.map().at("AttributeName").scalar(),
-         t == "S" ? ScalarType::kS : t == "N" ? ScalarType::kN : ScalarType::kB});
+        {a.map().at("AttributeName").scalar(), t == "S"   ? ScalarType::kS
+                                               : t == "N" ? ScalarType::kN
+                                                          : ScalarType::kB});
   }
   d.key_schema = KeySchemaFrom(r.at("KeySchema"));
   d.local_secondary_indexes = IndexesFrom(r.at("LocalSecondaryIndexes"));
   d.global_secondary_indexes = IndexesFrom(r.at("GlobalSecondaryIndexes"));
   d.billing_mode = static_cast<BillingMode>(std::stoi(r.at("BillingMode").scalar()));
   d.provisioned_throughput = ThroughputFrom(r.at("Throughput"));
-  if (auto it = r.find("OnDemand"); it != r.end()) d.on_demand_throughput = OnDemandFrom(it->second);
+  if (auto it = r.find("OnDemand"); it != r.end())
+    d.on_demand_throughput = OnDemandFrom(it->second);
   if (auto it = r.find("Stream"); it != r.end()) {
     d.stream_specification = StreamSpecification{it->second.map().at("Enabled").boolean(),
                                                  it->second.map().at("ViewType").scalar()};
@@ -158,18 +165,19 @@ std::string TableSizeKey(uint32_t table_id) {
 Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
   std::unique_ptr<Catalog> catalog(new Catalog(storage));
   bool bad = false;
-  DDB_RETURN_IF_ERROR(storage->ForEach(Cf::kCatalog, "", "", [&](std::string_view, std::string_view v) {
-    Item record;
-    if (!DecodeItem(v, &record)) {
-      bad = true;
-      return false;
-    }
-    auto info = std::make_shared<TableInfo>();
-    info->id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
-    info->description = FromRecord(record);
-    catalog->tables_[info->description.table_name] = std::move(info);
-    return true;
-  }));
+  DDB_RETURN_IF_ERROR(
+      storage->ForEach(Cf::kCatalog, "", "", [&](std::string_view, std::string_view v) {
+        Item record;
+        if (!DecodeItem(v, &record)) {
+          bad = true;
+          return false;
+        }
+        auto info = std::make_shared<TableInfo>();
+        info->id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
+        info->description = FromRecord(record);
+        catalog->tables_[info->description.table_name] = std::move(info);
+        return true;
+      }));
   if (bad) return Error::Internal("unreadable table record in the catalog");
   DDB_ASSIGN_OR_RETURN(int64_t next, storage->GetCounter(kNextTableIdKey));
   catalog->next_id_ = static_cast<uint32_t>(next) + 1;

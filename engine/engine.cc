@@ -142,8 +142,9 @@ Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const 
 Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const std::string& name) {
   auto existing = impl_->catalog->Find(name);
   if (existing && existing->description.deletion_protection_enabled) {
-    return Error::Validation("Resource cannot be deleted as it is currently protected against "
-                             "deletion. Disable deletion protection first.");
+    return Error::Validation(
+        "Resource cannot be deleted as it is currently protected against "
+        "deletion. Disable deletion protection first.");
   }
   TableDescription before;
   if (existing) before = impl_->Describe(ctx, *existing);
@@ -155,10 +156,10 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
 
 Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
   if (req.limit < 1 || req.limit > 100) {
-    return ValidationErrors({"Value '" + std::to_string(req.limit) +
-                             "' at 'limit' failed to satisfy constraint: Member must have value " +
-                             (req.limit < 1 ? "greater than or equal to 1"
-                                            : "less than or equal to 100")});
+    return ValidationErrors(
+        {"Value '" + std::to_string(req.limit) +
+         "' at 'limit' failed to satisfy constraint: Member must have value " +
+         (req.limit < 1 ? "greater than or equal to 1" : "less than or equal to 100")});
   }
   ListTablesResult result;
   for (const auto& name : impl_->catalog->Names()) {
@@ -202,7 +203,8 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
 Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> item,
+                       impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
   GetItemResult result;
   if (item) result.item = Project(*item, req.projection);
   return result;

@@ -101,9 +101,9 @@ class [[nodiscard]] Result {
 #define DDB_CONCAT(a, b) DDB_CONCAT_INNER(a, b)
 
 // Returns the error of a Status- or Result-valued expression from the enclosing function.
-#define DDB_RETURN_IF_ERROR(expr)                \
-  do {                                           \
-    auto _ddb_status = (expr);                   \
+#define DDB_RETURN_IF_ERROR(expr)                      \
+  do {                                                 \
+    auto _ddb_status = (expr);                         \
     if (!_ddb_status.ok()) return _ddb_status.error(); \
   } while (0)
 

@@ -13,9 +13,14 @@ void EncodeValue(const AttributeValue& v, std::string* dst) {
   switch (v.type()) {
     case AttributeType::kS:
     case AttributeType::kN:
-    case AttributeType::kB: PutLengthPrefixed(dst, v.scalar()); break;
-    case AttributeType::kBool: dst->push_back(v.boolean() ? 1 : 0); break;
-    case AttributeType::kNull: break;
+    case AttributeType::kB:
+      PutLengthPrefixed(dst, v.scalar());
+      break;
+    case AttributeType::kBool:
+      dst->push_back(v.boolean() ? 1 : 0);
+      break;
+    case AttributeType::kNull:
+      break;
     case AttributeType::kSS:
     case AttributeType::kNS:
     case AttributeType::kBS:
@@ -58,7 +63,9 @@ bool DecodeValue(std::string_view* in, int depth, AttributeValue* out) {
       *out = AttributeValue::Bool(in->front() != 0);
       in->remove_prefix(1);
       return true;
-    case AttributeType::kNull: *out = AttributeValue::Null(); return true;
+    case AttributeType::kNull:
+      *out = AttributeValue::Null();
+      return true;
     case AttributeType::kSS:
     case AttributeType::kNS:
     case AttributeType::kBS: {

@@ -5,9 +5,12 @@ namespace {
 
 AttributeType ToAttributeType(ScalarType t) {
   switch (t) {
-    case ScalarType::kS: return AttributeType::kS;
-    case ScalarType::kN: return AttributeType::kN;
-    case ScalarType::kB: return AttributeType::kB;
+    case ScalarType::kS:
+      return AttributeType::kS;
+    case ScalarType::kN:
+      return AttributeType::kN;
+    case ScalarType::kB:
+      return AttributeType::kB;
   }
   return AttributeType::kS;
 }
@@ -45,9 +48,9 @@ Status ValidateItem(const TableDescription& table, const Item& item) {
     AttributeType want = ToAttributeType(table.AttributeTypeOf(k.attribute_name));
     if (it->second.type() != want) {
       return Error::Validation("One or more parameter values were invalid: Type mismatch for key " +
-                               k.attribute_name + " expected: " +
-                               std::string(AttributeTypeName(want)) + " actual: " +
-                               std::string(AttributeTypeName(it->second.type())));
+                               k.attribute_name +
+                               " expected: " + std::string(AttributeTypeName(want)) +
+                               " actual: " + std::string(AttributeTypeName(it->second.type())));
     }
     DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
   }

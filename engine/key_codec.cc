@@ -33,15 +33,20 @@ void AppendSortKey(std::string* dst, const AttributeValue& value) {
 
 bool DecodeSortKey(std::string_view input, AttributeType type, AttributeValue* value) {
   switch (type) {
-    case AttributeType::kS: *value = AttributeValue::S(std::string(input)); return true;
-    case AttributeType::kB: *value = AttributeValue::B(std::string(input)); return true;
+    case AttributeType::kS:
+      *value = AttributeValue::S(std::string(input));
+      return true;
+    case AttributeType::kB:
+      *value = AttributeValue::B(std::string(input));
+      return true;
     case AttributeType::kN: {
       std::string n;
       if (!ConsumeNumberKey(&input, &n) || !input.empty()) return false;
       *value = AttributeValue::N(std::move(n));
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -32,14 +32,16 @@ std::string RandomBytes(std::mt19937_64& rng, bool text) {
   std::string s(rng() % 12, '\0');
   for (auto& c : s) {
     // Small alphabets make shared prefixes common; binary includes 0x00 and 0xff.
-    c = text ? static_cast<char>('a' + rng() % 3) : static_cast<char>(std::array<int, 4>{0, 1, 0x7f, 0xff}[rng() % 4]);
+    c = text ? static_cast<char>('a' + rng() % 3)
+             : static_cast<char>(std::array<int, 4>{0, 1, 0x7f, 0xff}[rng() % 4]);
   }
   return s;
 }
 
 std::string RandomNumber(std::mt19937_64& rng) {
   std::string digits = std::to_string(rng() % 1000000);
-  std::string text = (rng() % 2 ? "-" : "") + digits + "e" + std::to_string(static_cast<int>(rng() % 40) - 20);
+  std::string text =
+      (rng() % 2 ? "-" : "") + digits + "e" + std::to_string(static_cast<int>(rng() % 40) - 20);
   return text;
 }
 

@@ -77,18 +77,20 @@ Storage::Batch::Batch(Storage& storage) : rep_(std::make_unique<Rep>()) {
 Storage::Batch::~Batch() = default;
 
 void Storage::Batch::Put(Cf cf, std::string_view key, std::string_view value) {
-  rep_->batch.Put(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()),
-                  rocksdb::Slice(value.data(), value.size()))
+  rep_->batch
+      .Put(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()),
+           rocksdb::Slice(value.data(), value.size()))
       .PermitUncheckedError();
 }
 
 void Storage::Batch::Delete(Cf cf, std::string_view key) {
-  rep_->batch.Delete(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size())).PermitUncheckedError();
+  rep_->batch.Delete(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()))
+      .PermitUncheckedError();
 }
 
 void Storage::Batch::AddToCounter(std::string_view key, int64_t delta) {
-  rep_->batch.Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
-                    EncodeInt64(delta))
+  rep_->batch
+      .Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()), EncodeInt64(delta))
       .PermitUncheckedError();
 }
 
@@ -118,8 +120,8 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (size_t i = 0; i < kCfCount; ++i) {
-    descriptors.emplace_back(kCfNames[i], i == static_cast<size_t>(Cf::kMeta) ? meta_options
-                                                                               : cf_options);
+    descriptors.emplace_back(kCfNames[i],
+                             i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
@@ -149,10 +151,9 @@ Status Storage::Write(Batch& batch) {
 }
 
 Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
-  rocksdb::Status s =
-      rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
-                            rocksdb::Slice(begin.data(), begin.size()),
-                            rocksdb::Slice(end.data(), end.size()));
+  rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
+                                            rocksdb::Slice(begin.data(), begin.size()),
+                                            rocksdb::Slice(end.data(), end.size()));
   if (!s.ok()) return ToError(s, "delete range");
   return Status::Ok();
 }

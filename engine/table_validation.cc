@@ -31,7 +31,8 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
     return Error::Validation(kInvalid + "Invalid KeySchema: Too many key elements");
   }
   if (ks[0].key_type != KeyType::kHash) {
-    return Error::Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+    return Error::Validation(
+        "Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
   }
   if (ks.size() == 2) {
     if (ks[1].key_type != KeyType::kRange) {
@@ -56,7 +57,7 @@ Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
     std::set<std::string> seen;
     for (const auto& n : p.non_key_attributes) {
       if (!seen.insert(n).second) {
-        return Error::Validation(kInvalid + "Duplicate attribute in NonKeyAttributes: " + n);
+        return Error::Validation(kInvalid + "Duplicate element in NonKeyAttributes: " + n);
       }
     }
     *projected += p.non_key_attributes.size();
@@ -86,9 +87,9 @@ void TableNameViolations(std::string_view name, std::string_view path,
 }
 
 Error ValidationErrors(const std::vector<std::string>& violations) {
-  std::string msg = std::to_string(violations.size()) +
-                    (violations.size() == 1 ? " validation error detected: "
-                                            : " validation errors detected: ");
+  std::string msg =
+      std::to_string(violations.size()) +
+      (violations.size() == 1 ? " validation error detected: " : " validation errors detected: ");
   for (size_t i = 0; i < violations.size(); ++i) {
     if (i) msg += "; ";
     msg += violations[i];
@@ -128,7 +129,7 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
   std::set<std::string> defined;
   for (const auto& a : req.attribute_definitions) {
     if (!defined.insert(a.attribute_name).second) {
-      return Error::Validation("Cannot have two attributes with the same name");
+      return Error::Validation("Attribute Name is duplicated: " + a.attribute_name);
     }
   }
   DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema));
@@ -186,8 +187,8 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     DDB_RETURN_IF_ERROR(CheckKeySchema(idx.key_schema));
     DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
     if (idx.key_schema.size() != 2) {
-      return Error::Validation(kInvalid + "Index KeySchema does not have a range key for index: " +
-                               idx.index_name);
+      return Error::Validation(
+          kInvalid + "Index KeySchema does not have a range key for index: " + idx.index_name);
     }
     if (idx.key_schema[0].attribute_name != hash) {
       return Error::Validation(kInvalid +
@@ -200,7 +201,8 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     if (idx.provisioned_throughput) {
       return Error::Validation(kInvalid +
                                "ProvisionedThroughput should not be specified for a "
-                               "LocalSecondaryIndex: " + idx.index_name);
+                               "LocalSecondaryIndex: " +
+                               idx.index_name);
     }
     use(idx.key_schema);
   }
@@ -217,12 +219,13 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
     DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
     if (mode == BillingMode::kProvisioned && !idx.provisioned_throughput) {
-      return Error::Validation(kInvalid + "ProvisionedThroughput must be specified for index: " +
-                               idx.index_name);
+      return Error::Validation(
+          kInvalid + "ProvisionedThroughput must be specified for index: " + idx.index_name);
     }
     if (mode == BillingMode::kPayPerRequest && idx.provisioned_throughput) {
-      return Error::Validation(kInvalid + "ProvisionedThroughput should not be specified for index: " +
-                               idx.index_name + " when BillingMode is PAY_PER_REQUEST");
+      return Error::Validation(
+          kInvalid + "ProvisionedThroughput should not be specified for index: " + idx.index_name +
+          " when BillingMode is PAY_PER_REQUEST");
     }
     use(idx.key_schema);
   }

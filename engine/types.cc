@@ -4,28 +4,38 @@ namespace ddb {
 
 std::string_view ScalarTypeName(ScalarType t) {
   switch (t) {
-    case ScalarType::kS: return "S";
-    case ScalarType::kN: return "N";
-    case ScalarType::kB: return "B";
+    case ScalarType::kS:
+      return "S";
+    case ScalarType::kN:
+      return "N";
+    case ScalarType::kB:
+      return "B";
   }
   return "S";
 }
 
 std::string_view TableStatusName(TableStatus s) {
   switch (s) {
-    case TableStatus::kCreating: return "CREATING";
-    case TableStatus::kActive: return "ACTIVE";
-    case TableStatus::kDeleting: return "DELETING";
-    case TableStatus::kUpdating: return "UPDATING";
+    case TableStatus::kCreating:
+      return "CREATING";
+    case TableStatus::kActive:
+      return "ACTIVE";
+    case TableStatus::kDeleting:
+      return "DELETING";
+    case TableStatus::kUpdating:
+      return "UPDATING";
   }
   return "ACTIVE";
 }
 
 std::string_view ProjectionTypeName(ProjectionType p) {
   switch (p) {
-    case ProjectionType::kAll: return "ALL";
-    case ProjectionType::kKeysOnly: return "KEYS_ONLY";
-    case ProjectionType::kInclude: return "INCLUDE";
+    case ProjectionType::kAll:
+      return "ALL";
+    case ProjectionType::kKeysOnly:
+      return "KEYS_ONLY";
+    case ProjectionType::kInclude:
+      return "INCLUDE";
   }
   return "ALL";
 }

@@ -18,8 +18,10 @@ Result<std::string> ParseBinary(const JsonElement& e) {
   if (e.get(text) != simdjson::SUCCESS) return WrongType("B", "a base64 string");
   std::string bytes;
   if (!Base64Decode(text, &bytes)) {
-    return Error::Serialization("Base64 encoded length is expected a multiple of 4 bytes but "
-                                "found: " + std::to_string(text.size()));
+    return Error::Serialization(
+        "Base64 encoded length is expected a multiple of 4 bytes but "
+        "found: " +
+        std::to_string(text.size()));
   }
   return bytes;
 }
@@ -52,20 +54,22 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
       members.emplace_back(text);
     }
   }
-  AttributeType t = type == "SS" ? AttributeType::kSS
+  AttributeType t = type == "SS"   ? AttributeType::kSS
                     : type == "NS" ? AttributeType::kNS
                                    : AttributeType::kBS;
   if (members.empty()) {
-    return Error::Validation(kInvalid + (t == AttributeType::kSS   ? "An string set  may not be empty"
-                                         : t == AttributeType::kNS ? "An number set  may not be empty"
-                                                                   : "Binary sets should not be empty"));
+    return Error::Validation(kInvalid + (t == AttributeType::kSS ? "An string set  may not be empty"
+                                         : t == AttributeType::kNS
+                                             ? "An number set  may not be empty"
+                                             : "Binary sets should not be empty"));
   }
-  std::vector<std::string> original = t == AttributeType::kBS ? std::vector<std::string>() : members;
+  std::vector<std::string> original =
+      t == AttributeType::kBS ? std::vector<std::string>() : members;
   if (!SortSet(t, &members)) {
-    return Error::Validation(kInvalid + "Input collection " +
-                             (t == AttributeType::kBS ? std::string("of binary values")
-                                                      : JoinForMessage(original)) +
-                             " contains duplicates.");
+    return Error::Validation(
+        kInvalid + "Input collection " +
+        (t == AttributeType::kBS ? std::string("of binary values") : JoinForMessage(original)) +
+        " contains duplicates.");
   }
   if (t == AttributeType::kSS) return AttributeValue::SS(std::move(members));
   if (t == AttributeType::kNS) return AttributeValue::NS(std::move(members));
@@ -120,7 +124,8 @@ Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {
   if (type == "NULL") {
     bool b;
     if (value.get(b) != simdjson::SUCCESS) return WrongType("NULL", "a boolean");
-    if (!b) return Error::Validation(kInvalid + "Null attribute value types must have the value of true");
+    if (!b)
+      return Error::Validation(kInvalid + "Null attribute value types must have the value of true");
     return AttributeValue::Null();
   }
   if (type == "M") {
@@ -159,16 +164,24 @@ void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
   w.Key(AttributeTypeName(v.type()));
   switch (v.type()) {
     case AttributeType::kS:
-    case AttributeType::kN: w.String(v.scalar()); break;
+    case AttributeType::kN:
+      w.String(v.scalar());
+      break;
     case AttributeType::kB: {
       std::string b64;
       Base64Encode(v.scalar(), &b64);
       w.String(b64);
       break;
     }
-    case AttributeType::kBool: w.Bool(v.boolean()); break;
-    case AttributeType::kNull: w.Bool(true); break;
-    case AttributeType::kM: WriteAttributeMap(w, v.map()); break;
+    case AttributeType::kBool:
+      w.Bool(v.boolean());
+      break;
+    case AttributeType::kNull:
+      w.Bool(true);
+      break;
+    case AttributeType::kM:
+      WriteAttributeMap(w, v.map());
+      break;
     case AttributeType::kL:
       w.BeginArray();
       for (const auto& e : v.list()) WriteAttributeValue(w, e);

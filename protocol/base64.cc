@@ -22,8 +22,8 @@ void Base64Encode(std::string_view bytes, std::string* out) {
   out->reserve(out->size() + (bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                 static_cast<uint8_t>(bytes[i + 2]);
+    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) |
+                 (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
     out->push_back(kAlphabet[n >> 18]);
     out->push_back(kAlphabet[(n >> 12) & 63]);
     out->push_back(kAlphabet[(n >> 6) & 63]);

@@ -20,20 +20,32 @@ struct WireError {
 
 WireError ToWire(ErrorCode code) {
   switch (code) {  // -Wswitch makes a missing case a build error
-    case ErrorCode::kValidation: return {"ValidationException", 400};
-    case ErrorCode::kSerialization: return {"SerializationException", 400};
-    case ErrorCode::kResourceNotFound: return {"ResourceNotFoundException", 400};
-    case ErrorCode::kResourceInUse: return {"ResourceInUseException", 400};
-    case ErrorCode::kConditionalCheckFailed: return {"ConditionalCheckFailedException", 400};
-    case ErrorCode::kTransactionConflict: return {"TransactionConflictException", 400};
-    case ErrorCode::kUnknownOperation: return {"UnknownOperationException", 400};
+    case ErrorCode::kValidation:
+      return {"ValidationException", 400};
+    case ErrorCode::kSerialization:
+      return {"SerializationException", 400};
+    case ErrorCode::kResourceNotFound:
+      return {"ResourceNotFoundException", 400};
+    case ErrorCode::kResourceInUse:
+      return {"ResourceInUseException", 400};
+    case ErrorCode::kConditionalCheckFailed:
+      return {"ConditionalCheckFailedException", 400};
+    case ErrorCode::kTransactionConflict:
+      return {"TransactionConflictException", 400};
+    case ErrorCode::kUnknownOperation:
+      return {"UnknownOperationException", 400};
     case ErrorCode::kMissingAuthenticationToken:
       return {"MissingAuthenticationTokenException", 400};
-    case ErrorCode::kIncompleteSignature: return {"IncompleteSignatureException", 400};
-    case ErrorCode::kInvalidSignature: return {"InvalidSignatureException", 400};
-    case ErrorCode::kRequestLimitExceeded: return {"RequestLimitExceeded", 400};
-    case ErrorCode::kLimitExceeded: return {"LimitExceededException", 400};
-    case ErrorCode::kInternal: return {"InternalServerError", 500};
+    case ErrorCode::kIncompleteSignature:
+      return {"IncompleteSignatureException", 400};
+    case ErrorCode::kInvalidSignature:
+      return {"InvalidSignatureException", 400};
+    case ErrorCode::kRequestLimitExceeded:
+      return {"RequestLimitExceeded", 400};
+    case ErrorCode::kLimitExceeded:
+      return {"LimitExceededException", 400};
+    case ErrorCode::kInternal:
+      return {"InternalServerError", 500};
   }
   return {"InternalServerError", 500};  // unreachable; keeps -Wreturn-type quiet
 }

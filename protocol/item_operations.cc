@@ -11,7 +11,7 @@ namespace {
 // Members that belong to conditional writes, which come with the expressions work.
 // Until then a request using them is refused rather than silently written unconditionally.
 constexpr std::string_view kConditionMembers[] = {"ConditionExpression", "Expected",
-                                                   "ConditionalOperator"};
+                                                  "ConditionalOperator"};
 
 Status RefuseConditions(const JsonObject& request) {
   for (std::string_view m : kConditionMembers) {
@@ -89,7 +89,8 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
         "{ProjectionExpression}");
   }
   if (names && !expr) {
-    return Error::Validation("ExpressionAttributeNames can only be specified when using expressions");
+    return Error::Validation(
+        "ExpressionAttributeNames can only be specified when using expressions");
   }
   if (attrs) {
     std::set<std::string> seen;
@@ -97,8 +98,10 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
       std::string_view s;
       if (e.get(s) != simdjson::SUCCESS) return WrongType("AttributesToGet", "a list of strings");
       if (!seen.insert(std::string(s)).second) {
-        return Error::Validation("One or more parameter values were invalid: Duplicate value in "
-                                 "attribute name: " + std::string(s));
+        return Error::Validation(
+            "One or more parameter values were invalid: Duplicate value in "
+            "attribute name: " +
+            std::string(s));
       }
       out.emplace_back(s);
     }
@@ -116,20 +119,24 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
   while (true) {
     size_t comma = rest.find(',');
     std::string_view token = rest.substr(0, comma);
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front()))) token.remove_prefix(1);
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.remove_suffix(1);
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front())))
+      token.remove_prefix(1);
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+      token.remove_suffix(1);
     if (token.empty()) {
       if (!any && comma == std::string_view::npos) {
         return Error::Validation("Invalid ProjectionExpression: The expression can not be empty;");
       }
-      return Error::Validation("Invalid ProjectionExpression: Syntax error; token: \",\", near: \"" +
-                               std::string(*expr) + "\"");
+      return Error::Validation(
+          "Invalid ProjectionExpression: Syntax error; token: \",\", near: \"" +
+          std::string(*expr) + "\"");
     }
     any = true;
     if (token.find_first_of(".[] ") != std::string_view::npos) {
       return Error::Validation(
           "Invalid ProjectionExpression: nested document paths are not supported by this server "
-          "yet: " + std::string(token));
+          "yet: " +
+          std::string(token));
     }
     if (token.front() == '#') {
       std::string_view resolved;
@@ -138,7 +145,8 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
           e.get(resolved) != simdjson::SUCCESS) {
         return Error::Validation(
             "Invalid ProjectionExpression: An expression attribute name used in the document "
-            "path is not defined; attribute name: " + std::string(token));
+            "path is not defined; attribute name: " +
+            std::string(token));
       }
       used_names.insert(std::string(token));
       out.emplace_back(resolved);
@@ -156,8 +164,10 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
       }
     }
     if (!unused.empty()) {
-      return Error::Validation("Value provided in ExpressionAttributeNames unused in expressions: "
-                               "keys: {" + unused + "}");
+      return Error::Validation(
+          "Value provided in ExpressionAttributeNames unused in expressions: "
+          "keys: {" +
+          unused + "}");
     }
   }
   return out;
@@ -165,7 +175,8 @@ Result<std::vector<std::string>> ReadProjection(const JsonObject& request) {
 
 }  // namespace
 
-Result<std::string> HandlePutItem(Engine& engine, const RequestContext&, const JsonObject& request) {
+Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
+                                  const JsonObject& request) {
   Violations v;
   PutItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
@@ -180,7 +191,8 @@ Result<std::string> HandlePutItem(Engine& engine, const RequestContext&, const J
   return RenderAttributes("Attributes", result.attributes);
 }
 
-Result<std::string> HandleGetItem(Engine& engine, const RequestContext&, const JsonObject& request) {
+Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
+                                  const JsonObject& request) {
   Violations v;
   GetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));

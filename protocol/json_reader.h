@@ -38,7 +38,8 @@ Result<std::optional<simdjson::dom::array>> GetArray(const JsonObject& obj, std:
 class Violations {
  public:
   void NotNull(std::string_view path) {
-    Add("Value null at '" + std::string(path) + "' failed to satisfy constraint: Member must not be null");
+    Add("Value null at '" + std::string(path) +
+        "' failed to satisfy constraint: Member must not be null");
   }
   void Enum(std::string_view value, std::string_view path, std::string_view allowed) {
     Add("Value '" + std::string(value) + "' at '" + std::string(path) +

@@ -11,10 +11,24 @@ namespace ddb::protocol {
 
 class JsonWriter {
  public:
-  void BeginObject() { Sep(); out_.push_back('{'); first_ = true; }
-  void EndObject() { out_.push_back('}'); first_ = false; }
-  void BeginArray() { Sep(); out_.push_back('['); first_ = true; }
-  void EndArray() { out_.push_back(']'); first_ = false; }
+  void BeginObject() {
+    Sep();
+    out_.push_back('{');
+    first_ = true;
+  }
+  void EndObject() {
+    out_.push_back('}');
+    first_ = false;
+  }
+  void BeginArray() {
+    Sep();
+    out_.push_back('[');
+    first_ = true;
+  }
+  void EndArray() {
+    out_.push_back(']');
+    first_ = false;
+  }
   // An object member name; the next call writes its value.
   void Key(std::string_view key) {
     Sep();
@@ -22,10 +36,19 @@ class JsonWriter {
     out_.push_back(':');
     first_ = true;
   }
-  void String(std::string_view s) { Sep(); WriteString(s); }
-  void Int(int64_t v) { Sep(); out_ += std::to_string(v); }
+  void String(std::string_view s) {
+    Sep();
+    WriteString(s);
+  }
+  void Int(int64_t v) {
+    Sep();
+    out_ += std::to_string(v);
+  }
   void Double(double v);
-  void Bool(bool b) { Sep(); out_ += b ? "true" : "false"; }
+  void Bool(bool b) {
+    Sep();
+    out_ += b ? "true" : "false";
+  }
 
   std::string& str() { return out_; }
   std::string Take() { return std::move(out_); }

@@ -130,7 +130,8 @@ Result<std::vector<SecondaryIndexDefinition>> ReadIndexes(const JsonObject& requ
       if (nka) {
         for (JsonElement n : *nka) {
           std::string_view s;
-          if (n.get(s) != simdjson::SUCCESS) return WrongType("NonKeyAttributes", "a list of strings");
+          if (n.get(s) != simdjson::SUCCESS)
+            return WrongType("NonKeyAttributes", "a list of strings");
           idx.projection.non_key_attributes.emplace_back(s);
         }
       }
@@ -326,7 +327,8 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
     for (JsonElement e : *defs) {
       ++i;
       JsonObject o;
-      if (e.get(o) != simdjson::SUCCESS) return WrongType("AttributeDefinitions", "a list of objects");
+      if (e.get(o) != simdjson::SUCCESS)
+        return WrongType("AttributeDefinitions", "a list of objects");
       std::string p = "attributeDefinitions." + std::to_string(i) + ".member.";
       AttributeDefinition a;
       DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "AttributeName"));
@@ -358,8 +360,8 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   }
   DDB_ASSIGN_OR_RETURN(req.local_secondary_indexes,
                        ReadIndexes(request, "LocalSecondaryIndexes", "localSecondaryIndexes", &v));
-  DDB_ASSIGN_OR_RETURN(req.global_secondary_indexes,
-                       ReadIndexes(request, "GlobalSecondaryIndexes", "globalSecondaryIndexes", &v));
+  DDB_ASSIGN_OR_RETURN(req.global_secondary_indexes, ReadIndexes(request, "GlobalSecondaryIndexes",
+                                                                 "globalSecondaryIndexes", &v));
   DDB_ASSIGN_OR_RETURN(auto mode, GetString(request, "BillingMode"));
   if (mode) {
     if (*mode == "PROVISIONED") {

@@ -1,0 +1,116 @@
+#include "server/config.h"
+
+#include <charconv>
+#include <optional>
+#include <thread>
+
+namespace ddb::server {
+namespace {
+
+// Parses a whole decimal string in [min, max]; nullopt for anything else ("", "8x", "-1").
+std::optional<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+Error BadValue(std::string_view flag, std::string_view value, std::string_view expected) {
+  return Error::Validation("invalid value '" + std::string(value) + "' for " + std::string(flag) +
+                           ": expected " + std::string(expected));
+}
+
+}  // namespace
+
+int DefaultThreadCount() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+std::string Usage(std::string_view program) {
+  std::string usage = "Usage: ";
+  usage.append(program);
+  usage.append(
+      " [flags]\n"
+      "A DynamoDB-compatible server storing its tables in RocksDB.\n"
+      "\n"
+      "Flags (also accepted as --flag=value):\n"
+      "  --port N         TCP port; 0 picks a free one (default 8000)\n"
+      "  --host H         address to bind (default 127.0.0.1)\n"
+      "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
+      "  --in-memory      keep everything in memory; --data-dir is ignored\n"
+      "  --threads N      server threads (default: number of CPUs)\n"
+      "  --log-level L    error, warn, info or debug (default info)\n"
+      "  --help, -h       print this text and exit\n"
+      "\n"
+      "Once listening, prints \"LISTENING <port>\" on stdout.\n");
+  return usage;
+}
+
+// Hand-written rather than Boost.Program_options or gflags: six flags do not justify a
+// compiled dependency, and the rules (--flag V and --flag=V, last one wins) fit in one loop.
+Result<ServerOptions> ParseFlags(int argc, char** argv) {
+  ServerOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--") {
+      return Error::Validation("unexpected argument '" + std::string(arg) + "'");
+    }
+    std::string_view flag = arg;
+    std::optional<std::string_view> inline_value;
+    if (const size_t eq = arg.find('='); eq != std::string_view::npos) {
+      flag = arg.substr(0, eq);
+      inline_value = arg.substr(eq + 1);
+    }
+
+    if (flag == "--in-memory") {
+      if (inline_value) return Error::Validation("--in-memory takes no value");
+      options.in_memory = true;
+      continue;
+    }
+    if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
+        flag != "--log-level") {
+      return Error::Validation("unknown flag '" + std::string(flag) + "'");
+    }
+
+    std::string_view value;
+    if (inline_value) {
+      value = *inline_value;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return Error::Validation(std::string(flag) + " requires a value");
+    }
+
+    if (flag == "--port") {
+      std::optional<int64_t> port = ParseInt(value, 0, 65535);
+      if (!port) return BadValue(flag, value, "a port number in 0..65535");
+      options.port = static_cast<uint16_t>(*port);
+    } else if (flag == "--host") {
+      if (value.empty()) return BadValue(flag, value, "an address or host name");
+      options.host = std::string(value);
+    } else if (flag == "--data-dir") {
+      if (value.empty()) return BadValue(flag, value, "a directory");
+      options.data_dir = std::string(value);
+    } else if (flag == "--threads") {
+      // 1024 is an arbitrary sanity bound: more threads than that is a typo, not a plan.
+      std::optional<int64_t> threads = ParseInt(value, 1, 1024);
+      if (!threads) return BadValue(flag, value, "a thread count in 1..1024");
+      options.threads = static_cast<int>(*threads);
+    } else {  // --log-level
+      std::optional<LogLevel> level = ParseLogLevel(value);
+      if (!level) return BadValue(flag, value, "one of error, warn, info, debug");
+      options.log_level = *level;
+    }
+  }
+  return options;
+}
+
+}  // namespace ddb::server

@@ -1,0 +1,59 @@
+// ServerOptions: everything the ddb-server executable can be configured with, and the
+// command-line parser that fills it.
+// Thread safety: plain values; ParseFlags has no shared state.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/error.h"
+#include "server/log.h"
+
+namespace ddb::server {
+
+// std::thread::hardware_concurrency(), or 1 when the platform cannot tell (it returns 0).
+int DefaultThreadCount();
+
+struct ServerOptions {
+  // TCP port to listen on; 0 binds an ephemeral port, which the server reports at startup.
+  // Default: 8000 (DynamoDB Local's port)
+  uint16_t port = 8000;
+  // Address or host name to bind. Default: "127.0.0.1" (not reachable from other machines)
+  std::string host = "127.0.0.1";
+  // Directory of the RocksDB store; created when missing. Ignored when in_memory.
+  // Default: "./data"
+  std::string data_dir = "./data";
+  // Keep all tables in memory; nothing is written to disk. Default: false
+  bool in_memory = false;
+  // Threads running the io_context; each also runs engine calls synchronously.
+  // Default: DefaultThreadCount()
+  int threads = DefaultThreadCount();
+  // Stderr verbosity; kDebug adds one line per request. Default: LogLevel::kInfo
+  LogLevel log_level = LogLevel::kInfo;
+  // Largest accepted request body; larger requests get 413 and the connection is closed.
+  // Default: 16 MiB (the limit scylla's alternator uses; DynamoDB's largest request,
+  // BatchWriteItem, is at most 16 MB)
+  size_t body_limit = 16 * 1024 * 1024;
+  // How long a connection may take to send a request (and to accept its response); an idle
+  // keep-alive connection is closed after it. Default: 30 s (as the Beast examples)
+  std::chrono::seconds read_timeout{30};
+  // On SIGINT/SIGTERM, how long in-flight requests may take to finish before the remaining
+  // connections are dropped. Default: 10 s
+  std::chrono::seconds shutdown_grace{10};
+  // --help was given: the caller prints Usage() and exits 0. Default: false
+  bool help = false;
+};
+
+// The --help text, starting with "Usage: <program> [flags]".
+std::string Usage(std::string_view program);
+
+// Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --log-level L and --help
+// (-h), each value flag also as --flag=value. Later flags override earlier ones.
+// Errors: kValidation (unknown flag, missing or malformed value, positional argument); the
+// message names the flag and is meant to be printed before Usage().
+Result<ServerOptions> ParseFlags(int argc, char** argv);
+
+}  // namespace ddb::server

@@ -1,0 +1,94 @@
+// The HTTP/1.1 front end: HttpServer accepts connections and runs sessions (Boost.Beast, kept
+// out of this header so that only http_server.cc pays its compile time), and Route maps one
+// request to one response.
+// Thread safety: Route may be called concurrently. HttpServer: Start, Run and the destructor
+// from one thread; Stop from any thread, including a signal-free shutdown from tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/error.h"
+#include "server/config.h"
+
+namespace ddb {
+class Engine;
+}  // namespace ddb
+
+namespace ddb::server {
+
+// What Route needs of a request; the session copies these out of Beast's message (and moves
+// the body).
+struct HttpRequest {
+  std::string method;                        // "GET", "POST", ...
+  std::string target;                        // request target, "/" for DynamoDB
+  std::string host;                          // Host header, possibly with ":port"
+  std::string content_type;                  // Content-Type header, "" when absent
+  std::string amz_target;                    // X-Amz-Target, "" when absent
+  std::optional<std::string> authorization;  // Authorization, nullopt when absent
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type;
+  // Extra headers (x-amzn-RequestId, x-amz-crc32, Allow, ...). The session adds
+  // Content-Length, Server and Connection.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+// Routes one request:
+//   GET /   -> 200 "healthy: <Host without port>" (text/plain), as the service answers.
+//   POST /  -> protocol::HandleRequest with X-Amz-Target (an absent one is passed as ""),
+//              or MissingAuthenticationTokenException when Authorization is absent or empty.
+//              The response has x-amzn-RequestId, x-amz-crc32 (of the body) and
+//              Content-Type application/x-amz-json-1.0 (1.1 when the request used 1.1).
+//   other methods on / -> 405; other paths -> 404.
+// May move request->body. Does not throw unless the engine or allocation does.
+HttpResponse Route(Engine& engine, HttpRequest* request);
+
+// A DynamoDB error response (with request id and CRC32), e.g. for an exception that escaped
+// Route. `json_1_1` selects the 1.1 content type.
+HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1);
+
+// A fresh 52-character [A-Z0-9] request id, the shape of the service's x-amzn-RequestId.
+std::string NewRequestId();
+
+class HttpServer {
+ public:
+  // `engine` must outlive the server. Nothing is bound until Start().
+  HttpServer(Engine& engine, const ServerOptions& options);
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+  // Stops (if running), joins threads and closes every connection.
+  ~HttpServer();
+
+  // Resolves options.host, binds options.port and listens; from then on SIGINT and SIGTERM
+  // are handled by the server (they take effect once Run() runs).
+  // Errors: kInternal (host does not resolve, address in use, permission denied).
+  Status Start();
+
+  // The bound port: options.port, or the ephemeral one when it was 0.
+  // REQUIRES: Start() succeeded.
+  uint16_t port() const;
+
+  // Serves on options.threads threads until SIGINT, SIGTERM or Stop(), blocking the caller;
+  // then stops accepting, closes idle connections, lets in-flight requests finish (dropping
+  // connections still busy after options.shutdown_grace) and returns once all threads are
+  // joined. REQUIRES: Start() succeeded. Call at most once.
+  void Run();
+
+  // Begins the shutdown Run() performs on a signal. Idempotent; returns immediately.
+  void Stop();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ddb::server

@@ -1,0 +1,72 @@
+// ddb-server: parses flags, opens the engine, serves HTTP until SIGINT/SIGTERM, then closes
+// the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure, 2 bad
+// flags.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "engine/engine.h"
+#include "server/config.h"
+#include "server/http_server.h"
+#include "server/log.h"
+
+namespace ddb::server {
+namespace {
+
+// "http://127.0.0.1:8000", "http://[::1]:8000".
+std::string Url(const std::string& host, uint16_t port) {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return "http://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+int Main(int argc, char** argv) {
+  const char* program = argc > 0 ? argv[0] : "ddb-server";
+  Result<ServerOptions> parsed = ParseFlags(argc, argv);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "ddb-server: %s\n\n%s", parsed.error().message().c_str(),
+                 Usage(program).c_str());
+    return 2;
+  }
+  const ServerOptions options = std::move(parsed).value();
+  if (options.help) {
+    std::fputs(Usage(program).c_str(), stdout);
+    return 0;
+  }
+  SetLogLevel(options.log_level);
+
+  Result<std::unique_ptr<Engine>> opened =
+      Engine::Open(EngineOptions{.data_dir = options.data_dir, .in_memory = options.in_memory});
+  if (!opened.ok()) {
+    Log(LogLevel::kError, "cannot open the store: " + opened.error().message());
+    return 1;
+  }
+  std::unique_ptr<Engine> engine = std::move(opened).value();
+
+  {
+    // Scoped so that every connection and thread is gone before the engine closes.
+    HttpServer server(*engine, options);
+    if (Status started = server.Start(); !started.ok()) {
+      Log(LogLevel::kError, started.error().message());
+      return 1;
+    }
+    Log(LogLevel::kInfo,
+        "ddb-server listening on " + Url(options.host, server.port()) + " (" +
+            (options.in_memory ? std::string("in-memory") : "data: " + options.data_dir) + ")");
+    // For scripts and wire tests that start the server with --port 0: one stable line on
+    // stdout, whatever the log level.
+    std::printf("LISTENING %u\n", static_cast<unsigned>(server.port()));
+    std::fflush(stdout);
+    server.Run();
+  }
+
+  Log(LogLevel::kInfo, "closing the store");
+  engine.reset();
+  Log(LogLevel::kInfo, "ddb-server stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace ddb::server
+
+int main(int argc, char** argv) { return ddb::server::Main(argc, argv); }

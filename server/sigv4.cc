@@ -1,0 +1,124 @@
+#include "server/sigv4.h"
+
+#include <optional>
+
+namespace ddb::server {
+namespace {
+
+constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(separator, start);
+    if (end == std::string_view::npos) {
+      parts.push_back(s.substr(start));
+      return parts;
+    }
+    parts.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+Error Incomplete(std::string message) {
+  return Error(ErrorCode::kIncompleteSignature, std::move(message));
+}
+
+// The text after "AWS4-HMAC-SHA256" plus at least one space, or nullopt when the header
+// uses another scheme.
+std::optional<std::string_view> StripAlgorithm(std::string_view header) {
+  header = Trim(header);
+  if (header.substr(0, kAlgorithm.size()) != kAlgorithm) return std::nullopt;
+  std::string_view rest = header.substr(kAlgorithm.size());
+  if (rest.empty() || (rest.front() != ' ' && rest.front() != '\t')) return std::nullopt;
+  return Trim(rest);
+}
+
+}  // namespace
+
+Result<SigV4Authorization> ParseAuthorization(std::string_view header) {
+  std::optional<std::string_view> params = StripAlgorithm(header);
+  if (!params) {
+    return Incomplete("Authorization header requires the " + std::string(kAlgorithm) +
+                      " algorithm. Authorization=" + std::string(header));
+  }
+  std::optional<std::string_view> credential, signed_headers, signature;
+  for (std::string_view param : Split(*params, ',')) {
+    param = Trim(param);
+    const size_t eq = param.find('=');
+    if (eq == std::string_view::npos) continue;  // ignored, as unknown parameters are
+    const std::string_view key = param.substr(0, eq);
+    const std::string_view value = Trim(param.substr(eq + 1));
+    if (key == "Credential") {
+      credential = value;
+    } else if (key == "SignedHeaders") {
+      signed_headers = value;
+    } else if (key == "Signature") {
+      signature = value;
+    }
+  }
+
+  // Collect every missing parameter into one message, as the service does.
+  std::string missing;
+  if (!credential || credential->empty()) {
+    missing += "Authorization header requires 'Credential' parameter. ";
+  }
+  if (!signature || signature->empty()) {
+    missing += "Authorization header requires 'Signature' parameter. ";
+  }
+  if (!signed_headers || signed_headers->empty()) {
+    missing += "Authorization header requires 'SignedHeaders' parameter. ";
+  }
+  if (!missing.empty()) return Incomplete(missing + "Authorization=" + std::string(header));
+
+  const std::vector<std::string_view> scope = Split(*credential, '/');
+  bool scope_ok = scope.size() == 5 && scope[4] == "aws4_request";
+  for (std::string_view part : scope) scope_ok = scope_ok && !part.empty();
+  if (!scope_ok) {
+    return Incomplete(
+        "Credential should be scoped correctly, as KEY/DATE/REGION/SERVICE/"
+        "aws4_request, not '" +
+        std::string(*credential) + "'");
+  }
+
+  SigV4Authorization auth;
+  auth.access_key_id = std::string(scope[0]);
+  auth.date = std::string(scope[1]);
+  auth.region = std::string(scope[2]);
+  auth.service = std::string(scope[3]);
+  for (std::string_view name : Split(*signed_headers, ';')) {
+    auth.signed_headers.emplace_back(Trim(name));
+  }
+  auth.signature = std::string(*signature);
+  return auth;
+}
+
+RequestContext ContextFromAuthorization(std::string_view header) {
+  RequestContext ctx;
+  Result<SigV4Authorization> parsed = ParseAuthorization(header);
+  if (parsed.ok()) {
+    ctx.region = std::move(parsed->region);
+    ctx.access_key_id = std::move(parsed->access_key_id);
+    return ctx;
+  }
+  // Best effort for a header that is not complete: take what the Credential scope has.
+  std::optional<std::string_view> params = StripAlgorithm(header);
+  if (!params) return ctx;
+  const size_t start = params->find("Credential=");
+  if (start == std::string_view::npos) return ctx;
+  std::string_view credential = params->substr(start + std::string_view("Credential=").size());
+  credential = credential.substr(0, credential.find_first_of(", \t"));
+  const std::vector<std::string_view> scope = Split(credential, '/');
+  ctx.access_key_id = std::string(scope[0]);
+  if (scope.size() >= 3 && !scope[2].empty()) ctx.region = std::string(scope[2]);
+  return ctx;
+}
+
+}  // namespace ddb::server

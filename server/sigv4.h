@@ -1,0 +1,41 @@
+// Parsing of the AWS Signature Version 4 `Authorization` header:
+//   AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request,
+//   SignedHeaders=content-type;host;x-amz-date, Signature=<64 hex digits>
+// Only parsing: the signature is not verified yet (that needs the secret key and the
+// canonical request; a later change adds it). See
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/types.h"
+
+namespace ddb::server {
+
+struct SigV4Authorization {
+  std::string access_key_id;                // "AKIDEXAMPLE"
+  std::string date;                         // credential scope date, "20261130"
+  std::string region;                       // "us-east-1"
+  std::string service;                      // "dynamodb"
+  std::vector<std::string> signed_headers;  // as sent (lowercase by the spec), in order
+  std::string signature;                    // hex, as sent
+};
+
+// Parses the full header value. Strict: the algorithm must be AWS4-HMAC-SHA256 and
+// Credential (five '/'-separated parts ending in "aws4_request"), SignedHeaders and
+// Signature must all be present and non-empty; parameters may come in any order, separated
+// by ',' with optional spaces.
+// Errors: kIncompleteSignature (anything else; the message names what is missing).
+Result<SigV4Authorization> ParseAuthorization(std::string_view header);
+
+// The caller identity for the engine, leniently: the region and access key of a header that
+// ParseAuthorization accepts, or of any "AWS4-HMAC-SHA256 ... Credential=KEY/DATE/REGION..."
+// header; otherwise RequestContext's defaults (region "us-east-1", empty key). Lenient because
+// signatures are not checked yet, and test clients send dummy credentials.
+RequestContext ContextFromAuthorization(std::string_view header);
+
+}  // namespace ddb::server

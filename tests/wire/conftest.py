@@ -1,0 +1,458 @@
+"""Shared fixtures and helpers for the wire-level conformance tests.
+
+The tests talk to a real ddb-server process over HTTP with boto3, the AWS CLI
+and raw http.client requests. Expectations come from DynamoDB's documented
+behaviour (API reference, developer guide) and from error texts observed on
+the real service (as pinned by independent emulators' test suites).
+
+Server contract relied on here:
+  * binary: $DDB_SERVER, default <repo>/build/ddb-server;
+  * `--port 0 --in-memory` (or `--data-dir DIR`) starts it; once ready it
+    prints exactly one line `LISTENING <port>` on stdout;
+  * SIGTERM stops it and it exits with status 0.
+"""
+
+import http.client
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SERVER_BIN = os.environ.get("DDB_SERVER", str(REPO_ROOT / "build" / "ddb-server"))
+
+REGION = "us-east-1"
+ACCESS_KEY = "AKIDWIRETESTEXAMPLE"
+SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYWIRETESTKEY"
+ACCOUNT_ID = "000000000000"
+TARGET_PREFIX = "DynamoDB_20120810."
+ERROR_TYPE_PREFIX = "com.amazonaws.dynamodb.v20120810#"
+
+STARTUP_TIMEOUT_S = 20.0
+SHUTDOWN_TIMEOUT_S = 15.0
+_LISTENING_RE = re.compile(r"^LISTENING (\d+)$")
+
+
+# --------------------------------------------------------------------------
+# Server process management
+# --------------------------------------------------------------------------
+
+class ServerProcess:
+    """One ddb-server process: start, learn its port, stop with SIGTERM."""
+
+    def __init__(self, *extra_args, log_dir=None):
+        self.extra_args = list(extra_args)
+        self.proc = None
+        self.port = None
+        self._log_dir = log_dir
+        self._stderr_file = None
+        self.stderr_path = None
+        self.stdout_lines = []
+        self._reader = None
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        if not os.path.isfile(SERVER_BIN) or not os.access(SERVER_BIN, os.X_OK):
+            pytest.fail(f"server binary not found or not executable: {SERVER_BIN} "
+                        "(build it, or set DDB_SERVER)")
+        log_dir = self._log_dir or tempfile.gettempdir()
+        fd, self.stderr_path = tempfile.mkstemp(prefix="ddb-server-stderr-", suffix=".log",
+                                                dir=log_dir)
+        self._stderr_file = os.fdopen(fd, "wb")
+        self.proc = subprocess.Popen(
+            [SERVER_BIN, "--port", "0", *self.extra_args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr_file,
+        )
+        lines = queue.Queue()
+
+        def pump():
+            # Keep draining stdout so the server can never block on a full pipe.
+            for raw in self.proc.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self.stdout_lines.append(line)
+                lines.put(line)
+            lines.put(None)
+
+        self._reader = threading.Thread(target=pump, daemon=True)
+        self._reader.start()
+        try:
+            first = lines.get(timeout=STARTUP_TIMEOUT_S)
+        except queue.Empty:
+            self._abort()
+            pytest.fail(f"server did not print 'LISTENING <port>' within {STARTUP_TIMEOUT_S}s; "
+                        f"stderr: {self.stderr_text()[-2000:]}")
+        if first is None:
+            rc = self.proc.wait(timeout=5)
+            pytest.fail(f"server exited (rc={rc}) before printing LISTENING; "
+                        f"stderr: {self.stderr_text()[-2000:]}")
+        m = _LISTENING_RE.match(first)
+        if not m:
+            self._abort()
+            pytest.fail(f"first stdout line is not 'LISTENING <port>': {first!r}")
+        self.port = int(m.group(1))
+        assert 0 < self.port < 65536
+        return self
+
+    def stderr_text(self):
+        try:
+            self._stderr_file.flush()
+        except Exception:
+            pass
+        try:
+            return Path(self.stderr_path).read_text("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def _abort(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self._close_files()
+
+    def _close_files(self):
+        if self._stderr_file and not self._stderr_file.closed:
+            self._stderr_file.close()
+
+    def stop(self):
+        """SIGTERM the server and wait; returns its exit status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=SHUTDOWN_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+                self._close_files()
+                pytest.fail(f"server did not exit within {SHUTDOWN_TIMEOUT_S}s of SIGTERM")
+        if self._reader:
+            self._reader.join(timeout=5)
+        self._close_files()
+        return self.proc.returncode
+
+    def stop_and_check(self):
+        rc = self.stop()
+        assert rc == 0, (f"server exited with status {rc} after SIGTERM; "
+                         f"stderr tail: {self.stderr_text()[-2000:]}")
+        # Exactly one line on stdout: the LISTENING line.
+        assert len(self.stdout_lines) == 1, f"unexpected stdout lines: {self.stdout_lines!r}"
+
+
+@pytest.fixture(scope="session")
+def server():
+    """The shared in-memory server used by most tests."""
+    srv = ServerProcess("--in-memory").start()
+    yield srv
+    srv.stop_and_check()
+
+
+@pytest.fixture(scope="session")
+def endpoint(server):
+    return server.endpoint
+
+
+# --------------------------------------------------------------------------
+# Clients
+# --------------------------------------------------------------------------
+
+def make_client(endpoint_url):
+    """A low-level boto3 DynamoDB client against the test server.
+
+    parameter_validation=False lets deliberately invalid requests reach the
+    server (otherwise botocore rejects e.g. Limit=0 or a 2-char TableName
+    client-side). total_max_attempts=1 (on top of the required max_attempts)
+    makes even a 500 surface on the first attempt.
+    """
+    session = boto3.session.Session(
+        aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY,
+        region_name=REGION,
+    )
+    return session.client(
+        "dynamodb",
+        endpoint_url=endpoint_url,
+        region_name=REGION,
+        config=Config(
+            retries={"max_attempts": 1, "total_max_attempts": 1},
+            parameter_validation=False,
+            connect_timeout=5,
+            read_timeout=30,
+        ),
+    )
+
+
+@pytest.fixture(scope="session")
+def ddb(endpoint):
+    return make_client(endpoint)
+
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+def unique_name(prefix="wire"):
+    return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+def key_schema_kwargs(hash_key=("pk", "S"), range_key=None):
+    ks = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    ad = [{"AttributeName": hash_key[0], "AttributeType": hash_key[1]}]
+    if range_key is not None:
+        ks.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+        ad.append({"AttributeName": range_key[0], "AttributeType": range_key[1]})
+    return {"KeySchema": ks, "AttributeDefinitions": ad}
+
+
+def delete_table_quietly(client, name):
+    try:
+        client.delete_table(TableName=name)
+    except ClientError:
+        pass
+
+
+@pytest.fixture
+def table_factory(ddb):
+    """make(hash_key=("pk","S"), range_key=None, name=None, **extra) -> name.
+
+    Creates a PAY_PER_REQUEST table (unless BillingMode/ProvisionedThroughput
+    are overridden in extra) and deletes every created table afterwards.
+    """
+    created = []
+
+    def make(hash_key=("pk", "S"), range_key=None, name=None, **extra):
+        name = name or unique_name()
+        kwargs = key_schema_kwargs(hash_key, range_key)
+        if "ProvisionedThroughput" not in extra and "BillingMode" not in extra:
+            kwargs["BillingMode"] = "PAY_PER_REQUEST"
+        kwargs.update(extra)
+        ddb.create_table(TableName=name, **kwargs)
+        created.append(name)
+        return name
+
+    yield make
+    for n in created:
+        delete_table_quietly(ddb, n)
+
+
+@pytest.fixture
+def table_s(table_factory):
+    """Hash key pk (S)."""
+    return table_factory(("pk", "S"))
+
+
+@pytest.fixture
+def table_n(table_factory):
+    """Hash key pk (N)."""
+    return table_factory(("pk", "N"))
+
+
+@pytest.fixture
+def table_b(table_factory):
+    """Hash key pk (B)."""
+    return table_factory(("pk", "B"))
+
+
+@pytest.fixture
+def table_sn(table_factory):
+    """Hash key pk (S), range key sk (N)."""
+    return table_factory(("pk", "S"), ("sk", "N"))
+
+
+@pytest.fixture
+def table_ss(table_factory):
+    """Hash key pk (S), range key sk (S)."""
+    return table_factory(("pk", "S"), ("sk", "S"))
+
+
+# --------------------------------------------------------------------------
+# Error assertions
+# --------------------------------------------------------------------------
+
+def assert_error(err, code, message=None, *, match=None, contains=None, status=400):
+    """Check a botocore ClientError.
+
+    message:  exact expected message text;
+    match:    regex that must match the message (re.search);
+    contains: substring (or list of substrings) that must occur in it.
+    """
+    assert isinstance(err, ClientError), f"expected ClientError, got {type(err)!r}: {err!r}"
+    got_code = err.response.get("Error", {}).get("Code")
+    got_msg = err.response.get("Error", {}).get("Message")
+    got_status = err.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    assert got_code == code, f"error code {got_code!r} != {code!r} (message: {got_msg!r})"
+    if status is not None:
+        assert got_status == status, f"HTTP status {got_status} != {status} ({got_code}: {got_msg!r})"
+    if message is not None:
+        assert got_msg == message, f"message mismatch:\n  got:      {got_msg!r}\n  expected: {message!r}"
+    if match is not None:
+        assert got_msg is not None and re.search(match, got_msg), \
+            f"message {got_msg!r} does not match /{match}/"
+    if contains is not None:
+        for part in ([contains] if isinstance(contains, str) else contains):
+            assert got_msg is not None and part in got_msg, f"message {got_msg!r} lacks {part!r}"
+    return err
+
+
+def expect_error(fn, code, message=None, *, match=None, contains=None, status=400):
+    """Call fn(); it must raise a ClientError with the given code/message."""
+    try:
+        result = fn()
+    except ClientError as e:
+        return assert_error(e, code, message, match=match, contains=contains, status=status)
+    pytest.fail(f"expected {code}, but the call succeeded: {result!r}")
+
+
+# --------------------------------------------------------------------------
+# Raw HTTP
+# --------------------------------------------------------------------------
+
+def sigv4_headers(endpoint_url, target, body, content_type="application/x-amz-json-1.0"):
+    """Headers of a correctly SigV4-signed DynamoDB request (dummy credentials)."""
+    headers = {"Content-Type": content_type}
+    if target is not None:
+        headers["X-Amz-Target"] = target
+    req = AWSRequest(method="POST", url=endpoint_url + "/", data=body, headers=headers)
+    SigV4Auth(Credentials(ACCESS_KEY, SECRET_KEY), "dynamodb", REGION).add_auth(req)
+    return dict(req.headers.items())
+
+
+class RawResponse:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers  # http.client.HTTPMessage (case-insensitive get)
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body.decode("utf-8"))
+
+    def header(self, name):
+        return self.headers.get(name)
+
+
+def raw_post(conn, endpoint_url, target, body, *, content_type="application/x-amz-json-1.0",
+             sign=True, extra_headers=None, drop_headers=()):
+    """POST / on an http.client connection; returns RawResponse."""
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body)
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if sign:
+        headers = sigv4_headers(endpoint_url, target, body, content_type)
+    else:
+        headers = {"Content-Type": content_type}
+        if target is not None:
+            headers["X-Amz-Target"] = target
+    for h in drop_headers:
+        for k in [k for k in headers if k.lower() == h.lower()]:
+            del headers[k]
+    headers.update(extra_headers or {})
+    conn.request("POST", "/", body=body, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read()
+    return RawResponse(resp.status, resp.headers, data)
+
+
+@pytest.fixture
+def raw(server):
+    """raw(target_op, body, **kw) -> RawResponse on a fresh connection."""
+    conns = []
+
+    def call(op, body, **kw):
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conns.append(conn)
+        target = (TARGET_PREFIX + op) if op is not None and "." not in op else op
+        return raw_post(conn, server.endpoint, target, body, **kw)
+
+    yield call
+    for c in conns:
+        c.close()
+
+
+# --------------------------------------------------------------------------
+# AWS CLI
+# --------------------------------------------------------------------------
+
+def aws_cli_path():
+    return shutil.which("aws")
+
+
+def run_aws_cli(endpoint_url, *args, check=True, timeout=60):
+    """Run `aws dynamodb <args> --endpoint-url ... --output json`.
+
+    Returns (CompletedProcess, parsed JSON or None).
+    """
+    aws = aws_cli_path()
+    if aws is None:
+        pytest.fail("AWS CLI ('aws') not found on PATH")
+    env = dict(os.environ)
+    env.update({
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_REGION": REGION,
+        "AWS_PAGER": "",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_MAX_ATTEMPTS": "1",
+        # Isolate from any user configuration on the machine.
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    })
+    env.pop("AWS_PROFILE", None)
+    env.pop("AWS_SESSION_TOKEN", None)
+    cmd = [aws, "dynamodb", *args, "--endpoint-url", endpoint_url, "--output", "json"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if check:
+        assert proc.returncode == 0, (f"{' '.join(cmd)} failed (rc={proc.returncode}):\n"
+                                      f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
+    out = proc.stdout.strip()
+    parsed = json.loads(out) if (proc.returncode == 0 and out) else None
+    return proc, parsed
+
+
+@pytest.fixture
+def aws_cli(endpoint):
+    def call(*args, check=True):
+        return run_aws_cli(endpoint, *args, check=check)
+    return call
+
+
+# --------------------------------------------------------------------------
+# Misc
+# --------------------------------------------------------------------------
+
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def table_arn(name, region=REGION):
+    return f"arn:aws:dynamodb:{region}:{ACCOUNT_ID}:table/{name}"
+
+
+def wait_until(pred, timeout=5.0, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(interval)
+    return pred()
