@@ -7,6 +7,8 @@
 #include <random>
 
 #include "engine/catalog.h"
+#include "engine/engine_impl.h"
+#include "engine/expression.h"
 #include "engine/item_codec.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
@@ -15,10 +17,6 @@
 
 namespace ddb {
 namespace {
-
-// Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
-// old item read, the new item written and the counter deltas agree.
-constexpr size_t kLockStripes = 1024;
 
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -38,64 +36,7 @@ double NowSeconds() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
 }
 
-const Error& TableNotFound() {
-  static const Error e = Error::NotFound("Requested resource not found");
-  return e;
-}
-
-Item Project(const Item& item, const std::vector<std::string>& names) {
-  if (names.empty()) return item;
-  Item out;
-  for (const auto& n : names) {
-    auto it = item.find(n);
-    if (it != item.end()) out.insert(*it);
-  }
-  return out;
-}
-
 }  // namespace
-
-class Engine::Impl {
- public:
-  std::unique_ptr<Storage> storage;
-  std::unique_ptr<Catalog> catalog;
-  std::array<std::mutex, kLockStripes> stripes;
-
-  std::mutex& StripeFor(const std::string& item_key) {
-    return stripes[std::hash<std::string>{}(item_key) % kLockStripes];
-  }
-
-  Result<std::shared_ptr<const TableInfo>> FindTable(const std::string& name) {
-    auto info = catalog->Find(name);
-    if (!info) return TableNotFound();
-    return info;
-  }
-
-  std::string ItemKeyOf(const TableInfo& table, const Item& item_or_key) {
-    const TableDescription& d = table.description;
-    const AttributeValue& pk = item_or_key.at(d.hash_key());
-    const std::string* range = d.range_key();
-    return EncodeItemKey(table.id, pk, range ? &item_or_key.at(*range) : nullptr);
-  }
-
-  Result<std::optional<Item>> ReadItem(const std::string& key) {
-    DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
-    if (!raw) return std::optional<Item>();
-    Item item;
-    if (!DecodeItem(*raw, &item)) return Error::Internal("unreadable item");
-    return std::optional<Item>(std::move(item));
-  }
-
-  TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
-    TableDescription d = table.description;
-    d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
-    auto count = storage->GetCounter(ItemCountKey(table.id));
-    auto size = storage->GetCounter(TableSizeKey(table.id));
-    d.item_count = count.ok() ? count.value() : 0;
-    d.table_size_bytes = size.ok() ? size.value() : 0;
-    return d;
-  }
-};
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
@@ -173,29 +114,98 @@ Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
   return result;
 }
 
-Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
-  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  if (req.return_values != ReturnValues::kNone && req.return_values != ReturnValues::kAllOld) {
+Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
+                                                 const ComputeNewItem& compute) {
+  std::lock_guard lock(StripeFor(key));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
+  if (!old && !updated) return old;  // deleting what is not there writes nothing
+  Storage::Batch batch(*storage);
+  int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
+  int64_t new_size = 0;
+  if (updated) {
+    std::string value;
+    EncodeItem(*updated, &value);
+    batch.Put(Cf::kItems, key, value);
+    new_size = static_cast<int64_t>(ItemSize(*updated));
+  } else {
+    batch.Delete(Cf::kItems, key);
+  }
+  if (old.has_value() != updated.has_value()) {
+    batch.AddToCounter(ItemCountKey(table.id), updated ? 1 : -1);
+  }
+  if (new_size != old_size) batch.AddToCounter(TableSizeKey(table.id), new_size - old_size);
+  DDB_RETURN_IF_ERROR(storage->Write(batch));
+  return old;
+}
+
+namespace {
+
+Placeholders PlaceholdersOf(const ConditionalWrite& w) {
+  Placeholders p;
+  p.names = w.has_expression_attribute_names ? &w.expression_attribute_names : nullptr;
+  p.values = w.has_expression_attribute_values ? &w.expression_attribute_values : nullptr;
+  return p;
+}
+
+Status CheckPutDeleteReturnValues(ReturnValues rv) {
+  if (rv != ReturnValues::kNone && rv != ReturnValues::kAllOld) {
     return Error::Validation("ReturnValues can only be ALL_OLD or NONE");
   }
-  DDB_RETURN_IF_ERROR(ValidateItem(table->description, req.item));
-  std::string key = impl_->ItemKeyOf(*table, req.item);
-  std::string value;
-  EncodeItem(req.item, &value);
-  int64_t new_size = static_cast<int64_t>(ItemSize(req.item));
+  return Status::Ok();
+}
 
-  PutItemResult result;
-  std::lock_guard lock(impl_->StripeFor(key));
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->ReadItem(key));
-  Storage::Batch batch(*impl_->storage);
-  batch.Put(Cf::kItems, key, value);
-  if (old) {
-    batch.AddToCounter(TableSizeKey(table->id), new_size - static_cast<int64_t>(ItemSize(*old)));
-  } else {
-    batch.AddToCounter(ItemCountKey(table->id), 1);
-    batch.AddToCounter(TableSizeKey(table->id), new_size);
+Error ConditionFailed(const ConditionalWrite& w, const std::optional<Item>& old) {
+  Error e(ErrorCode::kConditionalCheckFailed, "The conditional request failed");
+  if (w.return_old_on_condition_failure && old) {
+    auto detail = std::make_shared<ErrorDetail>();
+    detail->item = old;
+    e.WithDetail(std::move(detail));
   }
-  DDB_RETURN_IF_ERROR(impl_->storage->Write(batch));
+  return e;
+}
+
+Status CheckCondition(const ConditionPtr& condition, const ConditionalWrite& w,
+                      const std::optional<Item>& old) {
+  if (condition && !EvaluateCondition(*condition, old ? &*old : nullptr)) {
+    return ConditionFailed(w, old);
+  }
+  return Status::Ok();
+}
+
+// Put and Delete: check the condition (if any) against the old item under the item lock,
+// then write "new_item" (nullopt deletes). Returns the old item.
+Result<std::optional<Item>> ConditionalReplace(Engine::Impl& impl, const TableInfo& table,
+                                               const std::string& key, const ConditionalWrite& w,
+                                               const std::optional<Item>& new_item) {
+  DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
+      w.has_expression_attribute_names, w.has_expression_attribute_values,
+      w.condition_expression.has_value(), w.condition_expression.has_value(),
+      "ConditionExpression"));
+  Placeholders placeholders = PlaceholdersOf(w);
+  ConditionPtr condition;
+  if (w.condition_expression) {
+    DDB_ASSIGN_OR_RETURN(
+        condition, CompileCondition(*w.condition_expression, "ConditionExpression", &placeholders));
+  }
+  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
+  return impl.Mutate(table, key, [&](const std::optional<Item>& old) {
+    Status s = CheckCondition(condition, w, old);
+    if (!s.ok()) return Result<std::optional<Item>>(s.error());
+    return Result<std::optional<Item>>(new_item);
+  });
+}
+
+}  // namespace
+
+Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
+  DDB_RETURN_IF_ERROR(ValidateItem(table->description, req.item));
+  DDB_ASSIGN_OR_RETURN(
+      std::optional<Item> old,
+      ConditionalReplace(*impl_, *table, impl_->ItemKeyOf(*table, req.item), req, req.item));
+  PutItemResult result;
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
 }
@@ -203,32 +213,105 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
 Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
+  DDB_ASSIGN_OR_RETURN(
+      std::optional<Projection> projection,
+      CompileReadProjection(
+          req.projection_expression, req.attributes_to_get,
+          req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> item,
                        impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
   GetItemResult result;
-  if (item) result.item = Project(*item, req.projection);
+  if (item) result.item = projection ? ApplyProjection(*projection, *item) : std::move(*item);
   return result;
 }
 
 Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  if (req.return_values != ReturnValues::kNone && req.return_values != ReturnValues::kAllOld) {
-    return Error::Validation("ReturnValues can only be ALL_OLD or NONE");
-  }
+  DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
-  std::string key = impl_->ItemKeyOf(*table, req.key);
-
+  DDB_ASSIGN_OR_RETURN(
+      std::optional<Item> old,
+      ConditionalReplace(*impl_, *table, impl_->ItemKeyOf(*table, req.key), req, std::nullopt));
   DeleteItemResult result;
-  std::lock_guard lock(impl_->StripeFor(key));
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->ReadItem(key));
-  if (old) {
-    Storage::Batch batch(*impl_->storage);
-    batch.Delete(Cf::kItems, key);
-    batch.AddToCounter(ItemCountKey(table->id), -1);
-    batch.AddToCounter(TableSizeKey(table->id), -static_cast<int64_t>(ItemSize(*old)));
-    DDB_RETURN_IF_ERROR(impl_->storage->Write(batch));
-  }
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
+  return result;
+}
+
+Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  const TableDescription& d = table->description;
+  DDB_RETURN_IF_ERROR(ValidateKey(d, req.key));
+  bool any_expression = req.condition_expression || req.update_expression;
+  DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
+      req.has_expression_attribute_names, req.has_expression_attribute_values, any_expression,
+      any_expression, "UpdateExpression and ConditionExpression"));
+  Placeholders placeholders = PlaceholdersOf(req);
+  UpdatePtr update;
+  std::vector<DocumentPath> updated_paths;
+  if (req.update_expression) {
+    DDB_ASSIGN_OR_RETURN(update, CompileUpdate(*req.update_expression, &placeholders));
+    updated_paths = UpdatedPaths(*update);
+  }
+  ConditionPtr condition;
+  if (req.condition_expression) {
+    DDB_ASSIGN_OR_RETURN(condition, CompileCondition(*req.condition_expression,
+                                                     "ConditionExpression", &placeholders));
+  }
+  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
+  for (const auto& path : updated_paths) {
+    for (const auto& k : d.key_schema) {
+      if (path.front().name == k.attribute_name) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Cannot update "
+            "attribute " +
+            k.attribute_name + ". This attribute is part of the key");
+      }
+    }
+  }
+
+  std::string key = impl_->ItemKeyOf(*table, req.key);
+  std::optional<Item> new_item;
+  DDB_ASSIGN_OR_RETURN(
+      std::optional<Item> old, impl_->Mutate(*table, key, [&](const std::optional<Item>& old) {
+        Status s = CheckCondition(condition, req, old);
+        if (!s.ok()) return Result<std::optional<Item>>(s.error());
+        if (!old && update && UpdateOnlyRemoves(*update)) {
+          return Result<std::optional<Item>>(std::optional<Item>());
+        }
+        Item item = old ? *old : req.key;
+        if (update) {
+          Status applied = ApplyUpdate(*update, &item);
+          if (!applied.ok()) return Result<std::optional<Item>>(applied.error());
+        }
+        if (ItemSize(item) > kMaxItemSize) {
+          return Result<std::optional<Item>>(
+              Error::Validation("Item size to update has exceeded the maximum allowed size"));
+        }
+        new_item = item;
+        return Result<std::optional<Item>>(std::optional<Item>(std::move(item)));
+      }));
+
+  UpdateItemResult result;
+  switch (req.return_values) {
+    case ReturnValues::kNone:
+      break;
+    case ReturnValues::kAllOld:
+      result.attributes = std::move(old);
+      break;
+    case ReturnValues::kAllNew:
+      result.attributes = std::move(new_item);
+      break;
+    case ReturnValues::kUpdatedOld:
+    case ReturnValues::kUpdatedNew: {
+      const std::optional<Item>& source =
+          req.return_values == ReturnValues::kUpdatedOld ? old : new_item;
+      if (source && !updated_paths.empty()) {
+        Item projected = ApplyProjection(Projection{updated_paths}, *source);
+        if (!projected.empty()) result.attributes = std::move(projected);
+      }
+      break;
+    }
+  }
   return result;
 }
 

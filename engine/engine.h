@@ -40,15 +40,38 @@ class Engine {
   // Table names in ascending order. Errors: kValidation (limit out of 1..100).
   Result<ListTablesResult> ListTables(const ListTablesRequest& req);
 
-  // Errors: kResourceNotFound, kValidation (key missing or mistyped, item too large, ...).
+  // Errors: kResourceNotFound, kValidation (key missing or mistyped, item too large, bad
+  // expression), kConditionalCheckFailed ("The conditional request failed").
   Result<PutItemResult> PutItem(const PutItemRequest& req);
   // Errors: kResourceNotFound, kValidation (key does not match the schema).
   Result<GetItemResult> GetItem(const GetItemRequest& req);
-  // Errors: kResourceNotFound, kValidation (key does not match the schema).
+  // Errors: kResourceNotFound, kValidation (key does not match the schema),
+  // kConditionalCheckFailed.
   Result<DeleteItemResult> DeleteItem(const DeleteItemRequest& req);
+  // Applies an UpdateExpression to the item (creating it when missing, unless the
+  // condition fails). Errors: kResourceNotFound, kValidation (expressions, key updates,
+  // operand types, item too large), kConditionalCheckFailed.
+  Result<UpdateItemResult> UpdateItem(const UpdateItemRequest& req);
+
+  // One page of a Query: the items of one partition key in sort-key order (reversed when
+  // !scan_index_forward), at most `limit` items read and about 1 MB of data read per page.
+  // Errors: kResourceNotFound, kValidation (expressions, start key, select, limit).
+  Result<QueryResult> Query(const QueryRequest& req);
+  // One page of a Scan (of a segment when total_segments is set), in key-hash order.
+  // Errors: kResourceNotFound, kValidation.
+  Result<ScanResult> Scan(const ScanRequest& req);
+
+  // Up to 100 keys over several tables; at most 16 MB of items per response, the rest in
+  // unprocessed_keys. Errors: kResourceNotFound, kValidation (limits, duplicate keys).
+  Result<BatchGetItemResult> BatchGetItem(const BatchGetItemRequest& req);
+  // Up to 25 puts and deletes over several tables, each applied on its own; nothing is
+  // written when any request is invalid. Errors: kResourceNotFound, kValidation.
+  Result<BatchWriteItemResult> BatchWriteItem(const BatchWriteItemRequest& req);
+
+ public:
+  class Impl;  // engine_impl.h; opaque to users
 
  private:
-  class Impl;
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -6,12 +6,15 @@
 
 #include <cassert>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace ddb {
+
+struct ErrorDetail;  // types.h: the item for ReturnValuesOnConditionCheckFailure, ...
 
 // The DynamoDB error kinds. kInternal is the only one answered with HTTP 500.
 enum class ErrorCode : uint8_t {
@@ -42,10 +45,17 @@ class Error {
 
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Extra payload of some errors (usually null).
+  const std::shared_ptr<const ErrorDetail>& detail() const { return detail_; }
+  Error& WithDetail(std::shared_ptr<const ErrorDetail> detail) {
+    detail_ = std::move(detail);
+    return *this;
+  }
 
  private:
   ErrorCode code_;
   std::string message_;
+  std::shared_ptr<const ErrorDetail> detail_;
 };
 
 // Status: success, or one Error.

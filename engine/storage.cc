@@ -159,13 +159,21 @@ Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end)
 }
 
 Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
-                        const std::function<bool(std::string_view, std::string_view)>& fn) {
+                        const std::function<bool(std::string_view, std::string_view)>& fn,
+                        bool reverse) {
   rocksdb::ReadOptions read_options;
+  rocksdb::Slice lower(begin.data(), begin.size());
   rocksdb::Slice upper(end.data(), end.size());
+  read_options.iterate_lower_bound = &lower;
   if (!end.empty()) read_options.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(
       rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));
-  for (it->Seek(rocksdb::Slice(begin.data(), begin.size())); it->Valid(); it->Next()) {
+  if (reverse) {
+    it->SeekToLast();
+  } else {
+    it->Seek(lower);
+  }
+  for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
     if (!fn(std::string_view(it->key().data(), it->key().size()),
             std::string_view(it->value().data(), it->value().size()))) {
       break;

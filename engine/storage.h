@@ -57,9 +57,11 @@ class Storage {
   Status Write(Batch& batch);
   // Deletes every key in [begin, end) of a column family (a range tombstone: O(1)).
   Status DeleteRange(Cf cf, std::string_view begin, std::string_view end);
-  // Calls fn(key, value) for each key in [begin, end) in order until fn returns false.
+  // Calls fn(key, value) for each key in [begin, end) in order (descending when "reverse")
+  // until fn returns false. An empty "end" means no upper bound.
   Status ForEach(Cf cf, std::string_view begin, std::string_view end,
-                 const std::function<bool(std::string_view, std::string_view)>& fn);
+                 const std::function<bool(std::string_view, std::string_view)>& fn,
+                 bool reverse = false);
 
  private:
   struct Rep;

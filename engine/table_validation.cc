@@ -48,7 +48,7 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
 }
 
 Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
-  const Projection& p = idx.projection;
+  const IndexProjection& p = idx.projection;
   if (p.projection_type == ProjectionType::kInclude) {
     if (p.non_key_attributes.empty()) {
       return Error::Validation(kInvalid +

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,7 @@ struct OnDemandThroughput {
   int64_t max_write_request_units = -1;
 };
 
-struct Projection {
+struct IndexProjection {
   ProjectionType projection_type = ProjectionType::kAll;
   std::vector<std::string> non_key_attributes;
 };
@@ -51,7 +52,7 @@ struct Projection {
 struct SecondaryIndexDefinition {
   std::string index_name;
   std::vector<KeySchemaElement> key_schema;
-  Projection projection;
+  IndexProjection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;  // GSIs of provisioned tables
   std::optional<OnDemandThroughput> on_demand_throughput;
 };
@@ -123,7 +124,26 @@ struct RequestContext {
   std::string access_key_id;
 };
 
-struct PutItemRequest {
+// What some errors carry besides their message.
+struct ErrorDetail {
+  // ConditionalCheckFailed with ReturnValuesOnConditionCheckFailure=ALL_OLD: the item as it
+  // was (absent when there was none).
+  std::optional<Item> item;
+};
+
+// The expression parts shared by single-item writes: an optional ConditionExpression and
+// the request's placeholders.
+struct ConditionalWrite {
+  std::optional<std::string> condition_expression;
+  std::map<std::string, std::string> expression_attribute_names;
+  bool has_expression_attribute_names = false;
+  Item expression_attribute_values;
+  bool has_expression_attribute_values = false;
+  // ReturnValuesOnConditionCheckFailure=ALL_OLD: a failed condition carries the old item.
+  bool return_old_on_condition_failure = false;
+};
+
+struct PutItemRequest : ConditionalWrite {
   std::string table_name;
   Item item;
   ReturnValues return_values = ReturnValues::kNone;
@@ -137,16 +157,17 @@ struct GetItemRequest {
   std::string table_name;
   Item key;
   bool consistent_read = false;
-  // Top-level attribute names to return; empty returns everything. Filled from
-  // AttributesToGet or a (top-level) ProjectionExpression.
-  std::vector<std::string> projection;
+  std::optional<std::string> projection_expression;
+  std::vector<std::string> attributes_to_get;  // legacy; empty returns everything
+  std::map<std::string, std::string> expression_attribute_names;
+  bool has_expression_attribute_names = false;
 };
 
 struct GetItemResult {
   std::optional<Item> item;
 };
 
-struct DeleteItemRequest {
+struct DeleteItemRequest : ConditionalWrite {
   std::string table_name;
   Item key;
   ReturnValues return_values = ReturnValues::kNone;
@@ -154,6 +175,96 @@ struct DeleteItemRequest {
 
 struct DeleteItemResult {
   std::optional<Item> attributes;
+};
+
+struct UpdateItemRequest : ConditionalWrite {
+  std::string table_name;
+  Item key;
+  std::optional<std::string> update_expression;
+  ReturnValues return_values = ReturnValues::kNone;
+};
+
+struct UpdateItemResult {
+  std::optional<Item> attributes;  // per ReturnValues
+};
+
+// --- Query and Scan ---
+
+enum class Select : uint8_t {
+  kAllAttributes,
+  kAllProjectedAttributes,
+  kSpecificAttributes,
+  kCount
+};
+
+// What Query and Scan share. Expressions are the texts of the request (expression.h
+// compiles them); legacy AttributesToGet is a list of top-level names.
+struct ReadRequestBase {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::optional<std::string> filter_expression;
+  std::optional<std::string> projection_expression;
+  std::vector<std::string> attributes_to_get;
+  std::map<std::string, std::string> expression_attribute_names;
+  bool has_expression_attribute_names = false;
+  Item expression_attribute_values;
+  bool has_expression_attribute_values = false;
+  std::optional<Select> select;
+  std::optional<int64_t> limit;  // items read (before the filter) per page
+  bool consistent_read = false;
+  std::optional<Item> exclusive_start_key;
+};
+
+struct QueryRequest : ReadRequestBase {
+  std::string key_condition_expression;
+  bool scan_index_forward = true;
+};
+
+struct ScanRequest : ReadRequestBase {
+  std::optional<int64_t> segment;
+  std::optional<int64_t> total_segments;
+};
+
+struct ReadResult {
+  std::vector<Item> items;  // empty for Select COUNT
+  int64_t count = 0;
+  int64_t scanned_count = 0;
+  std::optional<Item> last_evaluated_key;
+};
+using QueryResult = ReadResult;
+using ScanResult = ReadResult;
+
+// --- Batches ---
+
+struct KeysAndAttributes {
+  std::vector<Item> keys;
+  std::optional<std::string> projection_expression;
+  std::vector<std::string> attributes_to_get;
+  std::map<std::string, std::string> expression_attribute_names;
+  bool has_expression_attribute_names = false;
+  bool consistent_read = false;
+};
+
+struct BatchGetItemRequest {
+  std::vector<std::pair<std::string, KeysAndAttributes>> request_items;  // by table
+};
+
+struct BatchGetItemResult {
+  std::vector<std::pair<std::string, std::vector<Item>>> responses;
+  std::vector<std::pair<std::string, KeysAndAttributes>> unprocessed_keys;
+};
+
+struct WriteRequest {
+  bool is_put = true;
+  Item item;  // the item for a put, the key for a delete
+};
+
+struct BatchWriteItemRequest {
+  std::vector<std::pair<std::string, std::vector<WriteRequest>>> request_items;
+};
+
+struct BatchWriteItemResult {
+  std::vector<std::pair<std::string, std::vector<WriteRequest>>> unprocessed_items;
 };
 
 }  // namespace ddb

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/types.h"
+#include "protocol/attribute_value_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 
@@ -52,10 +54,18 @@ WireError ToWire(ErrorCode code) {
 
 const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
   static const std::unordered_map<std::string_view, OperationHandler> handlers = {
-      {"CreateTable", HandleCreateTable}, {"DescribeTable", HandleDescribeTable},
-      {"DeleteTable", HandleDeleteTable}, {"ListTables", HandleListTables},
-      {"PutItem", HandlePutItem},         {"GetItem", HandleGetItem},
+      {"CreateTable", HandleCreateTable},
+      {"DescribeTable", HandleDescribeTable},
+      {"DeleteTable", HandleDeleteTable},
+      {"ListTables", HandleListTables},
+      {"PutItem", HandlePutItem},
+      {"GetItem", HandleGetItem},
       {"DeleteItem", HandleDeleteItem},
+      {"Query", HandleQuery},
+      {"Scan", HandleScan},
+      {"BatchGetItem", HandleBatchGetItem},
+      {"BatchWriteItem", HandleBatchWriteItem},
+      {"UpdateItem", HandleUpdateItem},
   };
   return handlers;
 }
@@ -70,6 +80,10 @@ WireResponse ErrorResponse(const Error& error) {
   w.String("com.amazonaws.dynamodb.v20120810#" + std::string(wire.type));
   w.Key("message");
   w.String(error.message());
+  if (error.detail() && error.detail()->item) {
+    w.Key("Item");
+    WriteAttributeMap(w, *error.detail()->item);
+  }
   w.EndObject();
   return {wire.status, w.Take()};
 }

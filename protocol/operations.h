@@ -4,7 +4,9 @@
 // Thread safety: as the engine.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "protocol/json_reader.h"
@@ -21,8 +23,23 @@ Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonO
 Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteItem(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleUpdateItem(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleQuery(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleScan(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleBatchGetItem(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleBatchWriteItem(Engine&, const RequestContext&, const JsonObject&);
 
-// Shared request pieces.
+// Shared request pieces (request_members.cc).
+// Whether the member is present and not null.
+bool Present(const JsonObject& request, std::string_view member);
+// ExpressionAttributeNames: a map of "#name" -> attribute name.
+Status ReadExpressionAttributeNames(const JsonObject& request,
+                                    std::map<std::string, std::string>* names, bool* present);
+// ExpressionAttributeValues: a map of ":value" -> AttributeValue (validated).
+Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bool* present);
+// AttributesToGet: unique names, at least one when present.
+Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* names,
+                           Violations* v);
 // TableName: required, 3-255 chars of [a-zA-Z0-9_.-]; violations go to *v.
 Result<std::string> ReadTableName(const JsonObject& request, Violations* v);
 

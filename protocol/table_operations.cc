@@ -303,16 +303,6 @@ std::string RenderDescription(std::string_view member, const TableDescription& d
 
 }  // namespace
 
-Result<std::string> ReadTableName(const JsonObject& request, Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto name, GetString(request, "TableName"));
-  if (!name) {
-    v->NotNull("tableName");
-    return std::string();
-  }
-  TableNameViolations(*name, "tableName", v->list());
-  return std::string(*name);
-}
-
 Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
                                       const JsonObject& request) {
   Violations v;

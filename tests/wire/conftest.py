@@ -456,3 +456,114 @@ def wait_until(pred, timeout=5.0, interval=0.05):
             return True
         time.sleep(interval)
     return pred()
+
+
+# --------------------------------------------------------------------------
+# Read-path helpers (Query / Scan / Batch tests)
+# --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def module_table_factory(ddb):
+    """Like table_factory, but module-scoped: one data set shared by many tests."""
+    created = []
+
+    def make(hash_key=("pk", "S"), range_key=None, name=None):
+        name = name or unique_name("wmod")
+        ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                         **key_schema_kwargs(hash_key, range_key))
+        created.append(name)
+        return name
+
+    yield make
+    for n in created:
+        delete_table_quietly(ddb, n)
+
+
+def collect_pages(call, max_pages=10_000, **kwargs):
+    """Follow LastEvaluatedKey until the end; call is ddb.query or ddb.scan.
+
+    Returns (all items, list of page responses). A page without 'Items'
+    (Select=COUNT) contributes nothing to the item list.
+    """
+    items, pages = [], []
+    kwargs = dict(kwargs)
+    for _ in range(max_pages):
+        page = call(**kwargs)
+        pages.append(page)
+        items.extend(page.get("Items", []))
+        lek = page.get("LastEvaluatedKey")
+        if not lek:
+            return items, pages
+        kwargs["ExclusiveStartKey"] = lek
+    pytest.fail(f"paging did not finish within {max_pages} pages")
+
+
+# ==========================================================================
+# Expression / UpdateItem helpers
+# (test_condition_expression.py, test_update_expression.py,
+#  test_projection_expression.py)
+# ==========================================================================
+
+COND_FAILED = "ConditionalCheckFailedException"
+COND_FAILED_MSG = "The conditional request failed"
+
+_EXPR_SER = None
+_EXPR_DESER = None
+
+
+def to_wire(value):
+    """Python value (int/Decimal/str/bytes/set/list/dict/bool/None) -> AttributeValue."""
+    global _EXPR_SER
+    if _EXPR_SER is None:
+        from boto3.dynamodb.types import TypeSerializer
+        _EXPR_SER = TypeSerializer()
+    return _EXPR_SER.serialize(value)
+
+
+def wire_map(d):
+    """{name: python value} -> {name: AttributeValue} (for Item / Key / ExpressionAttributeValues)."""
+    return {k: to_wire(v) for k, v in d.items()}
+
+
+def from_wire(item):
+    """{name: AttributeValue} -> {name: python value} (numbers as Decimal, sets as set)."""
+    global _EXPR_DESER
+    if _EXPR_DESER is None:
+        from boto3.dynamodb.types import TypeDeserializer
+        _EXPR_DESER = TypeDeserializer()
+    if item is None:
+        return None
+    return {k: _EXPR_DESER.deserialize(v) for k, v in item.items()}
+
+
+@pytest.fixture(scope="module")
+def expr_table(ddb):
+    """One module-scoped table with hash key pk (S); tests use unique keys."""
+    name = unique_name("wexpr")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     **key_schema_kwargs(("pk", "S")))
+    yield name
+    delete_table_quietly(ddb, name)
+
+
+@pytest.fixture(scope="module")
+def expr_table_sn(ddb):
+    """One module-scoped table with hash key pk (S) and range key sk (N)."""
+    name = unique_name("wexpr")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     **key_schema_kwargs(("pk", "S"), ("sk", "N")))
+    yield name
+    delete_table_quietly(ddb, name)
+
+
+def fresh_key():
+    return uuid.uuid4().hex
+
+
+def get_wire_item(client, table, key):
+    """ConsistentRead GetItem; the wire-form Item, or None if absent."""
+    return client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+
+
+def expect_condition_failed(fn):
+    return expect_error(fn, COND_FAILED, COND_FAILED_MSG)

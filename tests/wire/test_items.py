@@ -379,7 +379,7 @@ def test_get_attributes_to_get(ddb, table_s, proj_item):
 
 
 def test_get_projection_expression(ddb, table_s, proj_item):
-    got = _get(ddb, table_s, {"pk": {"S": "proj"}}, ProjectionExpression="a, b, missing")
+    got = _get(ddb, table_s, {"pk": {"S": "proj"}}, ProjectionExpression="a, b, absent")
     assert got["Item"] == {"a": {"S": "A"}, "b": {"N": "2"}}
 
 

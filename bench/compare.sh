@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# bench/compare.sh: ddb-server, the floor (bench/floor_server: HTTP alone) and dynalite side by
+# side, with the same client (bench/loadgen), data set and connections. Starts each server on
+# 127.0.0.1 (a free port), one at a time, preloads it, runs each operation for a bounded time,
+# stops it, and prints req/s, latency percentiles, server CPU per request (/proc/<pid>/stat)
+# and the ratios ddb/floor and ddb/dynalite. Results are reported, never asserted.
+#
+#   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N]
+#                    [--item-size B] [--threads N] [--client-threads N] [--ops "get put query"]
+#                    [--servers "ddb floor dynalite"] [--keys uniform|zipf]
+#
+# Environment: DDB_SERVER (default build/ddb-server), LOADGEN (default build/loadgen),
+# FLOOR_SERVER (default build/floor_server), BUILD_DIR (default build). Missing programs are
+# built in BUILD_DIR; dynalite is installed into bench/node_modules with npm if missing.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+DDB_SERVER="${DDB_SERVER:-$BUILD_DIR/ddb-server}"
+LOADGEN="${LOADGEN:-$BUILD_DIR/loadgen}"
+FLOOR_SERVER="${FLOOR_SERVER:-$BUILD_DIR/floor_server}"
+
+DURATION=10
+WARMUP=2
+CONNECTIONS=16
+PRELOAD=100000
+ITEM_SIZE=200
+THREADS="$(nproc)"
+CLIENT_THREADS=1
+OPS="get put query"
+SERVERS="ddb floor dynalite"
+KEYS=uniform
+
+usage() {
+  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit "${1:-0}"
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --duration) DURATION="$2"; shift 2 ;;
+    --warmup) WARMUP="$2"; shift 2 ;;
+    --connections) CONNECTIONS="$2"; shift 2 ;;
+    --preload) PRELOAD="$2"; shift 2 ;;
+    --item-size) ITEM_SIZE="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --client-threads) CLIENT_THREADS="$2"; shift 2 ;;
+    --ops) OPS="$2"; shift 2 ;;
+    --servers) SERVERS="$2"; shift 2 ;;
+    --keys) KEYS="$2"; shift 2 ;;
+    -h|--help) usage 0 ;;
+    *) echo "compare.sh: unknown argument $1" >&2; usage 2 ;;
+  esac
+done
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ddb-compare.XXXXXX")"
+SERVER_PID=""
+CLIENT_PID=""
+
+# run_client <output> <seconds> <loadgen args...>: in the background and waited for, so that a
+# signal to this script is handled at once rather than after the run.
+run_client() {
+  local out="$1" limit="$2"
+  shift 2
+  timeout "$limit" "$LOADGEN" "$@" >"$out" &
+  CLIENT_PID=$!
+  local rc=0
+  wait "$CLIENT_PID" || rc=$?
+  CLIENT_PID=""
+  return "$rc"
+}
+
+stop_server() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
+cleanup() {
+  if [[ -n "$CLIENT_PID" ]]; then kill -TERM "$CLIENT_PID" 2>/dev/null || true; fi
+  stop_server
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- Programs -------------------------------------------------------------------------------
+
+missing=()
+[[ -x "$LOADGEN" ]] || missing+=(loadgen)
+[[ " $SERVERS " == *" ddb "* && ! -x "$DDB_SERVER" ]] && missing+=(ddb-server)
+[[ " $SERVERS " == *" floor "* && ! -x "$FLOOR_SERVER" ]] && missing+=(floor_server)
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "compare.sh: building ${missing[*]} in $BUILD_DIR" >&2
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$BUILD_DIR" -j "$(nproc)" --target "${missing[@]}"
+fi
+
+DYNALITE_CLI="$BENCH_DIR/node_modules/dynalite/cli.js"
+if [[ " $SERVERS " == *" dynalite "* && ! -f "$DYNALITE_CLI" ]]; then
+  if command -v npm >/dev/null; then
+    echo "compare.sh: installing dynalite into $BENCH_DIR/node_modules" >&2
+    npm install --prefix "$BENCH_DIR" --no-audit --no-fund >&2
+  fi
+  if [[ ! -f "$DYNALITE_CLI" ]]; then
+    echo "compare.sh: dynalite unavailable (needs node and npm); skipping it" >&2
+    SERVERS="${SERVERS//dynalite/}"
+  fi
+fi
+
+# --- Servers --------------------------------------------------------------------------------
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for <log> <regex> <seconds>: until the server's log matches, or it died, or time is up.
+wait_for() {
+  local log="$1" pattern="$2" deadline=$((SECONDS + $3))
+  while ((SECONDS < deadline)); do
+    grep -qE "$pattern" "$log" 2>/dev/null && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "compare.sh: server did not start; its output:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+# start_server <name>: sets SERVER_PID and PORT.
+start_server() {
+  local log="$WORK/$1.log"
+  case "$1" in
+    ddb)
+      "$DDB_SERVER" --in-memory --host 127.0.0.1 --port 0 --threads "$THREADS" \
+        --log-level warn >"$log" 2>&1 &
+      SERVER_PID=$!
+      wait_for "$log" '^LISTENING [0-9]+' 10
+      PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
+      ;;
+    floor)
+      "$FLOOR_SERVER" --host 127.0.0.1 --port 0 --threads "$THREADS" >"$log" 2>&1 &
+      SERVER_PID=$!
+      wait_for "$log" '^LISTENING [0-9]+' 10
+      PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
+      ;;
+    dynalite)
+      PORT="$(free_port)"
+      # In memory (no --path). node itself, not a wrapper, so that SERVER_PID is the server.
+      node "$DYNALITE_CLI" --host 127.0.0.1 --port "$PORT" >"$log" 2>&1 &
+      SERVER_PID=$!
+      wait_for "$log" 'listening at' 15
+      ;;
+  esac
+}
+
+# --- Runs -----------------------------------------------------------------------------------
+
+common=(--host 127.0.0.1 --connections "$CONNECTIONS" --threads "$CLIENT_THREADS"
+        --item-size "$ITEM_SIZE" --keys "$KEYS")
+RESULTS="$WORK/results.txt"
+: >"$RESULTS"
+run_timeout=$(awk -v d="$DURATION" -v w="$WARMUP" 'BEGIN { printf "%d", d + w + 60 }')
+
+for server in $SERVERS; do
+  echo "== $server: starting" >&2
+  start_server "$server"
+  echo "== $server: pid $SERVER_PID port $PORT; preloading $PRELOAD items" >&2
+  run_client "$WORK/$server-preload.out" 900 "${common[@]}" --port "$PORT" --workload none \
+    --preload "$PRELOAD" --label "$server"
+  grep '^preload' "$WORK/$server-preload.out" | sed "s/^/   $server /" >&2
+  for op in $OPS; do
+    echo "== $server: $op for ${DURATION}s" >&2
+    run_client "$WORK/$server-$op.out" "$run_timeout" "${common[@]}" --port "$PORT" \
+      --no-create --keyspace "$PRELOAD" --workload "$op" --duration "$DURATION" \
+      --warmup "$WARMUP" --server-pid "$SERVER_PID" --label "$server" ||
+      echo "compare.sh: loadgen $op against $server failed" >&2
+    grep '^RESULT' "$WORK/$server-$op.out" | grep -v ' op=all ' >>"$RESULTS" || true
+  done
+  stop_server
+done
+
+# --- Report ---------------------------------------------------------------------------------
+
+cpu_model="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
+commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo
+echo "machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, Linux $(uname -r); load average" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ddb: $DDB_SERVER (checkout $commit)"
+echo "run: ${DURATION}s per case after ${WARMUP}s warmup, $CONNECTIONS connections," \
+  "$CLIENT_THREADS client thread(s), server threads $THREADS (dynalite: 1, Node.js)," \
+  "$PRELOAD items of ~$ITEM_SIZE B preloaded, $KEYS keys"
+echo
+
+awk -v servers="$SERVERS" '
+  function field(name,   i, kv) {
+    for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
+    return ""
+  }
+  function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf("%.2fx", a / b) }
+  {
+    s = field("label"); op = field("op")
+    if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
+    rps[s, op] = field("rps"); p50[s, op] = field("p50_us") / 1000
+    p90[s, op] = field("p90_us") / 1000; p99[s, op] = field("p99_us") / 1000
+    mx[s, op] = field("max_us") / 1000; cpu[s, op] = field("server_cpu_us_per_req")
+    ccpu[s, op] = field("client_cpu_us_per_req")
+    err[s, op] = field("errors"); have[s, op] = 1; ok[s, op] = field("ok")
+  }
+  END {
+    n = split(servers, sv, " ")
+    printf "%-14s %-13s", "op", "metric"
+    for (i = 1; i <= n; i++) printf " %11s", sv[i]
+    printf " %11s %13s\n", "ddb/floor", "ddb/dynalite"
+    nm = split("req/s p50_ms p90_ms p99_ms max_ms cpu_us/req client_us/req errors", metrics, " ")
+    for (o = 1; o <= nops; o++) {
+      op = order[o]
+      for (m = 1; m <= nm; m++) {
+        metric = metrics[m]
+        printf "%-14s %-13s", (m == 1 ? op : ""), metric
+        for (i = 1; i <= n; i++) {
+          s = sv[i]; v = ""
+          if ((s, op) in have) {
+            if (metric == "req/s") v = rps[s, op]
+            else if (metric == "p50_ms") v = p50[s, op]
+            else if (metric == "p90_ms") v = p90[s, op]
+            else if (metric == "p99_ms") v = p99[s, op]
+            else if (metric == "max_ms") v = mx[s, op]
+            else if (metric == "cpu_us/req") v = cpu[s, op]
+            else if (metric == "client_us/req") v = ccpu[s, op]
+            else v = err[s, op]
+          }
+          # Nothing succeeded (e.g. the server lacks the operation): no latency, no rate.
+          if (ok[s, op] == 0 && metric !~ /errors|cpu_us|client_us/) v = ""
+          val[s] = v
+          if (v == "") printf " %11s", "-"
+          else if (metric == "errors") printf " %11d", v
+          else if (metric == "req/s") printf " %11.0f", v
+          else if (metric ~ /cpu_us|client_us/) printf " %11.1f", v
+          else printf " %11.3f", v
+        }
+        if (metric == "errors") printf "\n"
+        else printf " %11s %13s\n", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
+      }
+    }
+  }' "$RESULTS"
+echo
+echo "req/s counts successful responses; latencies are of successful responses; cpu_us/req is"
+echo "the server's user+system CPU time over the measured phase divided by its responses;"
+echo "client_us/req is loadgen's own (if it nears 1e6 / req/s, the client is the bottleneck)."

@@ -1,0 +1,110 @@
+#include "engine/change_log.h"
+
+#include <chrono>
+
+#include "engine/coding.h"
+#include "engine/item_codec.h"
+
+namespace ddb {
+namespace {
+
+void PutImage(std::string* dst, const std::optional<Item>& image) {
+  if (!image) {
+    dst->push_back(0);
+    return;
+  }
+  dst->push_back(1);
+  std::string encoded;
+  EncodeItem(*image, &encoded);
+  PutLengthPrefixed(dst, encoded);
+}
+
+bool GetImage(std::string_view* in, std::optional<Item>* image) {
+  if (in->empty()) return false;
+  char present = in->front();
+  in->remove_prefix(1);
+  if (!present) {
+    image->reset();
+    return true;
+  }
+  std::string_view encoded;
+  if (!GetLengthPrefixed(in, &encoded)) return false;
+  Item item;
+  if (!DecodeItem(encoded, &item)) return false;
+  *image = std::move(item);
+  return true;
+}
+
+}  // namespace
+
+std::string ChangeKey(uint64_t sequence) {
+  std::string k;
+  PutFixed64BE(&k, sequence);
+  return k;
+}
+
+std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
+                         const std::optional<Item>& old_image,
+                         const std::optional<Item>& new_image) {
+  std::string v;
+  PutFixed32BE(&v, table_id);
+  PutFixed64BE(&v, commit_time_ms);
+  PutLengthPrefixed(&v, item_key);
+  PutImage(&v, old_image);
+  PutImage(&v, new_image);
+  return v;
+}
+
+bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record) {
+  uint64_t seq, table, time;
+  std::string_view item_key;
+  if (!GetFixedBE(&key, 8, &seq) || !GetFixedBE(&value, 4, &table) ||
+      !GetFixedBE(&value, 8, &time) || !GetLengthPrefixed(&value, &item_key)) {
+    return false;
+  }
+  record->sequence = seq;
+  record->table_id = static_cast<uint32_t>(table);
+  record->commit_time_ms = time;
+  record->item_key = std::string(item_key);
+  return GetImage(&value, &record->old_image) && GetImage(&value, &record->new_image) &&
+         value.empty();
+}
+
+uint64_t ChangeSequencer::Begin() {
+  std::lock_guard lock(mu_);
+  uint64_t s = next_++;
+  in_flight_.insert(s);
+  return s;
+}
+
+void ChangeSequencer::End(uint64_t sequence) {
+  {
+    std::lock_guard lock(mu_);
+    in_flight_.erase(sequence);
+  }
+  cv_.notify_all();
+}
+
+uint64_t ChangeSequencer::SafePoint() const {
+  std::lock_guard lock(mu_);
+  return in_flight_.empty() ? next_ - 1 : *in_flight_.begin() - 1;
+}
+
+void ChangeSequencer::WaitBeyond(uint64_t after, int timeout_ms) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+    uint64_t safe = in_flight_.empty() ? next_ - 1 : *in_flight_.begin() - 1;
+    return safe > after || woken_;
+  });
+  woken_ = false;
+}
+
+void ChangeSequencer::Wake() {
+  {
+    std::lock_guard lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+}  // namespace ddb

@@ -1,0 +1,91 @@
+// Engine::Impl: the engine's state and the helpers its operations share. Internal: the
+// operations are implemented in engine.cc (tables, single items), read_path.cc (Query,
+// Scan) and batch_operations.cc (BatchGetItem, BatchWriteItem).
+// Thread safety: all members may be used concurrently.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "engine/catalog.h"
+#include "engine/engine.h"
+#include "engine/expression.h"
+#include "engine/item_codec.h"
+#include "engine/key_codec.h"
+#include "engine/storage.h"
+
+namespace ddb {
+
+// Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
+// old item read, the new item written and the counter deltas agree.
+inline constexpr size_t kLockStripes = 1024;
+
+// The projection of a read: a ProjectionExpression (placeholders from "names", all of which
+// must be used) or legacy AttributesToGet (top-level names), never both; nullopt when
+// neither is given. Errors: kValidation. (read_path.cc)
+Result<std::optional<Projection>> CompileReadProjection(
+    const std::optional<std::string>& projection_expression,
+    const std::vector<std::string>& attributes_to_get,
+    const std::map<std::string, std::string>* names);
+
+inline const Error& TableNotFound() {
+  static const Error e = Error::NotFound("Requested resource not found");
+  return e;
+}
+
+class Engine::Impl {
+ public:
+  std::unique_ptr<Storage> storage;
+  std::unique_ptr<Catalog> catalog;
+  std::array<std::mutex, kLockStripes> stripes;
+
+  std::mutex& StripeFor(const std::string& item_key) {
+    return stripes[std::hash<std::string>{}(item_key) % kLockStripes];
+  }
+
+  Result<std::shared_ptr<const TableInfo>> FindTable(const std::string& name) {
+    auto info = catalog->Find(name);
+    if (!info) return TableNotFound();
+    return info;
+  }
+
+  std::string ItemKeyOf(const TableInfo& table, const Item& item_or_key) {
+    const TableDescription& d = table.description;
+    const AttributeValue& pk = item_or_key.at(d.hash_key());
+    const std::string* range = d.range_key();
+    return EncodeItemKey(table.id, pk, range ? &item_or_key.at(*range) : nullptr);
+  }
+
+  Result<std::optional<Item>> ReadItem(const std::string& key) {
+    DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
+    if (!raw) return std::optional<Item>();
+    Item item;
+    if (!DecodeItem(*raw, &item)) return Error::Internal("unreadable item");
+    return std::optional<Item>(std::move(item));
+  }
+
+  // The single-item write path: under the item's stripe lock, reads the old item, asks
+  // "compute" for the new one (nullopt deletes; an error, e.g. a failed condition, aborts
+  // without writing), and commits the item and the table counters in one WriteBatch.
+  // Returns the old item. Errors: those of compute, kInternal.
+  using ComputeNewItem =
+      std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
+  Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
+                                     const ComputeNewItem& compute);
+
+  TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
+    TableDescription d = table.description;
+    d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
+    auto count = storage->GetCounter(ItemCountKey(table.id));
+    auto size = storage->GetCounter(TableSizeKey(table.id));
+    d.item_count = count.ok() ? count.value() : 0;
+    d.table_size_bytes = size.ok() ? size.value() : 0;
+    return d;
+  }
+};
+
+}  // namespace ddb

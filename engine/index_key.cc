@@ -1,0 +1,93 @@
+#include "engine/index_key.h"
+
+#include "engine/coding.h"
+#include "engine/item_codec.h"
+#include "engine/key_codec.h"
+#include "engine/number.h"
+
+namespace ddb {
+
+void AppendIndexKeyComponent(std::string* dst, const AttributeValue& value) {
+  if (value.type() == AttributeType::kN) {
+    AppendNumberKey(dst, value.scalar());
+    return;
+  }
+  for (char c : value.scalar()) {
+    dst->push_back(c);
+    if (c == '\0') dst->push_back('\xff');
+  }
+  dst->push_back('\0');
+  dst->push_back('\x01');
+}
+
+std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values) {
+  if (values.size() == 1) return values[0]->scalar();
+  std::string out;
+  for (const AttributeValue* v : values) AppendIndexKeyComponent(&out, *v);
+  return out;
+}
+
+std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk) {
+  std::string key;
+  key.reserve(14 + ipk.size());
+  PutFixed32BE(&key, index_id);
+  PutFixed64BE(&key, PartitionToken(ipk));
+  PutFixed16BE(&key, static_cast<uint16_t>(ipk.size()));
+  key.append(ipk);
+  return key;
+}
+
+namespace {
+
+const AttributeValue* KeyAttribute(const Item& item,
+                                   const std::pair<std::string, AttributeType>& a) {
+  auto it = item.find(a.first);
+  if (it == item.end() || it->second.type() != a.second) return nullptr;
+  return &it->second;
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> IndexEntry(const IndexSchema& index,
+                                                              const Item& item) {
+  std::vector<const AttributeValue*> hash;
+  for (const auto& a : index.hash_attrs) {
+    const AttributeValue* v = KeyAttribute(item, a);
+    if (!v) return std::nullopt;
+    hash.push_back(v);
+  }
+  std::vector<const AttributeValue*> range;
+  for (const auto& a : index.range_attrs) {
+    const AttributeValue* v = KeyAttribute(item, a);
+    if (!v) return std::nullopt;
+    range.push_back(v);
+  }
+  std::string key = IndexPartitionPrefix(index.index_id, IndexPartitionBytes(hash));
+  for (const AttributeValue* v : range) AppendIndexKeyComponent(&key, *v);
+  const std::string& table_pk = item.at(index.table_hash).scalar();
+  PutFixed16BE(&key, static_cast<uint16_t>(table_pk.size()));
+  key.append(table_pk);
+  if (!index.table_range.empty()) AppendSortKey(&key, item.at(index.table_range));
+  std::string value;
+  EncodeItem(ProjectForIndex(index, item), &value);
+  return std::make_pair(std::move(key), std::move(value));
+}
+
+Item ProjectForIndex(const IndexSchema& index, const Item& item) {
+  if (index.projection == ProjectionType::kAll) return item;
+  Item out;
+  auto keep = [&](const std::string& name) {
+    auto it = item.find(name);
+    if (it != item.end()) out.insert(*it);
+  };
+  keep(index.table_hash);
+  if (!index.table_range.empty()) keep(index.table_range);
+  for (const auto& a : index.hash_attrs) keep(a.first);
+  for (const auto& a : index.range_attrs) keep(a.first);
+  if (index.projection == ProjectionType::kInclude) {
+    for (const auto& n : index.non_key_attributes) keep(n);
+  }
+  return out;
+}
+
+}  // namespace ddb

@@ -1,0 +1,63 @@
+// Secondary-index entries: their RocksDB keys (indexes column family) and values.
+//
+//   entry key := index_id (fixed32 BE) | token (fixed64 BE) | ipk_len (fixed16 BE) | ipk
+//                | isk | table pk (fixed16 BE len + bytes) | table sk (raw, last)
+//
+//   ipk   = the index partition key's bytes: for one HASH attribute its plain bytes (as in
+//           item keys: S UTF-8, N normalised text, B raw); for several (multi-attribute GSI
+//           keys) the ordered encodings of each, concatenated.
+//   token = XXH3_64bits(ipk).
+//   isk   = the ordered encoding of each RANGE attribute in key-schema order:
+//           N by AppendNumberKey (self-delimiting), S and B escaped (0x00 -> 0x00 0xFF)
+//           and terminated by 0x00 0x01, so that shorter values sort first and the
+//           components can be followed by more bytes.
+//   The table's primary key comes last, so equal index keys are distinct entries in a
+//   stable order.
+//   entry value := the projected item, encoded as in item_codec.h.
+//
+// DO NOT change without a format version bump: it is on disk.
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/attribute_value.h"
+#include "engine/types.h"
+
+namespace ddb {
+
+// What maintaining and reading one index needs, resolved from the table description.
+struct IndexSchema {
+  uint32_t index_id = 0;
+  std::string name;
+  bool global = false;
+  std::vector<std::pair<std::string, AttributeType>> hash_attrs;   // 1..4
+  std::vector<std::pair<std::string, AttributeType>> range_attrs;  // 0..4
+  ProjectionType projection = ProjectionType::kAll;
+  std::vector<std::string> non_key_attributes;  // INCLUDE
+  // The table's own key attributes (always projected, and the entry key's suffix).
+  std::string table_hash;
+  std::string table_range;  // empty when the table has no sort key
+};
+
+// Appends the ordered, self-delimiting encoding of an index key component.
+void AppendIndexKeyComponent(std::string* dst, const AttributeValue& value);
+
+// The index partition key bytes of "values" (one per HASH attribute).
+std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values);
+
+// The entry key prefix of one index partition: index_id | token | ipk_len | ipk.
+std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk);
+
+// The entry of "item" in the index, or nullopt when the item lacks an index key attribute
+// or has one of another type (sparse index). Returns {key, encoded projected item}.
+std::optional<std::pair<std::string, std::string>> IndexEntry(const IndexSchema& index,
+                                                              const Item& item);
+
+// The attributes of "item" that the index projects (keys always included).
+Item ProjectForIndex(const IndexSchema& index, const Item& item);
+
+}  // namespace ddb

@@ -1,0 +1,317 @@
+// Query, Scan, BatchGetItem, BatchWriteItem.
+#include "engine/table_validation.h"
+#include "protocol/attribute_value_json.h"
+#include "protocol/json_writer.h"
+#include "protocol/operations.h"
+
+namespace ddb::protocol {
+namespace {
+
+// Legacy members of Query/Scan (KeyConditions, QueryFilter, ScanFilter, ConditionalOperator)
+// are translated by the expressions work; until then they are refused, not ignored.
+Status RefuseLegacy(const JsonObject& request) {
+  for (std::string_view m : {"KeyConditions", "QueryFilter", "ScanFilter", "ConditionalOperator"}) {
+    if (Present(request, m)) {
+      return Error::Validation(std::string(m) + " is not supported by this server yet");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(req->table_name, ReadTableName(request, v));
+  DDB_ASSIGN_OR_RETURN(auto index, GetString(request, "IndexName"));
+  if (index) {
+    req->index_name = std::string(*index);
+    TableNameViolations(*index, "indexName", v->list());
+  }
+  DDB_ASSIGN_OR_RETURN(auto filter, GetString(request, "FilterExpression"));
+  if (filter) req->filter_expression = std::string(*filter);
+  DDB_ASSIGN_OR_RETURN(auto projection, GetString(request, "ProjectionExpression"));
+  if (projection) req->projection_expression = std::string(*projection);
+  DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req->attributes_to_get, v));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req->expression_attribute_names,
+                                                   &req->has_expression_attribute_names));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &req->expression_attribute_values,
+                                                    &req->has_expression_attribute_values));
+  DDB_ASSIGN_OR_RETURN(auto select, GetString(request, "Select"));
+  if (select) {
+    if (*select == "ALL_ATTRIBUTES") {
+      req->select = Select::kAllAttributes;
+    } else if (*select == "ALL_PROJECTED_ATTRIBUTES") {
+      req->select = Select::kAllProjectedAttributes;
+    } else if (*select == "SPECIFIC_ATTRIBUTES") {
+      req->select = Select::kSpecificAttributes;
+    } else if (*select == "COUNT") {
+      req->select = Select::kCount;
+    } else {
+      v->Enum(*select, "select",
+              "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES");
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
+  if (limit) {
+    if (*limit < 1) {
+      v->Add("Value '" + std::to_string(*limit) +
+             "' at 'limit' failed to satisfy constraint: Member must have value greater than or "
+             "equal to 1");
+    }
+    req->limit = *limit;
+  }
+  DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));
+  req->consistent_read = consistent.value_or(false);
+  JsonElement esk;
+  if (request.at_key("ExclusiveStartKey").get(esk) == simdjson::SUCCESS && !esk.is_null()) {
+    DDB_ASSIGN_OR_RETURN(Item key, ParseAttributeMap(esk));
+    req->exclusive_start_key = std::move(key);
+  }
+  DDB_ASSIGN_OR_RETURN(auto rcc, GetString(request, "ReturnConsumedCapacity"));
+  if (rcc && *rcc != "INDEXES" && *rcc != "TOTAL" && *rcc != "NONE") {
+    v->Enum(*rcc, "returnConsumedCapacity", "INDEXES, TOTAL, NONE");
+  }
+  return Status::Ok();
+}
+
+std::string RenderReadResult(const ReadResult& r, bool count_only) {
+  JsonWriter w;
+  w.BeginObject();
+  if (!count_only) {
+    w.Key("Items");
+    w.BeginArray();
+    for (const auto& item : r.items) WriteAttributeMap(w, item);
+    w.EndArray();
+  }
+  w.Key("Count");
+  w.Int(r.count);
+  w.Key("ScannedCount");
+  w.Int(r.scanned_count);
+  if (r.last_evaluated_key) {
+    w.Key("LastEvaluatedKey");
+    WriteAttributeMap(w, *r.last_evaluated_key);
+  }
+  w.EndObject();
+  return w.Take();
+}
+
+// RequestItems: a map of table name -> per-table request, with its own shape rules.
+Result<JsonObject> ReadRequestItems(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto items, GetObject(request, "RequestItems"));
+  if (!items) {
+    v->NotNull("requestItems");
+    return JsonObject();
+  }
+  size_t n = 0;
+  for (auto field : *items) {
+    ++n;
+    TableNameViolations(field.key, "requestItems." + std::string(field.key) + ".member.key",
+                        v->list());
+  }
+  if (n == 0) {
+    v->Add(
+        "Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length "
+        "greater than or equal to 1");
+  }
+  return *items;
+}
+
+void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
+  w.BeginObject();
+  w.Key("Keys");
+  w.BeginArray();
+  for (const auto& k : ka.keys) WriteAttributeMap(w, k);
+  w.EndArray();
+  if (ka.projection_expression) {
+    w.Key("ProjectionExpression");
+    w.String(*ka.projection_expression);
+  }
+  if (!ka.attributes_to_get.empty()) {
+    w.Key("AttributesToGet");
+    w.BeginArray();
+    for (const auto& a : ka.attributes_to_get) w.String(a);
+    w.EndArray();
+  }
+  if (ka.has_expression_attribute_names) {
+    w.Key("ExpressionAttributeNames");
+    w.BeginObject();
+    for (const auto& [k, val] : ka.expression_attribute_names) {
+      w.Key(k);
+      w.String(val);
+    }
+    w.EndObject();
+  }
+  if (ka.consistent_read) {
+    w.Key("ConsistentRead");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const JsonObject& request) {
+  Violations v;
+  QueryRequest req;
+  DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
+  DDB_ASSIGN_OR_RETURN(auto forward, GetBool(request, "ScanIndexForward"));
+  req.scan_index_forward = forward.value_or(true);
+  DDB_ASSIGN_OR_RETURN(auto kce, GetString(request, "KeyConditionExpression"));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_RETURN_IF_ERROR(RefuseLegacy(request));
+  if (!kce) {
+    return Error::Validation(
+        "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
+        "request.");
+  }
+  req.key_condition_expression = std::string(*kce);
+  DDB_ASSIGN_OR_RETURN(QueryResult result, engine.Query(req));
+  return RenderReadResult(result, req.select == Select::kCount);
+}
+
+Result<std::string> HandleScan(Engine& engine, const RequestContext&, const JsonObject& request) {
+  Violations v;
+  ScanRequest req;
+  DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
+  DDB_ASSIGN_OR_RETURN(req.segment, GetInt(request, "Segment"));
+  DDB_ASSIGN_OR_RETURN(req.total_segments, GetInt(request, "TotalSegments"));
+  if (req.segment && (*req.segment < 0 || *req.segment > 999999)) {
+    v.Add("Value '" + std::to_string(*req.segment) +
+          "' at 'segment' failed to satisfy constraint: Member must have value " +
+          (*req.segment < 0 ? "greater than or equal to 0" : "less than or equal to 999999"));
+  }
+  if (req.total_segments && (*req.total_segments < 1 || *req.total_segments > 1000000)) {
+    v.Add(
+        "Value '" + std::to_string(*req.total_segments) +
+        "' at 'totalSegments' failed to satisfy constraint: Member must have value " +
+        (*req.total_segments < 1 ? "greater than or equal to 1" : "less than or equal to 1000000"));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_RETURN_IF_ERROR(RefuseLegacy(request));
+  DDB_ASSIGN_OR_RETURN(ScanResult result, engine.Scan(req));
+  return RenderReadResult(result, req.select == Select::kCount);
+}
+
+Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
+                                       const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  BatchGetItemRequest req;
+  for (auto field : items) {
+    JsonObject o;
+    if (field.value.get(o) != simdjson::SUCCESS)
+      return WrongType("RequestItems", "a map of objects");
+    KeysAndAttributes ka;
+    DDB_ASSIGN_OR_RETURN(auto keys, GetArray(o, "Keys"));
+    std::string path = "requestItems." + std::string(field.key) + ".member.keys";
+    if (!keys) {
+      v.NotNull(path);
+    } else {
+      for (JsonElement k : *keys) {
+        DDB_ASSIGN_OR_RETURN(Item key, ParseAttributeMap(k));
+        ka.keys.push_back(std::move(key));
+      }
+      if (ka.keys.empty()) {
+        v.Add("Value '[]' at '" + path +
+              "' failed to satisfy constraint: Member must have length greater than or equal to 1");
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(auto projection, GetString(o, "ProjectionExpression"));
+    if (projection) ka.projection_expression = std::string(*projection);
+    DDB_RETURN_IF_ERROR(ReadAttributesToGet(o, &ka.attributes_to_get, &v));
+    DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names,
+                                                     &ka.has_expression_attribute_names));
+    DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(o, "ConsistentRead"));
+    ka.consistent_read = consistent.value_or(false);
+    req.request_items.emplace_back(std::string(field.key), std::move(ka));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(BatchGetItemResult result, engine.BatchGetItem(req));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("Responses");
+  w.BeginObject();
+  for (const auto& [table, found] : result.responses) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& item : found) WriteAttributeMap(w, item);
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("UnprocessedKeys");
+  w.BeginObject();
+  for (const auto& [table, ka] : result.unprocessed_keys) {
+    w.Key(table);
+    WriteKeysAndAttributes(w, ka);
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
+                                         const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  BatchWriteItemRequest req;
+  for (auto field : items) {
+    simdjson::dom::array arr;
+    if (field.value.get(arr) != simdjson::SUCCESS)
+      return WrongType("RequestItems", "a map of lists");
+    std::vector<WriteRequest> writes;
+    for (JsonElement e : arr) {
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) return WrongType("WriteRequest", "an object");
+      DDB_ASSIGN_OR_RETURN(auto put, GetObject(o, "PutRequest"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "DeleteRequest"));
+      if (put.has_value() == del.has_value()) {
+        return Error::Validation(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+            "the supported datatypes");
+      }
+      WriteRequest w;
+      w.is_put = put.has_value();
+      JsonElement body;
+      if ((put ? put->at_key("Item") : del->at_key("Key")).get(body) != simdjson::SUCCESS ||
+          body.is_null()) {
+        v.NotNull("requestItems." + std::string(field.key) + ".member." +
+                  (put ? "putRequest.item" : "deleteRequest.key"));
+        continue;
+      }
+      DDB_ASSIGN_OR_RETURN(w.item, ParseAttributeMap(body));
+      writes.push_back(std::move(w));
+    }
+    if (writes.empty() || writes.size() > 25) {
+      v.Add(
+          "Value at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+          "constraint: [Member must have length less than or equal to 25, Member must have "
+          "length greater than or equal to 1]");
+    }
+    req.request_items.emplace_back(std::string(field.key), std::move(writes));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(BatchWriteItemResult result, engine.BatchWriteItem(req));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("UnprocessedItems");
+  w.BeginObject();
+  for (const auto& [table, writes] : result.unprocessed_items) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& wr : writes) {
+      w.BeginObject();
+      w.Key(wr.is_put ? "PutRequest" : "DeleteRequest");
+      w.BeginObject();
+      w.Key(wr.is_put ? "Item" : "Key");
+      WriteAttributeMap(w, wr.item);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace ddb::protocol
