@@ -90,9 +90,13 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
   return out;
 }
 
-Item ToRecord(uint32_t id, const TableDescription& d) {
+Item ToRecord(const TableInfo& info) {
+  const TableDescription& d = info.description;
   Item r;
-  r["Id"] = Num(id);
+  r["Id"] = Num(info.id);
+  AttributeMap index_ids;
+  for (const auto& idx : info.indexes) index_ids[idx.name] = Num(idx.index_id);
+  r["IndexIds"] = AttributeValue::M(std::move(index_ids));
   r["TableName"] = Str(d.table_name);
   r["TableId"] = Str(d.table_id);
   r["Created"] =
@@ -148,7 +152,68 @@ TableDescription FromRecord(const Item& r) {
   return d;
 }
 
+AttributeType KeyTypeOf(const TableDescription& d, const std::string& name) {
+  switch (d.AttributeTypeOf(name)) {
+    case ScalarType::kS:
+      return AttributeType::kS;
+    case ScalarType::kN:
+      return AttributeType::kN;
+    case ScalarType::kB:
+      return AttributeType::kB;
+  }
+  return AttributeType::kS;
+}
+
+IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& def, bool global,
+                     uint32_t id) {
+  IndexSchema s;
+  s.index_id = id;
+  s.name = def.index_name;
+  s.global = global;
+  for (const auto& k : def.key_schema) {
+    auto& list = k.key_type == KeyType::kHash ? s.hash_attrs : s.range_attrs;
+    list.emplace_back(k.attribute_name, KeyTypeOf(d, k.attribute_name));
+  }
+  s.projection = def.projection.projection_type;
+  s.non_key_attributes = def.projection.non_key_attributes;
+  s.table_hash = d.hash_key();
+  if (const std::string* r = d.range_key()) s.table_range = *r;
+  return s;
+}
+
+// Fills info->indexes from the description; "ids" maps index names to ids.
+void BuildIndexes(TableInfo* info, const std::map<std::string, uint32_t>& ids) {
+  const TableDescription& d = info->description;
+  for (const auto& def : d.local_secondary_indexes) {
+    info->indexes.push_back(SchemaOf(d, def, false, ids.at(def.index_name)));
+  }
+  for (const auto& def : d.global_secondary_indexes) {
+    info->indexes.push_back(SchemaOf(d, def, true, ids.at(def.index_name)));
+  }
+}
+
 }  // namespace
+
+bool TableInfo::has_lsi() const {
+  for (const auto& i : indexes) {
+    if (!i.global) return true;
+  }
+  return false;
+}
+
+bool TableInfo::has_gsi() const {
+  for (const auto& i : indexes) {
+    if (i.global) return true;
+  }
+  return false;
+}
+
+const IndexSchema* TableInfo::FindIndex(const std::string& name) const {
+  for (const auto& i : indexes) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
 
 std::string ItemCountKey(uint32_t table_id) {
   std::string k = "count/";
@@ -190,6 +255,12 @@ std::shared_ptr<const TableInfo> Catalog::Find(const std::string& name) const {
   return it == tables_.end() ? nullptr : it->second;
 }
 
+std::shared_ptr<const TableInfo> Catalog::FindById(uint32_t id) const {
+  std::shared_lock lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
 std::vector<std::string> Catalog::Names() const {
   std::shared_lock lock(mu_);
   std::vector<std::string> names;
@@ -206,14 +277,20 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription descri
   auto info = std::make_shared<TableInfo>();
   info->id = next_id_;
   info->description = std::move(description);
+  std::map<std::string, uint32_t> ids;
+  uint32_t next = next_id_ + 1;
+  for (const auto& def : info->description.local_secondary_indexes) ids[def.index_name] = next++;
+  for (const auto& def : info->description.global_secondary_indexes) ids[def.index_name] = next++;
+  BuildIndexes(info.get(), ids);
   std::string record;
-  EncodeItem(ToRecord(info->id, info->description), &record);
+  EncodeItem(ToRecord(*info), &record);
   Storage::Batch batch(*storage_);
   batch.Put(Cf::kCatalog, info->description.table_name, record);
-  batch.AddToCounter(kNextTableIdKey, 1);
+  batch.AddToCounter(kNextTableIdKey, next - next_id_);
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
-  ++next_id_;
+  next_id_ = next;
   tables_[info->description.table_name] = info;
+  by_id_[info->id] = info;
   return std::shared_ptr<const TableInfo>(info);
 }
 
@@ -228,13 +305,22 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name) 
   batch.Delete(Cf::kCatalog, name);
   batch.Delete(Cf::kMeta, ItemCountKey(info->id));
   batch.Delete(Cf::kMeta, TableSizeKey(info->id));
+  for (const auto& idx : info->indexes) {
+    batch.Delete(Cf::kMeta, ItemCountKey(idx.index_id));
+    batch.Delete(Cf::kMeta, TableSizeKey(idx.index_id));
+  }
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   tables_.erase(it);
+  by_id_.erase(info->id);
   lock.unlock();
   // The record is gone first: a crash here leaves unreachable items, never a table
   // whose items are half deleted.
   DDB_RETURN_IF_ERROR(
       storage_->DeleteRange(Cf::kItems, TablePrefix(info->id), TablePrefixEnd(info->id)));
+  for (const auto& idx : info->indexes) {
+    DDB_RETURN_IF_ERROR(storage_->DeleteRange(Cf::kIndexes, TablePrefix(idx.index_id),
+                                              TablePrefixEnd(idx.index_id)));
+  }
   return info;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/index_key.h"
 #include "engine/storage.h"
 #include "engine/types.h"
 
@@ -23,6 +24,12 @@ namespace ddb {
 struct TableInfo {
   uint32_t id = 0;
   TableDescription description;  // item_count/table_size_bytes are read live, not from here
+  // Secondary indexes, LSIs first, then GSIs, each with its own id (the prefix of its
+  // entries in the indexes column family; ids share the table-id sequence).
+  std::vector<IndexSchema> indexes;
+  bool has_lsi() const;
+  bool has_gsi() const;
+  const IndexSchema* FindIndex(const std::string& name) const;
 };
 
 class Catalog {
@@ -32,6 +39,7 @@ class Catalog {
 
   // Null when there is no such table.
   std::shared_ptr<const TableInfo> Find(const std::string& name) const;
+  std::shared_ptr<const TableInfo> FindById(uint32_t id) const;
   // Table names in ascending byte order.
   std::vector<std::string> Names() const;
 
@@ -45,6 +53,7 @@ class Catalog {
   Storage* storage_;
   mutable std::shared_mutex mu_;
   std::map<std::string, std::shared_ptr<const TableInfo>> tables_;  // guarded by mu_
+  std::map<uint32_t, std::shared_ptr<const TableInfo>> by_id_;      // guarded by mu_
   uint32_t next_id_ = 1;                                            // guarded by mu_
 };
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/catalog.h"
+#include "engine/coding.h"
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
 #include "engine/item_codec.h"
@@ -31,6 +32,11 @@ std::string NewUuid() {
   return buf;
 }
 
+uint64_t NowMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 double NowSeconds() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
@@ -43,9 +49,25 @@ Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
+  impl->options = options;
   DDB_ASSIGN_OR_RETURN(impl->storage,
                        Storage::Open(StorageOptions{options.data_dir, options.in_memory}));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
+  // Change-log sequences continue after the highest one on disk or already applied.
+  DDB_ASSIGN_OR_RETURN(int64_t watermark, impl->storage->GetCounter(kGsiWatermarkKey));
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> last_change,
+                       impl->storage->LastKey(Cf::kChanges));
+  uint64_t last = static_cast<uint64_t>(watermark);
+  if (last_change) {
+    std::string_view k = *last_change;
+    uint64_t seq = 0;
+    if (GetFixedBE(&k, 8, &seq)) last = std::max(last, seq);
+  }
+  impl->sequencer = std::make_unique<ChangeSequencer>(last);
+  impl->gsi_applier = std::make_unique<GsiApplier>(
+      impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
+      static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
+  impl->gsi_applier->Start();
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -120,6 +142,7 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
   if (!old && !updated) return old;  // deleting what is not there writes nothing
+  if (updated) DDB_RETURN_IF_ERROR(ValidateIndexKeys(table.indexes, *updated));
   Storage::Batch batch(*storage);
   int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
   int64_t new_size = 0;
@@ -135,7 +158,18 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
     batch.AddToCounter(ItemCountKey(table.id), updated ? 1 : -1);
   }
   if (new_size != old_size) batch.AddToCounter(TableSizeKey(table.id), new_size - old_size);
-  DDB_RETURN_IF_ERROR(storage->Write(batch));
+  if (table.has_lsi()) AddIndexUpdates(table, /*global=*/false, old, updated, &batch);
+  // GSIs learn of the write from the change log, appended in the same batch; the sequence
+  // is taken under the item's lock so that one item's changes are logged in order.
+  uint64_t sequence = 0;
+  if (table.has_gsi()) {
+    sequence = sequencer->Begin();
+    batch.Put(Cf::kChanges, ChangeKey(sequence),
+              EncodeChange(table.id, NowMillis(), key, old, updated));
+  }
+  Status written = storage->Write(batch);
+  if (sequence) sequencer->End(sequence);
+  DDB_RETURN_IF_ERROR(written);
   return old;
 }
 

@@ -18,6 +18,9 @@ struct EngineOptions {
   std::string data_dir = "./data";
   // Keep everything in memory; nothing is written to disk. Default: false
   bool in_memory = false;
+  // Minimum age of a change before the GSI applier applies it, to make GSI lag visible on
+  // purpose in experiments. Default: 0 (as fast as the machine allows)
+  int gsi_propagation_delay_ms = 0;
 };
 
 class Engine {

@@ -12,8 +12,10 @@
 #include <string>
 
 #include "engine/catalog.h"
+#include "engine/change_log.h"
 #include "engine/engine.h"
 #include "engine/expression.h"
+#include "engine/index_maintenance.h"
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
@@ -39,9 +41,13 @@ inline const Error& TableNotFound() {
 
 class Engine::Impl {
  public:
+  EngineOptions options;
   std::unique_ptr<Storage> storage;
   std::unique_ptr<Catalog> catalog;
+  std::unique_ptr<ChangeSequencer> sequencer;
   std::array<std::mutex, kLockStripes> stripes;
+  // Declared last: destroyed (stopped) first, while storage and catalog still exist.
+  std::unique_ptr<GsiApplier> gsi_applier;
 
   std::mutex& StripeFor(const std::string& item_key) {
     return stripes[std::hash<std::string>{}(item_key) % kLockStripes];
@@ -80,10 +86,20 @@ class Engine::Impl {
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
     d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
-    auto count = storage->GetCounter(ItemCountKey(table.id));
-    auto size = storage->GetCounter(TableSizeKey(table.id));
-    d.item_count = count.ok() ? count.value() : 0;
-    d.table_size_bytes = size.ok() ? size.value() : 0;
+    auto counter = [&](const std::string& key) {
+      auto v = storage->GetCounter(key);
+      return v.ok() ? v.value() : int64_t{0};
+    };
+    d.item_count = counter(ItemCountKey(table.id));
+    d.table_size_bytes = counter(TableSizeKey(table.id));
+    for (auto* list : {&d.local_secondary_indexes, &d.global_secondary_indexes}) {
+      for (auto& def : *list) {
+        if (const IndexSchema* index = table.FindIndex(def.index_name)) {
+          def.item_count = counter(ItemCountKey(index->index_id));
+          def.size_bytes = counter(TableSizeKey(index->index_id));
+        }
+      }
+    }
     return d;
   }
 };

@@ -7,15 +7,19 @@
 
 namespace ddb {
 
+void AppendIndexKeyPrefix(std::string* dst, const AttributeValue& value) {
+  for (char c : value.scalar()) {
+    dst->push_back(c);
+    if (c == '\0') dst->push_back('\xff');
+  }
+}
+
 void AppendIndexKeyComponent(std::string* dst, const AttributeValue& value) {
   if (value.type() == AttributeType::kN) {
     AppendNumberKey(dst, value.scalar());
     return;
   }
-  for (char c : value.scalar()) {
-    dst->push_back(c);
-    if (c == '\0') dst->push_back('\xff');
-  }
+  AppendIndexKeyPrefix(dst, value);
   dst->push_back('\0');
   dst->push_back('\x01');
 }
@@ -48,8 +52,7 @@ const AttributeValue* KeyAttribute(const Item& item,
 
 }  // namespace
 
-std::optional<std::pair<std::string, std::string>> IndexEntry(const IndexSchema& index,
-                                                              const Item& item) {
+std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& item) {
   std::vector<const AttributeValue*> hash;
   for (const auto& a : index.hash_attrs) {
     const AttributeValue* v = KeyAttribute(item, a);
@@ -68,9 +71,13 @@ std::optional<std::pair<std::string, std::string>> IndexEntry(const IndexSchema&
   PutFixed16BE(&key, static_cast<uint16_t>(table_pk.size()));
   key.append(table_pk);
   if (!index.table_range.empty()) AppendSortKey(&key, item.at(index.table_range));
-  std::string value;
-  EncodeItem(ProjectForIndex(index, item), &value);
-  return std::make_pair(std::move(key), std::move(value));
+  IndexEntryData entry;
+  entry.key = std::move(key);
+  Item projected = ProjectForIndex(index, item);
+  EncodeItem(projected, &entry.value);
+  // The developer guide counts 100 bytes of overhead per index entry.
+  entry.size = static_cast<int64_t>(ItemSize(projected)) + 100;
+  return entry;
 }
 
 Item ProjectForIndex(const IndexSchema& index, const Item& item) {

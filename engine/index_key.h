@@ -46,16 +46,25 @@ struct IndexSchema {
 // Appends the ordered, self-delimiting encoding of an index key component.
 void AppendIndexKeyComponent(std::string* dst, const AttributeValue& value);
 
+// Appends the escaped bytes of an S or B value without the terminator: every component
+// that begins with the value begins with these bytes (begins_with on an index sort key).
+void AppendIndexKeyPrefix(std::string* dst, const AttributeValue& value);
+
 // The index partition key bytes of "values" (one per HASH attribute).
 std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values);
 
 // The entry key prefix of one index partition: index_id | token | ipk_len | ipk.
 std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk);
 
+struct IndexEntryData {
+  std::string key;
+  std::string value;  // the encoded projected item
+  int64_t size = 0;   // what IndexSizeBytes counts: projected item size + 100 bytes overhead
+};
+
 // The entry of "item" in the index, or nullopt when the item lacks an index key attribute
-// or has one of another type (sparse index). Returns {key, encoded projected item}.
-std::optional<std::pair<std::string, std::string>> IndexEntry(const IndexSchema& index,
-                                                              const Item& item);
+// or has one of another type (sparse index).
+std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& item);
 
 // The attributes of "item" that the index projects (keys always included).
 Item ProjectForIndex(const IndexSchema& index, const Item& item);

@@ -60,6 +60,32 @@ Status ValidateItem(const TableDescription& table, const Item& item) {
   return Status::Ok();
 }
 
+Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item) {
+  for (const IndexSchema& index : indexes) {
+    for (const auto* attrs : {&index.hash_attrs, &index.range_attrs}) {
+      for (const auto& [name, type] : *attrs) {
+        auto it = item.find(name);
+        if (it == item.end()) continue;
+        if (it->second.type() != type) {
+          return Error::Validation(
+              "One or more parameter values were invalid: Type mismatch for Index Key " + name +
+              " Expected: " + std::string(AttributeTypeName(type)) + " Actual: " +
+              std::string(AttributeTypeName(it->second.type())) + " IndexName: " + index.name);
+        }
+        if (type != AttributeType::kN && it->second.scalar().empty()) {
+          return Error::Validation(
+              "One or more parameter values are not valid. A value specified for a secondary "
+              "index key is not supported. The AttributeValue for a key attribute cannot contain "
+              "an empty " +
+              std::string(type == AttributeType::kS ? "string" : "binary") +
+              " value. IndexName: " + index.name + ", IndexKey: " + name);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateKey(const TableDescription& table, const Item& key) {
   const Error mismatch = Error::Validation("The provided key element does not match the schema");
   if (key.size() != table.key_schema.size()) return mismatch;

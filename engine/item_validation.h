@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/error.h"
+#include "engine/index_key.h"
 #include "engine/types.h"
 
 namespace ddb {
@@ -16,6 +17,10 @@ inline constexpr int kMaxNestingDepth = 32;
 // A whole item for PutItem: key attributes present, of the declared type, not empty, not
 // too long; item no larger than 400 KB. Errors: kValidation.
 Status ValidateItem(const TableDescription& table, const Item& item);
+
+// The secondary-index key attributes of an item about to be written: of the declared type
+// and not empty (an item without them is simply not indexed). Errors: kValidation.
+Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item);
 
 // A primary key for GetItem/DeleteItem: exactly the key attributes, declared types.
 // Errors: kValidation ("The provided key element does not match the schema", ...).

@@ -7,6 +7,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
+#include "engine/index_key.h"
 #include "engine/item_validation.h"
 
 namespace ddb {
@@ -27,17 +28,111 @@ std::string KeySuccessor(std::string key) {
   return key;
 }
 
+AttributeType ToAttributeType(ScalarType t);
+
 AttributeType ToAttributeType(ScalarType t) {
   return t == ScalarType::kS   ? AttributeType::kS
          : t == ScalarType::kN ? AttributeType::kN
                                : AttributeType::kB;
 }
 
-Item KeyOf(const TableDescription& d, const Item& item) {
-  Item key;
-  for (const auto& k : d.key_schema) key.emplace(k.attribute_name, item.at(k.attribute_name));
-  return key;
-}
+// Where a Query or Scan reads: the table itself, or one of its secondary indexes.
+struct ReadTarget {
+  const TableInfo* table = nullptr;
+  const IndexSchema* index = nullptr;  // null: the table
+
+  Cf cf() const { return index ? Cf::kIndexes : Cf::kItems; }
+  uint32_t prefix_id() const { return index ? index->index_id : table->id; }
+  const std::string& hash_name() const {
+    return index ? index->hash_attrs.front().first : table->description.hash_key();
+  }
+  AttributeType hash_type() const {
+    return index ? index->hash_attrs.front().second
+                 : ToAttributeType(table->description.AttributeTypeOf(hash_name()));
+  }
+  const std::string* range_name() const {
+    if (index) return index->range_attrs.empty() ? nullptr : &index->range_attrs.front().first;
+    return table->description.range_key();
+  }
+  AttributeType range_type() const {
+    if (index)
+      return index->range_attrs.empty() ? AttributeType::kS : index->range_attrs.front().second;
+    const std::string* r = table->description.range_key();
+    return r ? ToAttributeType(table->description.AttributeTypeOf(*r)) : AttributeType::kS;
+  }
+  // The key attributes of an item read here (LastEvaluatedKey): the table's key, plus the
+  // index's key for an index.
+  std::vector<std::string> key_names() const {
+    std::vector<std::string> names;
+    for (const auto& k : table->description.key_schema) names.push_back(k.attribute_name);
+    if (index) {
+      for (const auto* attrs : {&index->hash_attrs, &index->range_attrs}) {
+        for (const auto& a : *attrs) {
+          if (std::find(names.begin(), names.end(), a.first) == names.end()) {
+            names.push_back(a.first);
+          }
+        }
+      }
+    }
+    return names;
+  }
+  std::string PartitionPrefix(const AttributeValue& hash) const {
+    return index ? IndexPartitionPrefix(index->index_id, hash.scalar())
+                 : EncodeItemKey(table->id, hash, nullptr);
+  }
+  // partition + the encoding of a sort-key value.
+  std::string SortKey(const std::string& partition, const AttributeValue& v) const {
+    std::string k = partition;
+    if (index) {
+      AppendIndexKeyComponent(&k, v);
+    } else {
+      AppendSortKey(&k, v);
+    }
+    return k;
+  }
+  // The first key after every key whose sort key equals the one "sort_key" ends with.
+  std::string AfterEqual(std::string sort_key) const {
+    return index ? PrefixSuccessor(std::move(sort_key)) : KeySuccessor(std::move(sort_key));
+  }
+  std::string BeginsWithPrefix(const std::string& partition, const AttributeValue& v) const {
+    std::string k = partition;
+    if (index) {
+      AppendIndexKeyPrefix(&k, v);
+    } else {
+      k.append(v.scalar());
+    }
+    return k;
+  }
+  // The key of the entry an ExclusiveStartKey names. Errors: kValidation.
+  Result<std::string> StartKey(const Item& esk) const {
+    const Error invalid = Error::Validation(
+        "The provided starting key is invalid: The provided key element does not match the "
+        "schema");
+    Status table_key = ValidateKey(table->description, KeyOnly(esk, table->description));
+    if (!table_key.ok()) {
+      return Error::Validation("The provided starting key is invalid: " +
+                               table_key.error().message());
+    }
+    if (!index) {
+      if (esk.size() != table->description.key_schema.size()) return invalid;
+      const TableDescription& d = table->description;
+      const std::string* r = d.range_key();
+      return EncodeItemKey(table->id, esk.at(d.hash_key()), r ? &esk.at(*r) : nullptr);
+    }
+    if (esk.size() != key_names().size()) return invalid;
+    std::optional<IndexEntryData> entry = IndexEntry(*index, esk);
+    if (!entry) return invalid;
+    return entry->key;
+  }
+  static Item KeyOnly(const Item& item, const TableDescription& d) {
+    Item key;
+    for (const auto& k : d.key_schema) {
+      auto it = item.find(k.attribute_name);
+      if (it != item.end()) key.insert(*it);
+    }
+    return key;
+  }
+};
 
 // The parts of a Query/Scan request that do not depend on the key range: filter,
 // projection, select, and the placeholders they use.
@@ -103,38 +198,49 @@ Result<ReadPlan> PlanRead(const ReadRequestBase& req, Placeholders* placeholders
   return plan;
 }
 
-Status CheckStartKey(const TableDescription& d, const Item& key) {
-  Status s = ValidateKey(d, key);
-  if (!s.ok()) {
-    return Error::Validation("The provided starting key is invalid: " + s.error().message());
+// The table or index a request names, and the index rules of the service.
+Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& req,
+                                 const ReadPlan& plan) {
+  ReadTarget target;
+  target.table = &table;
+  if (!req.index_name) return target;
+  target.index = table.FindIndex(*req.index_name);
+  if (!target.index) {
+    if (req.exclusive_start_key) return Error::Validation("The provided starting key is invalid");
+    return Error::Validation("The table does not have the specified index: " + *req.index_name);
   }
-  return Status::Ok();
+  if (target.index->global && req.consistent_read) {
+    return Error::Validation("Consistent reads are not supported on global secondary indexes");
+  }
+  if (target.index->global && req.select == Select::kAllAttributes &&
+      target.index->projection != ProjectionType::kAll) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported "
+        "for global secondary index " +
+        target.index->name + " because its projection type is not ALL");
+  }
+  (void)plan;
+  return target;
 }
 
-Status RefuseIndex(const TableDescription& d, const std::optional<std::string>& index_name) {
-  if (!index_name) return Status::Ok();
-  auto named = [&](const SecondaryIndexDefinition& i) { return i.index_name == *index_name; };
-  if (std::none_of(d.local_secondary_indexes.begin(), d.local_secondary_indexes.end(), named) &&
-      std::none_of(d.global_secondary_indexes.begin(), d.global_secondary_indexes.end(), named)) {
-    return Error::Validation("The table does not have the specified index: " + *index_name);
-  }
-  // Index maintenance (LSI entries, the GSI applier) is a later step; until then reading
-  // an index would silently return nothing, so it is refused.
-  return Error::Validation("Reading secondary index " + *index_name +
-                           " is not supported by this server yet");
-}
-
-// Reads [lower, upper) (reversed when !forward) into one page.
-Result<ReadResult> ReadRange(Storage& storage, const TableDescription& d, const ReadPlan& plan,
-                             std::optional<int64_t> limit, const std::string& lower,
-                             const std::string& upper, bool forward) {
+// Reads [lower, upper) of the target (reversed when !forward) into one page.
+Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
+                             const ReadRequestBase& req, const ReadPlan& plan,
+                             const std::string& lower, const std::string& upper, bool forward) {
+  // An LSI answers for attributes it does not project by fetching the table's item, as the
+  // service does; a GSI returns what it has.
+  bool fetch_base = target.index && !target.index->global &&
+                    target.index->projection != ProjectionType::kAll &&
+                    (req.select == Select::kAllAttributes || plan.projection.has_value() ||
+                     plan.filter != nullptr);
+  std::optional<int64_t> limit = req.limit;
   ReadResult result;
   size_t bytes = 0;
   bool stopped_early = false;
   std::optional<Item> last_read;
-  Status decode_status;
-  DDB_RETURN_IF_ERROR(storage.ForEach(
-      Cf::kItems, lower, upper,
+  Status read_status;
+  DDB_RETURN_IF_ERROR(impl.storage->ForEach(
+      target.cf(), lower, upper,
       [&](std::string_view, std::string_view value) {
         if ((limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes) {
           stopped_early = true;
@@ -142,8 +248,16 @@ Result<ReadResult> ReadRange(Storage& storage, const TableDescription& d, const 
         }
         Item item;
         if (!DecodeItem(value, &item)) {
-          decode_status = Error::Internal("unreadable item");
+          read_status = Error::Internal("unreadable item");
           return false;
+        }
+        if (fetch_base) {
+          Result<std::optional<Item>> base = impl.ReadItem(impl.ItemKeyOf(*target.table, item));
+          if (!base.ok()) {
+            read_status = base.error();
+            return false;
+          }
+          if (base.value()) item = std::move(*base.value());
         }
         ++result.scanned_count;
         bytes += ItemSize(item);
@@ -159,12 +273,17 @@ Result<ReadResult> ReadRange(Storage& storage, const TableDescription& d, const 
         return true;
       },
       !forward));
-  DDB_RETURN_IF_ERROR(decode_status);
+  DDB_RETURN_IF_ERROR(read_status);
   // A page that filled its Limit or 1 MB exactly on its last item still reports where it
   // stopped, as the service does.
   if (last_read &&
       (stopped_early || (limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes)) {
-    result.last_evaluated_key = KeyOf(d, *last_read);
+    Item key;
+    for (const auto& name : target.key_names()) {
+      auto it = last_read->find(name);
+      if (it != last_read->end()) key.insert(*it);
+    }
+    result.last_evaluated_key = std::move(key);
   }
   return result;
 }
@@ -200,31 +319,28 @@ Result<std::optional<Projection>> CompileReadProjection(
 
 Result<QueryResult> Engine::Query(const QueryRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  const TableDescription& d = table->description;
-  DDB_RETURN_IF_ERROR(RefuseIndex(d, req.index_name));
   Placeholders placeholders;
   placeholders.names =
       req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr;
   placeholders.values =
       req.has_expression_attribute_values ? &req.expression_attribute_values : nullptr;
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
-  const std::string* range = d.range_key();
+  const std::string* range = target.range_name();
   DDB_ASSIGN_OR_RETURN(
       KeyCondition kc,
-      CompileKeyCondition(req.key_condition_expression, d.hash_key(),
-                          ToAttributeType(d.AttributeTypeOf(d.hash_key())), range,
-                          range ? ToAttributeType(d.AttributeTypeOf(*range)) : AttributeType::kS,
-                          &placeholders));
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
+      CompileKeyCondition(req.key_condition_expression, target.hash_name(), target.hash_type(),
+                          range, target.range_type(), &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   if (plan.filter) {
-    // The service refuses filters on key attributes in a Query.
-    for (const auto& k : d.key_schema) {
-      if (ConditionReferences(*plan.filter, k.attribute_name)) {
+    // The service refuses filters on the key attributes being queried.
+    for (const std::string* k : {&target.hash_name(), range}) {
+      if (k && ConditionReferences(*plan.filter, *k)) {
         return Error::Validation(
             "Filter Expression can only contain non-primary key attributes: Primary key "
             "attribute: " +
-            k.attribute_name);
+            *k);
       }
     }
   }
@@ -235,50 +351,44 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
   }
 
   // The partition's key range, narrowed by the sort-key condition.
-  std::string partition = EncodeItemKey(table->id, kc.hash_value, nullptr);
+  std::string partition = target.PartitionPrefix(kc.hash_value);
   std::string lower = partition;
   std::string upper = PrefixSuccessor(partition);
-  auto sk = [&](const AttributeValue& v) {
-    std::string k = partition;
-    AppendSortKey(&k, v);
-    return k;
-  };
   if (kc.sort_op) {
+    std::string at = target.SortKey(partition, kc.sort_value);
     switch (*kc.sort_op) {
       case KeyCondition::Op::kEq:
-        lower = sk(kc.sort_value);
-        upper = KeySuccessor(lower);
+        lower = at;
+        upper = target.AfterEqual(at);
         break;
       case KeyCondition::Op::kLt:
-        upper = sk(kc.sort_value);
+        upper = at;
         break;
       case KeyCondition::Op::kLe:
-        upper = KeySuccessor(sk(kc.sort_value));
+        upper = target.AfterEqual(at);
         break;
       case KeyCondition::Op::kGt:
-        lower = KeySuccessor(sk(kc.sort_value));
+        lower = target.AfterEqual(at);
         break;
       case KeyCondition::Op::kGe:
-        lower = sk(kc.sort_value);
+        lower = at;
         break;
       case KeyCondition::Op::kBetween:
-        lower = sk(kc.sort_value);
-        upper = KeySuccessor(sk(kc.sort_value2));
+        lower = at;
+        upper = target.AfterEqual(target.SortKey(partition, kc.sort_value2));
         break;
       case KeyCondition::Op::kBeginsWith:
-        lower = sk(kc.sort_value);
-        upper =
-            kc.sort_value.scalar().empty() ? PrefixSuccessor(partition) : PrefixSuccessor(lower);
+        lower = target.BeginsWithPrefix(partition, kc.sort_value);
+        upper = PrefixSuccessor(lower);
         break;
     }
   }
 
   if (req.exclusive_start_key) {
-    DDB_RETURN_IF_ERROR(CheckStartKey(d, *req.exclusive_start_key));
-    if (kc.sort_op == KeyCondition::Op::kEq) {
+    DDB_ASSIGN_OR_RETURN(std::string start, target.StartKey(*req.exclusive_start_key));
+    if (kc.sort_op == KeyCondition::Op::kEq && !target.index) {
       return Error::Validation("The query can return at most one row and cannot be restarted");
     }
-    std::string start = impl_->ItemKeyOf(*table, *req.exclusive_start_key);
     if (start.compare(0, partition.size(), partition) != 0) {
       return Error::Validation(
           "The provided starting key is outside query boundaries based on provided conditions");
@@ -293,12 +403,11 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
     }
   }
   if (lower >= upper) return QueryResult{};
-  return ReadRange(*impl_->storage, d, plan, req.limit, lower, upper, req.scan_index_forward);
+  return ReadRange(*impl_, target, req, plan, lower, upper, req.scan_index_forward);
 }
 
 Result<ScanResult> Engine::Scan(const ScanRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  const TableDescription& d = table->description;
   if (req.segment.has_value() != req.total_segments.has_value()) {
     return Error::Validation(
         req.segment ? "The TotalSegments parameter is required but was not present in the "
@@ -313,7 +422,6 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
         std::to_string(*req.segment) +
         " is not less than TotalSegments: " + std::to_string(*req.total_segments));
   }
-  DDB_RETURN_IF_ERROR(RefuseIndex(d, req.index_name));
   DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
       req.has_expression_attribute_names, req.has_expression_attribute_values,
       req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
@@ -325,16 +433,17 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
       req.has_expression_attribute_values ? &req.expression_attribute_values : nullptr;
   DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
   // Segment i of n owns the tokens [i * 2^64 / n, (i + 1) * 2^64 / n): disjoint, and
   // together the whole hash space.
-  std::string lower = TablePrefix(table->id);
-  std::string upper = TablePrefixEnd(table->id);
+  std::string lower = TablePrefix(target.prefix_id());
+  std::string upper = TablePrefixEnd(target.prefix_id());
   if (req.segment) {
     auto bound = [&](int64_t i) {
       unsigned __int128 t = (static_cast<unsigned __int128>(i) << 64) /
                             static_cast<unsigned __int128>(*req.total_segments);
-      std::string k = TablePrefix(table->id);
+      std::string k = TablePrefix(target.prefix_id());
       for (int shift = 56; shift >= 0; shift -= 8) {
         k.push_back(static_cast<char>(static_cast<uint64_t>(t) >> shift));
       }
@@ -344,15 +453,14 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
     if (*req.segment + 1 < *req.total_segments) upper = bound(*req.segment + 1);
   }
   if (req.exclusive_start_key) {
-    DDB_RETURN_IF_ERROR(CheckStartKey(d, *req.exclusive_start_key));
-    std::string start = impl_->ItemKeyOf(*table, *req.exclusive_start_key);
+    DDB_ASSIGN_OR_RETURN(std::string start, target.StartKey(*req.exclusive_start_key));
     if (start >= upper || start < lower) {
       return Error::Validation(
           "The provided starting key is invalid: Exclusive start key is outside the segment");
     }
     lower = KeySuccessor(start);
   }
-  return ReadRange(*impl_->storage, d, plan, req.limit, lower, upper, true);
+  return ReadRange(*impl_, target, req, plan, lower, upper, true);
 }
 
 }  // namespace ddb

@@ -15,8 +15,8 @@
 namespace ddb {
 namespace {
 
-constexpr const char* kCfNames[] = {"default", "items", "changes", "meta"};
-constexpr size_t kCfCount = 4;
+constexpr const char* kCfNames[] = {"default", "items", "changes", "meta", "indexes"};
+constexpr size_t kCfCount = 5;
 
 std::string EncodeInt64(int64_t v) {
   std::string s(8, '\0');
@@ -94,6 +94,12 @@ void Storage::Batch::AddToCounter(std::string_view key, int64_t delta) {
       .PermitUncheckedError();
 }
 
+void Storage::Batch::SetCounter(std::string_view key, int64_t value) {
+  rep_->batch
+      .Put(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()), EncodeInt64(value))
+      .PermitUncheckedError();
+}
+
 Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Storage::~Storage() = default;
 
@@ -137,6 +143,18 @@ Result<std::optional<std::string>> Storage::Get(Cf cf, std::string_view key) {
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return ToError(s, "get");
   return std::optional<std::string>(std::move(value));
+}
+
+Result<std::optional<std::string>> Storage::LastKey(Cf cf) {
+  std::optional<std::string> last;
+  DDB_RETURN_IF_ERROR(ForEach(
+      cf, "", "",
+      [&](std::string_view key, std::string_view) {
+        last = std::string(key);
+        return false;
+      },
+      /*reverse=*/true));
+  return last;
 }
 
 Result<int64_t> Storage::GetCounter(std::string_view key) {

@@ -4,7 +4,9 @@
 //   catalog  table name -> table record (catalog.h)
 //   items    item key (key_codec.h) -> encoded item (item_codec.h)
 //   changes  the change log (sequence -> change record); fed to GSIs and streams later
-//   meta     counters: next table id; per-table item count and size (int64 add merges)
+//   meta     counters: next table id; per-table and per-index item count and size (int64
+//            add merges); the GSI applier's watermark
+//   indexes  secondary-index entries (index_key.h)
 //
 // Thread safety: all methods may be called concurrently; a Batch is used by one thread.
 #pragma once
@@ -20,7 +22,7 @@
 
 namespace ddb {
 
-enum class Cf : uint8_t { kCatalog = 0, kItems = 1, kChanges = 2, kMeta = 3 };
+enum class Cf : uint8_t { kCatalog = 0, kItems = 1, kChanges = 2, kMeta = 3, kIndexes = 4 };
 
 struct StorageOptions {
   std::string path;        // RocksDB directory. Ignored when in_memory.
@@ -38,6 +40,8 @@ class Storage {
     void Delete(Cf cf, std::string_view key);
     // Adds "delta" to the int64 counter at "key" (meta family only).
     void AddToCounter(std::string_view key, int64_t delta);
+    // Sets the int64 counter at "key" (meta family only).
+    void SetCounter(std::string_view key, int64_t value);
 
    private:
     friend class Storage;
@@ -51,6 +55,8 @@ class Storage {
 
   // Errors: kInternal. Returns nullopt when the key is absent.
   Result<std::optional<std::string>> Get(Cf cf, std::string_view key);
+  // The last key of a column family, if any.
+  Result<std::optional<std::string>> LastKey(Cf cf);
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);
   // Applies the batch atomically. Errors: kInternal.

@@ -55,6 +55,9 @@ struct SecondaryIndexDefinition {
   IndexProjection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;  // GSIs of provisioned tables
   std::optional<OnDemandThroughput> on_demand_throughput;
+  // Filled by DescribeTable (live counters of the index's entries).
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
 };
 
 struct StreamSpecification {

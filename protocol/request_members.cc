@@ -1,4 +1,5 @@
 // Request members shared by several operations.
+#include <cctype>
 #include <set>
 
 #include "engine/table_validation.h"
@@ -22,11 +23,37 @@ Result<std::string> ReadTableName(const JsonObject& request, Violations* v) {
   return std::string(*name);
 }
 
+namespace {
+
+// Placeholder keys are "#" or ":" followed by one or more [A-Za-z0-9_].
+bool ValidPlaceholderKey(std::string_view key, char sigil) {
+  if (key.size() < 2 || key[0] != sigil) return false;
+  for (char c : key.substr(1)) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+Status CheckPlaceholderKeys(const JsonObject& obj, std::string_view member, char sigil) {
+  if (obj.size() == 0) return Error::Validation(std::string(member) + " must not be empty");
+  for (auto field : obj) {
+    if (!ValidPlaceholderKey(field.key, sigil)) {
+      return Error::Validation(std::string(member) +
+                               " contains invalid key: Syntax error; key: \"" +
+                               std::string(field.key) + "\"");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ReadExpressionAttributeNames(const JsonObject& request,
                                     std::map<std::string, std::string>* names, bool* present) {
   DDB_ASSIGN_OR_RETURN(auto obj, GetObject(request, "ExpressionAttributeNames"));
   *present = obj.has_value();
   if (!obj) return Status::Ok();
+  DDB_RETURN_IF_ERROR(CheckPlaceholderKeys(*obj, "ExpressionAttributeNames", '#'));
   for (auto field : *obj) {
     std::string_view v;
     if (field.value.get(v) != simdjson::SUCCESS) {
@@ -44,6 +71,7 @@ Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bo
   if (!*present) return Status::Ok();
   JsonObject obj;
   if (e.get(obj) != simdjson::SUCCESS) return WrongType("ExpressionAttributeValues", "an object");
+  DDB_RETURN_IF_ERROR(CheckPlaceholderKeys(obj, "ExpressionAttributeValues", ':'));
   for (auto field : obj) {
     Result<AttributeValue> v = ParseAttributeValue(field.value);
     if (!v.ok()) {

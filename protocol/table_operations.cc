@@ -207,11 +207,10 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
         WriteOnDemand(w, *idx.on_demand_throughput);
       }
     }
-    // Index sizes and counts are filled by the secondary-index work; empty until then.
     w.Key("IndexSizeBytes");
-    w.Int(0);
+    w.Int(idx.size_bytes);
     w.Key("ItemCount");
-    w.Int(0);
+    w.Int(idx.item_count);
     w.Key("IndexArn");
     w.String(d.table_arn + "/index/" + idx.index_name);
     w.EndObject();

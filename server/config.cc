@@ -44,13 +44,16 @@ std::string Usage(std::string_view program) {
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
       "  --threads N      server threads (default: number of CPUs)\n"
       "  --log-level L    error, warn, info or debug (default info)\n"
+      "  --gsi-propagation-delay-ms N\n"
+      "                   apply changes to global secondary indexes no sooner than N ms\n"
+      "                   after the write, to make GSI lag visible (default 0)\n"
       "  --help, -h       print this text and exit\n"
       "\n"
       "Once listening, prints \"LISTENING <port>\" on stdout.\n");
   return usage;
 }
 
-// Hand-written rather than Boost.Program_options or gflags: six flags do not justify a
+// Hand-written rather than Boost.Program_options or gflags: a handful of flags do not justify a
 // compiled dependency, and the rules (--flag V and --flag=V, last one wins) fit in one loop.
 Result<ServerOptions> ParseFlags(int argc, char** argv) {
   ServerOptions options;
@@ -76,7 +79,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       continue;
     }
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
-        flag != "--log-level") {
+        flag != "--log-level" && flag != "--gsi-propagation-delay-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -104,6 +107,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> threads = ParseInt(value, 1, 1024);
       if (!threads) return BadValue(flag, value, "a thread count in 1..1024");
       options.threads = static_cast<int>(*threads);
+    } else if (flag == "--gsi-propagation-delay-ms") {
+      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
+      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
+      options.gsi_propagation_delay_ms = static_cast<int>(*ms);
     } else {  // --log-level
       std::optional<LogLevel> level = ParseLogLevel(value);
       if (!level) return BadValue(flag, value, "one of error, warn, info, debug");

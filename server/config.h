@@ -28,6 +28,8 @@ struct ServerOptions {
   std::string data_dir = "./data";
   // Keep all tables in memory; nothing is written to disk. Default: false
   bool in_memory = false;
+  // Minimum age of a change before GSIs see it (experiments on GSI lag). Default: 0
+  int gsi_propagation_delay_ms = 0;
   // Threads running the io_context; each also runs engine calls synchronously.
   // Default: DefaultThreadCount()
   int threads = DefaultThreadCount();

@@ -36,7 +36,9 @@ int Main(int argc, char** argv) {
   SetLogLevel(options.log_level);
 
   Result<std::unique_ptr<Engine>> opened =
-      Engine::Open(EngineOptions{.data_dir = options.data_dir, .in_memory = options.in_memory});
+      Engine::Open(EngineOptions{.data_dir = options.data_dir,
+                                 .in_memory = options.in_memory,
+                                 .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms});
   if (!opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());
     return 1;

@@ -1,0 +1,110 @@
+#include "engine/index_maintenance.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace ddb {
+
+void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
+                     const std::optional<Item>& new_item, Storage::Batch* batch) {
+  for (const IndexSchema& index : table.indexes) {
+    if (index.global != global) continue;
+    std::optional<IndexEntryData> before = old_item ? IndexEntry(index, *old_item) : std::nullopt;
+    std::optional<IndexEntryData> after = new_item ? IndexEntry(index, *new_item) : std::nullopt;
+    if (before && after && before->key == after->key && before->value == after->value) continue;
+    if (before && (!after || before->key != after->key)) batch->Delete(Cf::kIndexes, before->key);
+    if (after) batch->Put(Cf::kIndexes, after->key, after->value);
+    int64_t count_delta = (after ? 1 : 0) - (before ? 1 : 0);
+    int64_t size_delta = (after ? after->size : 0) - (before ? before->size : 0);
+    if (count_delta) batch->AddToCounter(ItemCountKey(index.index_id), count_delta);
+    if (size_delta) batch->AddToCounter(TableSizeKey(index.index_id), size_delta);
+  }
+}
+
+namespace {
+constexpr size_t kChunk = 512;
+constexpr int kIdleWaitMs = 50;
+
+uint64_t NowMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+GsiApplier::GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer,
+                       uint64_t watermark, int propagation_delay_ms)
+    : storage_(storage),
+      catalog_(catalog),
+      sequencer_(sequencer),
+      watermark_(watermark),
+      propagation_delay_ms_(propagation_delay_ms) {}
+
+GsiApplier::~GsiApplier() { Stop(); }
+
+void GsiApplier::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void GsiApplier::Stop() {
+  stop_ = true;
+  sequencer_->Wake();
+  if (thread_.joinable()) thread_.join();
+}
+
+void GsiApplier::Run() {
+  while (!stop_) {
+    if (!ApplyChunk()) {
+      sequencer_->WaitBeyond(watermark_.load(), propagation_delay_ms_ > 0
+                                                    ? std::min(propagation_delay_ms_, kIdleWaitMs)
+                                                    : kIdleWaitMs);
+    }
+  }
+  // Drain what is ready so that a clean shutdown leaves no backlog (a crash may; the
+  // watermark makes the next start apply it).
+  while (ApplyChunk() && propagation_delay_ms_ == 0) {
+  }
+}
+
+bool GsiApplier::ApplyChunk() {
+  uint64_t from = watermark_.load();
+  uint64_t safe = sequencer_->SafePoint();
+  if (safe <= from) return false;
+  std::vector<ChangeRecord> records;
+  bool bad = false;
+  uint64_t ready_before = NowMs() - static_cast<uint64_t>(propagation_delay_ms_);
+  Status s = storage_->ForEach(Cf::kChanges, ChangeKey(from + 1), ChangeKey(safe + 1),
+                               [&](std::string_view key, std::string_view value) {
+                                 ChangeRecord r;
+                                 if (!DecodeChange(key, value, &r)) {
+                                   bad = true;
+                                   return false;
+                                 }
+                                 if (propagation_delay_ms_ > 0 && r.commit_time_ms > ready_before)
+                                   return false;
+                                 records.push_back(std::move(r));
+                                 return records.size() < kChunk;
+                               });
+  if (!s.ok() || bad) {
+    std::fprintf(stderr, "ddb: GSI applier cannot read the change log\n");
+    return false;
+  }
+  // Sequences between "from" and "safe" without a record belong to writes that had no
+  // GSI consumer or failed; the watermark may pass them.
+  uint64_t last =
+      records.empty() ? (propagation_delay_ms_ > 0 ? from : safe) : records.back().sequence;
+  if (records.size() < kChunk && propagation_delay_ms_ == 0) last = safe;
+  if (last <= from) return false;
+  Storage::Batch batch(*storage_);
+  for (const ChangeRecord& r : records) {
+    auto table = catalog_->FindById(r.table_id);
+    if (!table) continue;  // deleted since
+    AddIndexUpdates(*table, /*global=*/true, r.old_image, r.new_image, &batch);
+  }
+  batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
+  if (!storage_->Write(batch).ok()) return false;
+  watermark_ = last;
+  storage_->DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(last + 1)).ok();
+  return true;
+}
+
+}  // namespace ddb

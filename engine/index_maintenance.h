@@ -1,0 +1,57 @@
+// Keeping secondary-index entries in step with the items: LSIs in the item's own WriteBatch,
+// GSIs by the applier that tails the change log (change_log.h).
+// Thread safety: AddIndexUpdates is pure; GsiApplier runs one background thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/change_log.h"
+#include "engine/index_key.h"
+#include "engine/storage.h"
+
+namespace ddb {
+
+// Adds to *batch what turns the entries of "old_item" into those of "new_item" in each index
+// for which "include" is true: a delete when the entry's key changes or goes away, a put when
+// the new item is indexed, and the index's count/size counter deltas. Idempotent: applying
+// it twice leaves the same entries (counters are kept exact by applying each change once).
+void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
+                     const std::optional<Item>& new_item, Storage::Batch* batch);
+
+// Applies change records to GSIs in sequence order and records the last applied sequence
+// durably (meta "gsi_watermark") in the same batch, so a restart neither loses nor repeats
+// a change. Applied records are then trimmed from the log.
+class GsiApplier {
+ public:
+  GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer, uint64_t watermark,
+             int propagation_delay_ms);
+  ~GsiApplier();  // stops the thread
+  void Start();
+  void Stop();
+
+  // The last applied sequence, and how far the log is ahead of it.
+  uint64_t watermark() const { return watermark_.load(); }
+
+ private:
+  void Run();
+  // Applies one chunk; returns false when nothing was ready.
+  bool ApplyChunk();
+
+  Storage* storage_;
+  Catalog* catalog_;
+  ChangeSequencer* sequencer_;
+  std::atomic<uint64_t> watermark_;
+  int propagation_delay_ms_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Meta key of the GSI applier's watermark.
+inline constexpr std::string_view kGsiWatermarkKey = "gsi_watermark";
+
+}  // namespace ddb
