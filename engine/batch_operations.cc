@@ -108,6 +108,7 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     for (const auto& w : writes) {
       if (w.is_put) {
         DDB_RETURN_IF_ERROR(ValidateItem(table->description, w.item));
+        DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, w.item));
       } else {
         DDB_RETURN_IF_ERROR(ValidateKey(table->description, w.item));
       }

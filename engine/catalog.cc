@@ -62,6 +62,8 @@ AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexe
       m["NonKeyAttributes"] = AttributeValue::L(std::move(names));
     }
     if (idx.provisioned_throughput) m["Throughput"] = ThroughputRecord(*idx.provisioned_throughput);
+    m["Status"] = Str(idx.index_status);
+    m["Backfilling"] = AttributeValue::Bool(idx.backfilling);
     if (idx.on_demand_throughput) m["OnDemand"] = OnDemandRecord(*idx.on_demand_throughput);
     l.push_back(AttributeValue::M(std::move(m)));
   }
@@ -75,6 +77,8 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
     SecondaryIndexDefinition idx;
     idx.index_name = m.at("IndexName").scalar();
     idx.key_schema = KeySchemaFrom(m.at("KeySchema"));
+    if (auto it = m.find("Status"); it != m.end()) idx.index_status = it->second.scalar();
+    if (auto it = m.find("Backfilling"); it != m.end()) idx.backfilling = it->second.boolean();
     idx.projection.projection_type =
         static_cast<ProjectionType>(std::stoi(m.at("ProjectionType").scalar()));
     if (auto it = m.find("NonKeyAttributes"); it != m.end()) {
@@ -176,6 +180,7 @@ IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& 
   }
   s.projection = def.projection.projection_type;
   s.non_key_attributes = def.projection.non_key_attributes;
+  s.backfilling = def.backfilling;
   s.table_hash = d.hash_key();
   if (const std::string* r = d.range_key()) s.table_range = *r;
   return s;
@@ -240,6 +245,12 @@ Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
         auto info = std::make_shared<TableInfo>();
         info->id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
         info->description = FromRecord(record);
+        std::map<std::string, uint32_t> ids;
+        if (auto it = record.find("IndexIds"); it != record.end()) {
+          for (const auto& [name, id] : it->second.map()) ids[name] = std::stoul(id.scalar());
+        }
+        BuildIndexes(info.get(), ids);
+        catalog->by_id_[info->id] = info;
         catalog->tables_[info->description.table_name] = std::move(info);
         return true;
       }));
@@ -290,6 +301,40 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription descri
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   next_id_ = next;
   tables_[info->description.table_name] = info;
+  by_id_[info->id] = info;
+  return std::shared_ptr<const TableInfo>(info);
+}
+
+Result<std::shared_ptr<const TableInfo>> Catalog::Update(
+    const std::string& name, const std::function<Status(TableDescription*)>& change) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return Error::NotFound("Requested resource not found: Table: " + name + " not found");
+  }
+  auto info = std::make_shared<TableInfo>();
+  info->id = it->second->id;
+  info->description = it->second->description;
+  DDB_RETURN_IF_ERROR(change(&info->description));
+  // Indexes keep their ids; new ones get fresh ids.
+  std::map<std::string, uint32_t> ids;
+  for (const auto& index : it->second->indexes) ids[index.name] = index.index_id;
+  uint32_t next = next_id_;
+  for (const auto* list :
+       {&info->description.local_secondary_indexes, &info->description.global_secondary_indexes}) {
+    for (const auto& def : *list) {
+      if (!ids.count(def.index_name)) ids[def.index_name] = next++;
+    }
+  }
+  BuildIndexes(info.get(), ids);
+  std::string record;
+  EncodeItem(ToRecord(*info), &record);
+  Storage::Batch batch(*storage_);
+  batch.Put(Cf::kCatalog, name, record);
+  if (next != next_id_) batch.AddToCounter(kNextTableIdKey, next - next_id_);
+  DDB_RETURN_IF_ERROR(storage_->Write(batch));
+  next_id_ = next;
+  it->second = info;
   by_id_[info->id] = info;
   return std::shared_ptr<const TableInfo>(info);
 }

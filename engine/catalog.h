@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,10 @@ class Catalog {
 
   // Assigns an id and persists the table. Errors: kResourceInUse (name taken), kInternal.
   Result<std::shared_ptr<const TableInfo>> Create(TableDescription description);
+  // Replaces the table's description with what "change" makes of a copy, assigning ids to
+  // new indexes, and persists it. Errors: kResourceNotFound, those of "change", kInternal.
+  Result<std::shared_ptr<const TableInfo>> Update(
+      const std::string& name, const std::function<Status(TableDescription*)>& change);
   // Forgets the table and removes its items. Errors: kResourceNotFound, kInternal.
   Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name);
 

@@ -68,6 +68,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
       static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
   impl->gsi_applier->Start();
+  // Backfills interrupted by a shutdown start over (entries are idempotent).
+  for (const std::string& name : impl->catalog->Names()) {
+    auto table = impl->catalog->Find(name);
+    for (const IndexSchema& index : table->indexes) {
+      if (!index.backfilling) continue;
+      std::lock_guard lock(impl->backfill_mu);
+      impl->backfills.emplace_back(&Engine::Impl::Backfill, impl.get(), table->id, name,
+                                   index.name);
+    }
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -142,7 +152,10 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
   if (!old && !updated) return old;  // deleting what is not there writes nothing
-  if (updated) DDB_RETURN_IF_ERROR(ValidateIndexKeys(table.indexes, *updated));
+  // The indexes as of now, under the item's lock: a GSI added since the caller looked the
+  // table up must see this write (its backfill takes the same lock per item).
+  std::shared_ptr<const TableInfo> current = catalog->FindById(table.id);
+  if (!current) return TableNotFound();
   Storage::Batch batch(*storage);
   int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
   int64_t new_size = 0;
@@ -158,11 +171,11 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
     batch.AddToCounter(ItemCountKey(table.id), updated ? 1 : -1);
   }
   if (new_size != old_size) batch.AddToCounter(TableSizeKey(table.id), new_size - old_size);
-  if (table.has_lsi()) AddIndexUpdates(table, /*global=*/false, old, updated, &batch);
+  if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, &batch);
   // GSIs learn of the write from the change log, appended in the same batch; the sequence
   // is taken under the item's lock so that one item's changes are logged in order.
   uint64_t sequence = 0;
-  if (table.has_gsi()) {
+  if (current->has_gsi()) {
     sequence = sequencer->Begin();
     batch.Put(Cf::kChanges, ChangeKey(sequence),
               EncodeChange(table.id, NowMillis(), key, old, updated));
@@ -236,6 +249,7 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_RETURN_IF_ERROR(ValidateItem(table->description, req.item));
+  DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, req.item));
   DDB_ASSIGN_OR_RETURN(
       std::optional<Item> old,
       ConditionalReplace(*impl_, *table, impl_->ItemKeyOf(*table, req.item), req, req.item));
@@ -317,6 +331,8 @@ Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
           Status applied = ApplyUpdate(*update, &item);
           if (!applied.ok()) return Result<std::optional<Item>>(applied.error());
         }
+        Status index_keys = ValidateIndexKeys(table->indexes, item, /*by_update=*/true);
+        if (!index_keys.ok()) return Result<std::optional<Item>>(index_keys.error());
         if (ItemSize(item) > kMaxItemSize) {
           return Result<std::optional<Item>>(
               Error::Validation("Item size to update has exceeded the maximum allowed size"));

@@ -40,6 +40,10 @@ class Engine {
   // Returns the description with status DELETING; the table is gone when this returns.
   // Errors: kResourceNotFound, kValidation (deletion protection).
   Result<TableDescription> DeleteTable(const RequestContext& ctx, const std::string& name);
+  // Changes throughput, billing mode, streams, table class, deletion protection, and adds
+  // (with an online backfill), updates or deletes GSIs. Returns the description with status
+  // UPDATING. Errors: kResourceNotFound, kValidation.
+  Result<TableDescription> UpdateTable(const RequestContext& ctx, const UpdateTableRequest& req);
   // Table names in ascending order. Errors: kValidation (limit out of 1..100).
   Result<ListTablesResult> ListTables(const ListTablesRequest& req);
 

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "engine/catalog.h"
 #include "engine/change_log.h"
@@ -48,6 +51,14 @@ class Engine::Impl {
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
+  // Backfills of GSIs added by UpdateTable (table_updates.cc); joined by ~Impl.
+  std::mutex backfill_mu;
+  std::vector<std::thread> backfills;  // guarded by backfill_mu
+  std::atomic<bool> stopping{false};
+
+  ~Impl();
+  // Fills a new GSI from the table's items, then marks it ACTIVE.
+  void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
 
   std::mutex& StripeFor(const std::string& item_key) {
     return stripes[std::hash<std::string>{}(item_key) % kLockStripes];

@@ -38,6 +38,7 @@ struct IndexSchema {
   std::vector<std::pair<std::string, AttributeType>> range_attrs;  // 0..4
   ProjectionType projection = ProjectionType::kAll;
   std::vector<std::string> non_key_attributes;  // INCLUDE
+  bool backfilling = false;                     // a GSI added to a live table, not yet readable
   // The table's own key attributes (always projected, and the entry key's suffix).
   std::string table_hash;
   std::string table_range;  // empty when the table has no sort key

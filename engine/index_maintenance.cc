@@ -66,6 +66,7 @@ void GsiApplier::Run() {
 }
 
 bool GsiApplier::ApplyChunk() {
+  std::lock_guard lock(apply_mu_);
   uint64_t from = watermark_.load();
   uint64_t safe = sequencer_->SafePoint();
   if (safe <= from) return false;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -36,6 +37,8 @@ class GsiApplier {
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
+  // Held while a chunk is applied: holding it keeps index counters still (backfill recount).
+  std::mutex& apply_mutex() { return apply_mu_; }
 
  private:
   void Run();
@@ -48,6 +51,7 @@ class GsiApplier {
   std::atomic<uint64_t> watermark_;
   int propagation_delay_ms_;
   std::atomic<bool> stop_{false};
+  std::mutex apply_mu_;
   std::thread thread_;
 };
 

@@ -60,7 +60,8 @@ Status ValidateItem(const TableDescription& table, const Item& item) {
   return Status::Ok();
 }
 
-Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item) {
+Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item,
+                         bool by_update) {
   for (const IndexSchema& index : indexes) {
     for (const auto* attrs : {&index.hash_attrs, &index.range_attrs}) {
       for (const auto& [name, type] : *attrs) {
@@ -73,6 +74,13 @@ Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& it
               std::string(AttributeTypeName(it->second.type())) + " IndexName: " + index.name);
         }
         if (type != AttributeType::kN && it->second.scalar().empty()) {
+          if (by_update) {
+            return Error::Validation(
+                "One or more parameter values are not valid. The update expression attempted to "
+                "update a secondary index key to a value that is not supported. The "
+                "AttributeValue for a key attribute cannot contain an empty " +
+                std::string(type == AttributeType::kS ? "string" : "binary") + " value.");
+          }
           return Error::Validation(
               "One or more parameter values are not valid. A value specified for a secondary "
               "index key is not supported. The AttributeValue for a key attribute cannot contain "

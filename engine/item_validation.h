@@ -20,7 +20,9 @@ Status ValidateItem(const TableDescription& table, const Item& item);
 
 // The secondary-index key attributes of an item about to be written: of the declared type
 // and not empty (an item without them is simply not indexed). Errors: kValidation.
-Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item);
+// "by_update": the item is the result of an UpdateExpression (the service words it so).
+Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item,
+                         bool by_update = false);
 
 // A primary key for GetItem/DeleteItem: exactly the key attributes, declared types.
 // Errors: kValidation ("The provided key element does not match the schema", ...).

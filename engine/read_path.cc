@@ -209,6 +209,10 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& 
     if (req.exclusive_start_key) return Error::Validation("The provided starting key is invalid");
     return Error::Validation("The table does not have the specified index: " + *req.index_name);
   }
+  if (target.index->backfilling) {
+    return Error::Validation("Cannot read from backfilling global secondary index: " +
+                             target.index->name);
+  }
   if (target.index->global && req.consistent_read) {
     return Error::Validation("Consistent reads are not supported on global secondary indexes");
   }

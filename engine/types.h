@@ -55,6 +55,9 @@ struct SecondaryIndexDefinition {
   IndexProjection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;  // GSIs of provisioned tables
   std::optional<OnDemandThroughput> on_demand_throughput;
+  // GSIs: "CREATING" while an index added by UpdateTable is backfilled, then "ACTIVE".
+  std::string index_status = "ACTIVE";
+  bool backfilling = false;
   // Filled by DescribeTable (live counters of the index's entries).
   int64_t item_count = 0;
   int64_t size_bytes = 0;
@@ -109,6 +112,25 @@ struct TableDescription {
   const std::string& hash_key() const;
   const std::string* range_key() const;  // null when the table has no sort key
   ScalarType AttributeTypeOf(const std::string& name) const;
+};
+
+// One entry of UpdateTable's GlobalSecondaryIndexUpdates.
+struct GlobalSecondaryIndexUpdate {
+  enum class Kind : uint8_t { kCreate, kUpdate, kDelete };
+  Kind kind = Kind::kCreate;
+  SecondaryIndexDefinition index;  // kCreate: the whole definition; else index_name (+ throughput)
+};
+
+struct UpdateTableRequest {
+  std::string table_name;
+  std::vector<AttributeDefinition> attribute_definitions;  // for new GSIs' keys
+  std::optional<BillingMode> billing_mode;
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  std::optional<bool> deletion_protection_enabled;
+  std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
 };
 
 struct ListTablesRequest {

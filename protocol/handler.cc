@@ -66,6 +66,7 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"BatchGetItem", HandleBatchGetItem},
       {"BatchWriteItem", HandleBatchWriteItem},
       {"UpdateItem", HandleUpdateItem},
+      {"UpdateTable", HandleUpdateTable},
   };
   return handlers;
 }

@@ -19,6 +19,7 @@ using OperationHandler = Result<std::string> (*)(Engine& engine, const RequestCo
 Result<std::string> HandleCreateTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleUpdateTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);

@@ -85,6 +85,55 @@ Result<std::optional<OnDemandThroughput>> ReadOnDemand(const JsonObject& parent)
   return std::optional<OnDemandThroughput>(t);
 }
 
+// One LocalSecondaryIndex/GlobalSecondaryIndex (or GlobalSecondaryIndexUpdate.Create);
+// "p" is its member path for constraint messages.
+Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::string& p,
+                                           Violations* v) {
+  SecondaryIndexDefinition idx;
+  DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "IndexName"));
+  if (!name) {
+    v->NotNull(p + ".indexName");
+  } else {
+    idx.index_name = std::string(*name);
+  }
+  DDB_ASSIGN_OR_RETURN(auto ks, GetArray(o, "KeySchema"));
+  if (!ks) {
+    v->NotNull(p + ".keySchema");
+  } else {
+    DDB_ASSIGN_OR_RETURN(idx.key_schema, ReadKeySchema(*ks, p + ".keySchema", v));
+  }
+  DDB_ASSIGN_OR_RETURN(auto proj, GetObject(o, "Projection"));
+  if (!proj) {
+    v->NotNull(p + ".projection");
+  } else {
+    DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
+    if (type) {
+      if (*type == "ALL") {
+        idx.projection.projection_type = ProjectionType::kAll;
+      } else if (*type == "KEYS_ONLY") {
+        idx.projection.projection_type = ProjectionType::kKeysOnly;
+      } else if (*type == "INCLUDE") {
+        idx.projection.projection_type = ProjectionType::kInclude;
+      } else {
+        v->Enum(*type, p + ".projection.projectionType", "ALL, INCLUDE, KEYS_ONLY");
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
+    if (nka) {
+      for (JsonElement n : *nka) {
+        std::string_view s;
+        if (n.get(s) != simdjson::SUCCESS)
+          return WrongType("NonKeyAttributes", "a list of strings");
+        idx.projection.non_key_attributes.emplace_back(s);
+      }
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(idx.provisioned_throughput,
+                       ReadThroughput(o, p + ".provisionedThroughput", v));
+  DDB_ASSIGN_OR_RETURN(idx.on_demand_throughput, ReadOnDemand(o));
+  return idx;
+}
+
 Result<std::vector<SecondaryIndexDefinition>> ReadIndexes(const JsonObject& request,
                                                           std::string_view member,
                                                           const std::string& path, Violations* v) {
@@ -94,54 +143,87 @@ Result<std::vector<SecondaryIndexDefinition>> ReadIndexes(const JsonObject& requ
   size_t i = 0;
   for (JsonElement e : *arr) {
     ++i;
-    std::string p = path + "." + std::to_string(i) + ".member";
     JsonObject o;
     if (e.get(o) != simdjson::SUCCESS) return WrongType(member, "a list of objects");
-    SecondaryIndexDefinition idx;
-    DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "IndexName"));
-    if (!name) {
-      v->NotNull(p + ".indexName");
-    } else {
-      idx.index_name = std::string(*name);
-    }
-    DDB_ASSIGN_OR_RETURN(auto ks, GetArray(o, "KeySchema"));
-    if (!ks) {
-      v->NotNull(p + ".keySchema");
-    } else {
-      DDB_ASSIGN_OR_RETURN(idx.key_schema, ReadKeySchema(*ks, p + ".keySchema", v));
-    }
-    DDB_ASSIGN_OR_RETURN(auto proj, GetObject(o, "Projection"));
-    if (!proj) {
-      v->NotNull(p + ".projection");
-    } else {
-      DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
-      if (type) {
-        if (*type == "ALL") {
-          idx.projection.projection_type = ProjectionType::kAll;
-        } else if (*type == "KEYS_ONLY") {
-          idx.projection.projection_type = ProjectionType::kKeysOnly;
-        } else if (*type == "INCLUDE") {
-          idx.projection.projection_type = ProjectionType::kInclude;
-        } else {
-          v->Enum(*type, p + ".projection.projectionType", "ALL, INCLUDE, KEYS_ONLY");
-        }
-      }
-      DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
-      if (nka) {
-        for (JsonElement n : *nka) {
-          std::string_view s;
-          if (n.get(s) != simdjson::SUCCESS)
-            return WrongType("NonKeyAttributes", "a list of strings");
-          idx.projection.non_key_attributes.emplace_back(s);
-        }
-      }
-    }
-    DDB_ASSIGN_OR_RETURN(idx.provisioned_throughput,
-                         ReadThroughput(o, p + ".provisionedThroughput", v));
-    DDB_ASSIGN_OR_RETURN(idx.on_demand_throughput, ReadOnDemand(o));
+    DDB_ASSIGN_OR_RETURN(SecondaryIndexDefinition idx,
+                         ReadIndex(o, path + "." + std::to_string(i) + ".member", v));
     out.push_back(std::move(idx));
   }
   return out;
+}
+
+// AttributeDefinitions (absent: empty).
+Result<std::vector<AttributeDefinition>> ReadAttributeDefinitions(const JsonObject& request,
+                                                                  Violations* v) {
+  std::vector<AttributeDefinition> out;
+  DDB_ASSIGN_OR_RETURN(auto defs, GetArray(request, "AttributeDefinitions"));
+  if (!defs) return out;
+  size_t i = 0;
+  for (JsonElement e : *defs) {
+    ++i;
+    JsonObject o;
+    if (e.get(o) != simdjson::SUCCESS)
+      return WrongType("AttributeDefinitions", "a list of objects");
+    std::string p = "attributeDefinitions." + std::to_string(i) + ".member.";
+    AttributeDefinition a;
+    DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "AttributeName"));
+    DDB_ASSIGN_OR_RETURN(auto type, GetString(o, "AttributeType"));
+    if (!name) {
+      v->NotNull(p + "attributeName");
+    } else {
+      a.attribute_name = std::string(*name);
+    }
+    if (!type) {
+      v->NotNull(p + "attributeType");
+    } else if (*type == "S") {
+      a.attribute_type = ScalarType::kS;
+    } else if (*type == "N") {
+      a.attribute_type = ScalarType::kN;
+    } else if (*type == "B") {
+      a.attribute_type = ScalarType::kB;
+    } else {
+      v->Enum(*type, p + "attributeType", "B, N, S");
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<std::optional<BillingMode>> ReadBillingMode(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto mode, GetString(request, "BillingMode"));
+  if (!mode) return std::optional<BillingMode>();
+  if (*mode == "PROVISIONED") return std::optional(BillingMode::kProvisioned);
+  if (*mode == "PAY_PER_REQUEST") return std::optional(BillingMode::kPayPerRequest);
+  v->Enum(*mode, "billingMode", "PROVISIONED, PAY_PER_REQUEST");
+  return std::optional<BillingMode>();
+}
+
+Result<std::optional<StreamSpecification>> ReadStream(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto stream, GetObject(request, "StreamSpecification"));
+  if (!stream) return std::optional<StreamSpecification>();
+  StreamSpecification s;
+  DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*stream, "StreamEnabled"));
+  DDB_ASSIGN_OR_RETURN(auto view, GetString(*stream, "StreamViewType"));
+  if (!enabled) v->NotNull("streamSpecification.streamEnabled");
+  s.stream_enabled = enabled.value_or(false);
+  if (view) {
+    if (*view != "NEW_IMAGE" && *view != "OLD_IMAGE" && *view != "NEW_AND_OLD_IMAGES" &&
+        *view != "KEYS_ONLY") {
+      v->Enum(*view, "streamSpecification.streamViewType",
+              "NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY");
+    }
+    s.stream_view_type = std::string(*view);
+  }
+  return std::optional<StreamSpecification>(s);
+}
+
+Result<std::optional<std::string>> ReadTableClass(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto table_class, GetString(request, "TableClass"));
+  if (!table_class) return std::optional<std::string>();
+  if (*table_class != "STANDARD" && *table_class != "STANDARD_INFREQUENT_ACCESS") {
+    v->Enum(*table_class, "tableClass", "STANDARD, STANDARD_INFREQUENT_ACCESS");
+  }
+  return std::optional<std::string>(std::string(*table_class));
 }
 
 void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
@@ -199,7 +281,11 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
     w.EndObject();
     if (global) {
       w.Key("IndexStatus");
-      w.String("ACTIVE");
+      w.String(idx.index_status);
+      if (idx.backfilling) {
+        w.Key("Backfilling");
+        w.Bool(true);
+      }
       w.Key("ProvisionedThroughput");
       WriteThroughput(w, idx.provisioned_throughput.value_or(ProvisionedThroughput{}));
       if (idx.on_demand_throughput) {
@@ -308,39 +394,8 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   CreateTableRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
 
-  DDB_ASSIGN_OR_RETURN(auto defs, GetArray(request, "AttributeDefinitions"));
-  if (!defs) {
-    v.NotNull("attributeDefinitions");
-  } else {
-    size_t i = 0;
-    for (JsonElement e : *defs) {
-      ++i;
-      JsonObject o;
-      if (e.get(o) != simdjson::SUCCESS)
-        return WrongType("AttributeDefinitions", "a list of objects");
-      std::string p = "attributeDefinitions." + std::to_string(i) + ".member.";
-      AttributeDefinition a;
-      DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "AttributeName"));
-      DDB_ASSIGN_OR_RETURN(auto type, GetString(o, "AttributeType"));
-      if (!name) {
-        v.NotNull(p + "attributeName");
-      } else {
-        a.attribute_name = std::string(*name);
-      }
-      if (!type) {
-        v.NotNull(p + "attributeType");
-      } else if (*type == "S") {
-        a.attribute_type = ScalarType::kS;
-      } else if (*type == "N") {
-        a.attribute_type = ScalarType::kN;
-      } else if (*type == "B") {
-        a.attribute_type = ScalarType::kB;
-      } else {
-        v.Enum(*type, p + "attributeType", "B, N, S");
-      }
-      req.attribute_definitions.push_back(std::move(a));
-    }
-  }
+  if (!Present(request, "AttributeDefinitions")) v.NotNull("attributeDefinitions");
+  DDB_ASSIGN_OR_RETURN(req.attribute_definitions, ReadAttributeDefinitions(request, &v));
   DDB_ASSIGN_OR_RETURN(auto ks, GetArray(request, "KeySchema"));
   if (!ks) {
     v.NotNull("keySchema");
@@ -351,36 +406,12 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
                        ReadIndexes(request, "LocalSecondaryIndexes", "localSecondaryIndexes", &v));
   DDB_ASSIGN_OR_RETURN(req.global_secondary_indexes, ReadIndexes(request, "GlobalSecondaryIndexes",
                                                                  "globalSecondaryIndexes", &v));
-  DDB_ASSIGN_OR_RETURN(auto mode, GetString(request, "BillingMode"));
-  if (mode) {
-    if (*mode == "PROVISIONED") {
-      req.billing_mode = BillingMode::kProvisioned;
-    } else if (*mode == "PAY_PER_REQUEST") {
-      req.billing_mode = BillingMode::kPayPerRequest;
-    } else {
-      v.Enum(*mode, "billingMode", "PROVISIONED, PAY_PER_REQUEST");
-    }
-  }
+  DDB_ASSIGN_OR_RETURN(req.billing_mode, ReadBillingMode(request, &v));
   DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
                        ReadThroughput(request, "provisionedThroughput", &v));
   DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
-  DDB_ASSIGN_OR_RETURN(auto stream, GetObject(request, "StreamSpecification"));
-  if (stream) {
-    StreamSpecification s;
-    DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*stream, "StreamEnabled"));
-    DDB_ASSIGN_OR_RETURN(auto view, GetString(*stream, "StreamViewType"));
-    if (!enabled) v.NotNull("streamSpecification.streamEnabled");
-    s.stream_enabled = enabled.value_or(false);
-    if (view) s.stream_view_type = std::string(*view);
-    req.stream_specification = s;
-  }
-  DDB_ASSIGN_OR_RETURN(auto table_class, GetString(request, "TableClass"));
-  if (table_class) {
-    if (*table_class != "STANDARD" && *table_class != "STANDARD_INFREQUENT_ACCESS") {
-      v.Enum(*table_class, "tableClass", "STANDARD, STANDARD_INFREQUENT_ACCESS");
-    }
-    req.table_class = std::string(*table_class);
-  }
+  DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
   req.deletion_protection_enabled = protection.value_or(false);
   DDB_RETURN_IF_ERROR(v.ToStatus());
@@ -404,6 +435,74 @@ Result<std::string> HandleDeleteTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(std::string name, ReadTableName(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DeleteTable(ctx, name));
+  return RenderDescription("TableDescription", d);
+}
+
+Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
+                                      const JsonObject& request) {
+  Violations v;
+  UpdateTableRequest req;
+  DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.attribute_definitions, ReadAttributeDefinitions(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.billing_mode, ReadBillingMode(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
+                       ReadThroughput(request, "provisionedThroughput", &v));
+  DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
+  DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.deletion_protection_enabled,
+                       GetBool(request, "DeletionProtectionEnabled"));
+  DDB_ASSIGN_OR_RETURN(auto updates, GetArray(request, "GlobalSecondaryIndexUpdates"));
+  if (updates) {
+    size_t i = 0;
+    for (JsonElement e : *updates) {
+      ++i;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) {
+        return WrongType("GlobalSecondaryIndexUpdates", "a list of objects");
+      }
+      std::string p = "globalSecondaryIndexUpdates." + std::to_string(i) + ".member";
+      DDB_ASSIGN_OR_RETURN(auto create, GetObject(o, "Create"));
+      DDB_ASSIGN_OR_RETURN(auto update, GetObject(o, "Update"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "Delete"));
+      int actions = (create ? 1 : 0) + (update ? 1 : 0) + (del ? 1 : 0);
+      if (actions == 0) {
+        return Error::Validation(
+            "One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Update, "
+            "GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be "
+            "null");
+      }
+      if (actions > 1) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Only one global secondary index action "
+            "is allowed per GlobalSecondaryIndexUpdate object");
+      }
+      GlobalSecondaryIndexUpdate u;
+      if (create) {
+        u.kind = GlobalSecondaryIndexUpdate::Kind::kCreate;
+        DDB_ASSIGN_OR_RETURN(u.index, ReadIndex(*create, p + ".create", &v));
+        TableNameViolations(u.index.index_name, p + ".create.indexName", v.list());
+      } else {
+        u.kind = update ? GlobalSecondaryIndexUpdate::Kind::kUpdate
+                        : GlobalSecondaryIndexUpdate::Kind::kDelete;
+        const JsonObject& body = update ? *update : *del;
+        DDB_ASSIGN_OR_RETURN(auto name, GetString(body, "IndexName"));
+        if (!name) {
+          v.NotNull(p + (update ? ".update.indexName" : ".delete.indexName"));
+        } else {
+          u.index.index_name = std::string(*name);
+        }
+        if (update) {
+          DDB_ASSIGN_OR_RETURN(u.index.provisioned_throughput,
+                               ReadThroughput(body, p + ".update.provisionedThroughput", &v));
+          DDB_ASSIGN_OR_RETURN(u.index.on_demand_throughput, ReadOnDemand(body));
+        }
+      }
+      req.global_secondary_index_updates.push_back(std::move(u));
+    }
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
   return RenderDescription("TableDescription", d);
 }
 

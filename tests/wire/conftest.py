@@ -567,3 +567,165 @@ def get_wire_item(client, table, key):
 
 def expect_condition_failed(fn):
     return expect_error(fn, COND_FAILED, COND_FAILED_MSG)
+
+
+# ==========================================================================
+# Secondary-index helpers (test_indexes.py, test_index_restart.py)
+# ==========================================================================
+
+# Bounded wait for the GSI applier (GSI reads are eventually consistent; the
+# lag is normally milliseconds). Tests poll up to this long, never sleep blindly.
+GSI_TIMEOUT_S = 5.0
+
+
+def gsi_def(name, hash_key, range_key=None, projection="ALL", non_key=None):
+    """A GlobalSecondaryIndexes entry; hash_key/range_key are attribute names."""
+    ks = [{"AttributeName": hash_key, "KeyType": "HASH"}]
+    if range_key is not None:
+        ks.append({"AttributeName": range_key, "KeyType": "RANGE"})
+    proj = {"ProjectionType": projection}
+    if non_key is not None:
+        proj["NonKeyAttributes"] = list(non_key)
+    return {"IndexName": name, "KeySchema": ks, "Projection": proj}
+
+
+def lsi_def(name, table_hash_key, range_key, projection="ALL", non_key=None):
+    """A LocalSecondaryIndexes entry (same hash key as the table)."""
+    return gsi_def(name, table_hash_key, range_key, projection, non_key)
+
+
+def _canon_value(v):
+    """A hashable, order-independent form of one wire AttributeValue."""
+    (t, x), = v.items()
+    if t in ("SS", "NS"):
+        return (t, tuple(sorted(x)))
+    if t == "BS":
+        return (t, tuple(sorted(bytes(b) for b in x)))
+    if t == "B":
+        return (t, bytes(x))
+    if t == "L":
+        return (t, tuple(_canon_value(e) for e in x))
+    if t == "M":
+        return (t, canon_item(x))
+    return (t, x)
+
+
+def canon_item(item):
+    """Hashable form of a wire item (attribute order and set order ignored)."""
+    return tuple(sorted((k, _canon_value(v)) for k, v in item.items()))
+
+
+def canon_multiset(items):
+    """Sorted list of canonical items: equal iff the two lists are equal as multisets."""
+    return sorted(canon_item(i) for i in items)
+
+
+def index_schema(client, table, index_name):
+    """(table key names, index key names, ProjectionType, NonKeyAttributes) from DescribeTable."""
+    desc = client.describe_table(TableName=table)["Table"]
+    table_keys = [k["AttributeName"] for k in desc["KeySchema"]]
+    for idx in desc.get("GlobalSecondaryIndexes", []) + desc.get("LocalSecondaryIndexes", []):
+        if idx["IndexName"] == index_name:
+            keys = [k["AttributeName"] for k in idx["KeySchema"]]
+            proj = idx["Projection"]
+            return table_keys, keys, proj["ProjectionType"], proj.get("NonKeyAttributes", [])
+    raise AssertionError(f"index {index_name} not in DescribeTable of {table}")
+
+
+def project_for_index(item, table_keys, index_keys, projection, non_key=()):
+    """What an index holds for a base item under DynamoDB's projection rules,
+    or None when the item lacks an index key attribute (sparse index)."""
+    if any(k not in item for k in index_keys):
+        return None
+    if projection == "ALL":
+        return dict(item)
+    wanted = set(table_keys) | set(index_keys)
+    if projection == "INCLUDE":
+        wanted |= set(non_key)
+    return {k: v for k, v in item.items() if k in wanted}
+
+
+def expected_index_items(client, table, index_name):
+    """The entries the index must hold, derived from a consistent Scan of the table."""
+    table_keys, index_keys, projection, non_key = index_schema(client, table, index_name)
+    base, _ = collect_pages(client.scan, TableName=table, ConsistentRead=True)
+    out = []
+    for item in base:
+        p = project_for_index(item, table_keys, index_keys, projection, non_key)
+        if p is not None:
+            out.append(p)
+    return out
+
+
+def scan_index(client, table, index_name, **kw):
+    items, _ = collect_pages(client.scan, TableName=table, IndexName=index_name, **kw)
+    return items
+
+
+def query_index(client, table, index_name, **kw):
+    items, _ = collect_pages(client.query, TableName=table, IndexName=index_name, **kw)
+    return items
+
+
+def eventually(fetch, check, timeout=GSI_TIMEOUT_S, interval=0.02, describe="condition"):
+    """Call fetch() until check(result) holds or timeout passes; returns the last result.
+
+    Fails with the last result when the condition never held.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = fetch()
+        if check(result):
+            return result
+        if time.monotonic() >= deadline:
+            pytest.fail(f"{describe} did not hold within {timeout}s; last result: {result!r}")
+        time.sleep(interval)
+
+
+def eventually_items(fetch, expected, timeout=GSI_TIMEOUT_S, describe="index contents"):
+    """Poll fetch() (a list of wire items) until it equals expected as a multiset.
+
+    A lagging GSI may both miss new entries and still show stale ones until the
+    applier catches up, so any difference is only an error once the deadline
+    has passed; the failure then lists what is missing and what is unexpected.
+    """
+    want = canon_multiset(expected)
+    deadline = time.monotonic() + timeout
+    while True:
+        items = fetch()
+        got = canon_multiset(items)
+        if got == want:
+            return items
+        if time.monotonic() >= deadline:
+            missing = [i for i in want if i not in got]
+            extra = [i for i in got if i not in want]
+            dups = len(got) - len(set(got))
+            pytest.fail(f"{describe}: did not converge within {timeout}s "
+                        f"(want {len(want)}, got {len(got)}, duplicates {dups})\n"
+                        f"  missing: {missing!r}\n  unexpected: {extra!r}")
+        time.sleep(0.02)
+
+
+def assert_index_matches_table(client, table, index_name, timeout=GSI_TIMEOUT_S):
+    """Eventually, a Scan of the index holds exactly what the table's items project to."""
+    expected = expected_index_items(client, table, index_name)
+    return eventually_items(lambda: scan_index(client, table, index_name), expected,
+                            timeout=timeout, describe=f"index {index_name} of {table}")
+
+
+def index_description(client, table, index_name):
+    desc = client.describe_table(TableName=table)["Table"]
+    for idx in desc.get("GlobalSecondaryIndexes", []) + desc.get("LocalSecondaryIndexes", []):
+        if idx["IndexName"] == index_name:
+            return idx
+    raise AssertionError(f"index {index_name} not in DescribeTable of {table}")
+
+
+def kill_server(srv):
+    """SIGKILL a ServerProcess (a crash), reaping it and closing its files."""
+    if srv.proc is not None and srv.proc.poll() is None:
+        srv.proc.kill()
+        srv.proc.wait(timeout=10)
+    if srv._reader:
+        srv._reader.join(timeout=5)
+    srv._close_files()

@@ -1,0 +1,279 @@
+// UpdateTable: throughput, billing mode, streams, table class, deletion protection, and
+// GlobalSecondaryIndexUpdates (create with an online backfill, update, delete).
+//
+// Adding a GSI to a live table: the catalog first gains the index (CREATING, backfilling);
+// from then on every write logs a change for it (Mutate re-reads the catalog under the
+// item's lock). The backfill then walks the table and writes each item's entry under that
+// same lock, so an entry is never older than the item; the applier's later records for the
+// same items only move entries forward. When the walk ends the counters are recounted and
+// the index becomes ACTIVE.
+#include <chrono>
+#include <set>
+
+#include "engine/engine_impl.h"
+#include "engine/table_validation.h"
+
+namespace ddb {
+namespace {
+
+const std::string kInvalid = "One or more parameter values were invalid: ";
+constexpr size_t kBackfillChunk = 256;
+
+Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
+  if (!req.billing_mode && !req.provisioned_throughput && !req.stream_specification &&
+      req.global_secondary_index_updates.empty() && !req.deletion_protection_enabled &&
+      !req.on_demand_throughput && !req.table_class) {
+    return Error::Validation(
+        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+        "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
+        "MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, "
+        "DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is "
+        "required");
+  }
+  BillingMode mode = req.billing_mode.value_or(d.billing_mode);
+  if (mode == BillingMode::kPayPerRequest && req.provisioned_throughput) {
+    return Error::Validation(kInvalid +
+                             "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified "
+                             "when BillingMode is PAY_PER_REQUEST");
+  }
+  if (req.billing_mode == BillingMode::kProvisioned &&
+      d.billing_mode != BillingMode::kProvisioned && !req.provisioned_throughput) {
+    return Error::Validation(kInvalid +
+                             "ProvisionedThroughput must be specified when BillingMode is "
+                             "PROVISIONED");
+  }
+  std::set<std::string> seen;
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (!seen.insert(u.index.index_name).second) {
+      return Error::Validation(kInvalid +
+                               "Only one global secondary index update per index is allowed "
+                               "simultaneously. Index: " +
+                               u.index.index_name);
+    }
+  }
+  return Status::Ok();
+}
+
+// Applies the request to a copy of the description (inside Catalog::Update).
+Status ApplyUpdate(const UpdateTableRequest& req, TableDescription* d) {
+  if (req.billing_mode) d->billing_mode = *req.billing_mode;
+  if (d->billing_mode == BillingMode::kPayPerRequest) {
+    d->provisioned_throughput = ProvisionedThroughput{};
+  } else if (req.provisioned_throughput) {
+    d->provisioned_throughput = *req.provisioned_throughput;
+  }
+  if (req.on_demand_throughput) d->on_demand_throughput = req.on_demand_throughput;
+  if (req.stream_specification) {
+    if (req.stream_specification->stream_enabled) {
+      d->stream_specification = req.stream_specification;
+    } else {
+      d->stream_specification.reset();
+    }
+  }
+  if (req.table_class) d->table_class = req.table_class;
+  if (req.deletion_protection_enabled) {
+    d->deletion_protection_enabled = *req.deletion_protection_enabled;
+  }
+  for (const auto& def : req.attribute_definitions) {
+    bool known = false;
+    for (auto& existing : d->attribute_definitions) {
+      if (existing.attribute_name == def.attribute_name) {
+        known = true;
+        if (existing.attribute_type != def.attribute_type) {
+          return Error::Validation(
+              kInvalid + "Cannot change the type of an existing attribute: " + def.attribute_name);
+        }
+      }
+    }
+    if (!known) d->attribute_definitions.push_back(def);
+  }
+  auto find_gsi = [d](const std::string& name) {
+    auto& gsis = d->global_secondary_indexes;
+    return std::find_if(gsis.begin(), gsis.end(),
+                        [&](const SecondaryIndexDefinition& g) { return g.index_name == name; });
+  };
+  for (const auto& u : req.global_secondary_index_updates) {
+    auto it = find_gsi(u.index.index_name);
+    switch (u.kind) {
+      case GlobalSecondaryIndexUpdate::Kind::kCreate: {
+        bool lsi = std::any_of(
+            d->local_secondary_indexes.begin(), d->local_secondary_indexes.end(),
+            [&](const SecondaryIndexDefinition& l) { return l.index_name == u.index.index_name; });
+        if (it != d->global_secondary_indexes.end() || lsi) {
+          return Error::Validation("Attempting to create an index which already exists");
+        }
+        SecondaryIndexDefinition def = u.index;
+        def.index_status = "CREATING";
+        def.backfilling = true;
+        if (d->billing_mode == BillingMode::kProvisioned && !def.provisioned_throughput) {
+          return Error::Validation(
+              kInvalid + "ProvisionedThroughput must be specified for index: " + def.index_name);
+        }
+        if (d->billing_mode == BillingMode::kPayPerRequest && def.provisioned_throughput) {
+          return Error::Validation(kInvalid +
+                                   "ProvisionedThroughput should not be specified for index: " +
+                                   def.index_name + " when BillingMode is PAY_PER_REQUEST");
+        }
+        d->global_secondary_indexes.push_back(std::move(def));
+        break;
+      }
+      case GlobalSecondaryIndexUpdate::Kind::kUpdate:
+        if (it == d->global_secondary_indexes.end()) {
+          return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
+                                 " not found");
+        }
+        if (u.index.provisioned_throughput) {
+          it->provisioned_throughput = u.index.provisioned_throughput;
+        }
+        if (u.index.on_demand_throughput) it->on_demand_throughput = u.index.on_demand_throughput;
+        break;
+      case GlobalSecondaryIndexUpdate::Kind::kDelete:
+        if (it == d->global_secondary_indexes.end()) {
+          return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
+                                 " not found");
+        }
+        d->global_secondary_indexes.erase(it);
+        break;
+    }
+  }
+  // The resulting schema obeys CreateTable's rules (keys defined, definitions used, ...).
+  CreateTableRequest as_create;
+  as_create.table_name = d->table_name;
+  as_create.attribute_definitions = d->attribute_definitions;
+  as_create.key_schema = d->key_schema;
+  as_create.local_secondary_indexes = d->local_secondary_indexes;
+  as_create.global_secondary_indexes = d->global_secondary_indexes;
+  as_create.billing_mode = d->billing_mode;
+  if (d->billing_mode == BillingMode::kProvisioned) {
+    as_create.provisioned_throughput = d->provisioned_throughput;
+  }
+  Status valid = ValidateCreateTable(as_create);
+  if (!valid.ok()) {
+    // DynamoDB keeps definitions of dropped index keys; unused ones are not an error here.
+    const std::string& m = valid.error().message();
+    if (m.find("AttributeDefinitions are not used") == std::string::npos &&
+        m.find("Number of attributes in KeySchema") == std::string::npos) {
+      return valid;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
+                                             const UpdateTableRequest& req) {
+  DDB_ASSIGN_OR_RETURN(auto before, impl_->FindTable(req.table_name));
+  DDB_RETURN_IF_ERROR(ValidateUpdate(req, before->description));
+  DDB_ASSIGN_OR_RETURN(auto after, impl_->catalog->Update(req.table_name, [&](TableDescription* d) {
+    return ApplyUpdate(req, d);
+  }));
+  for (const IndexSchema& index : before->indexes) {
+    if (!after->FindIndex(index.name)) {
+      Storage::Batch batch(*impl_->storage);
+      batch.Delete(Cf::kMeta, ItemCountKey(index.index_id));
+      batch.Delete(Cf::kMeta, TableSizeKey(index.index_id));
+      DDB_RETURN_IF_ERROR(impl_->storage->Write(batch));
+      DDB_RETURN_IF_ERROR(impl_->storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
+                                                      TablePrefixEnd(index.index_id)));
+    }
+  }
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
+    std::lock_guard lock(impl_->backfill_mu);
+    impl_->backfills.emplace_back(&Engine::Impl::Backfill, impl_.get(), after->id, req.table_name,
+                                  u.index.index_name);
+  }
+  TableDescription d = impl_->Describe(ctx, *after);
+  d.table_status = TableStatus::kUpdating;
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kDelete) continue;
+    SecondaryIndexDefinition gone = u.index;
+    for (const auto& g : before->description.global_secondary_indexes) {
+      if (g.index_name == u.index.index_name) gone = g;
+    }
+    gone.index_status = "DELETING";
+    d.global_secondary_indexes.push_back(std::move(gone));
+  }
+  return d;
+}
+
+Engine::Impl::~Impl() {
+  stopping = true;
+  std::lock_guard lock(backfill_mu);
+  for (auto& t : backfills) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
+  std::string next = TablePrefix(table_id);
+  const std::string end = TablePrefixEnd(table_id);
+  while (!stopping) {
+    std::shared_ptr<const TableInfo> table = catalog->FindById(table_id);
+    const IndexSchema* index = table ? table->FindIndex(index_name) : nullptr;
+    if (!index) return;  // table or index deleted meanwhile
+    std::vector<std::string> keys;
+    Status s = storage->ForEach(Cf::kItems, next, end, [&](std::string_view key, std::string_view) {
+      keys.emplace_back(key);
+      return keys.size() < kBackfillChunk;
+    });
+    if (!s.ok()) return;
+    for (const std::string& key : keys) {
+      std::lock_guard lock(StripeFor(key));
+      Result<std::optional<Item>> item = ReadItem(key);
+      if (!item.ok() || !item.value()) continue;
+      std::optional<IndexEntryData> entry = IndexEntry(*index, *item.value());
+      if (!entry) continue;
+      Storage::Batch batch(*storage);
+      batch.Put(Cf::kIndexes, entry->key, entry->value);
+      if (!storage->Write(batch).ok()) return;
+    }
+    if (keys.size() < kBackfillChunk) break;
+    next = keys.back();
+    next.push_back('\0');
+  }
+  // Recount once the applier has applied every change logged before the walk ended: those
+  // changes' deltas assumed entries this walk may already have written. Later changes find
+  // the entries as their old images left them, so their deltas are exact again.
+  uint64_t logged = sequencer->SafePoint();
+  while (!stopping && gsi_applier->watermark() < logged) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (stopping) return;  // resumes from scratch on the next start (see Open)
+  std::shared_ptr<const TableInfo> table = catalog->FindById(table_id);
+  const IndexSchema* index = table ? table->FindIndex(index_name) : nullptr;
+  if (!index) return;
+  std::lock_guard applier_still(gsi_applier->apply_mutex());
+  int64_t count = 0, size = 0;
+  Status s =
+      storage->ForEach(Cf::kIndexes, TablePrefix(index->index_id), TablePrefixEnd(index->index_id),
+                       [&](std::string_view, std::string_view value) {
+                         Item projected;
+                         if (DecodeItem(value, &projected)) {
+                           ++count;
+                           size += static_cast<int64_t>(ItemSize(projected)) + 100;
+                         }
+                         return true;
+                       });
+  if (!s.ok()) return;
+  Storage::Batch batch(*storage);
+  batch.SetCounter(ItemCountKey(index->index_id), count);
+  batch.SetCounter(TableSizeKey(index->index_id), size);
+  if (!storage->Write(batch).ok()) return;
+  catalog
+      ->Update(table_name,
+               [&](TableDescription* d) {
+                 for (auto& g : d->global_secondary_indexes) {
+                   if (g.index_name == index_name) {
+                     g.index_status = "ACTIVE";
+                     g.backfilling = false;
+                   }
+                 }
+                 return Status::Ok();
+               })
+      .status()
+      .ok();
+}
+
+}  // namespace ddb
