@@ -146,54 +146,63 @@ Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
   return result;
 }
 
+Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
+                              const std::optional<Item>& old, const std::optional<Item>& updated,
+                              Storage::Batch* batch, std::vector<uint64_t>* sequences) {
+  // The indexes as of now, under the item's lock: a GSI added since the caller looked the
+  // table up must see this write (its backfill takes the same lock per item).
+  std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
+  if (!current) return TableNotFound();
+  int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
+  int64_t new_size = 0;
+  if (updated) {
+    std::string value;
+    EncodeItem(*updated, &value);
+    batch->Put(Cf::kItems, key, value);
+    new_size = static_cast<int64_t>(ItemSize(*updated));
+  } else {
+    batch->Delete(Cf::kItems, key);
+  }
+  if (old.has_value() != updated.has_value()) {
+    batch->AddToCounter(ItemCountKey(table_id), updated ? 1 : -1);
+  }
+  if (new_size != old_size) batch->AddToCounter(TableSizeKey(table_id), new_size - old_size);
+  if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
+  // GSIs learn of the write from the change log, appended in the same batch; the sequence
+  // is taken under the item's lock so that one item's changes are logged in order.
+  if (current->has_gsi()) {
+    uint64_t sequence = sequencer->Begin();
+    sequences->push_back(sequence);
+    batch->Put(Cf::kChanges, ChangeKey(sequence),
+               EncodeChange(table_id, NowMillis(), key, old, updated));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences) {
+  Status written = storage->Write(batch);
+  for (uint64_t s : sequences) sequencer->End(s);
+  return written;
+}
+
 Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
                                                  const ComputeNewItem& compute) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
   if (!old && !updated) return old;  // deleting what is not there writes nothing
-  // The indexes as of now, under the item's lock: a GSI added since the caller looked the
-  // table up must see this write (its backfill takes the same lock per item).
-  std::shared_ptr<const TableInfo> current = catalog->FindById(table.id);
-  if (!current) return TableNotFound();
   Storage::Batch batch(*storage);
-  int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
-  int64_t new_size = 0;
-  if (updated) {
-    std::string value;
-    EncodeItem(*updated, &value);
-    batch.Put(Cf::kItems, key, value);
-    new_size = static_cast<int64_t>(ItemSize(*updated));
-  } else {
-    batch.Delete(Cf::kItems, key);
+  std::vector<uint64_t> sequences;
+  Status added = AddWrite(table.id, key, old, updated, &batch, &sequences);
+  if (!added.ok()) {
+    for (uint64_t s : sequences) sequencer->End(s);
+    return added.error();
   }
-  if (old.has_value() != updated.has_value()) {
-    batch.AddToCounter(ItemCountKey(table.id), updated ? 1 : -1);
-  }
-  if (new_size != old_size) batch.AddToCounter(TableSizeKey(table.id), new_size - old_size);
-  if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, &batch);
-  // GSIs learn of the write from the change log, appended in the same batch; the sequence
-  // is taken under the item's lock so that one item's changes are logged in order.
-  uint64_t sequence = 0;
-  if (current->has_gsi()) {
-    sequence = sequencer->Begin();
-    batch.Put(Cf::kChanges, ChangeKey(sequence),
-              EncodeChange(table.id, NowMillis(), key, old, updated));
-  }
-  Status written = storage->Write(batch);
-  if (sequence) sequencer->End(sequence);
-  DDB_RETURN_IF_ERROR(written);
+  DDB_RETURN_IF_ERROR(Commit(batch, sequences));
   return old;
 }
 
 namespace {
-
-Placeholders PlaceholdersOf(const ConditionalWrite& w) {
-  Placeholders p;
-  p.names = w.has_expression_attribute_names ? &w.expression_attribute_names : nullptr;
-  p.values = w.has_expression_attribute_values ? &w.expression_attribute_values : nullptr;
-  return p;
-}
 
 Status CheckPutDeleteReturnValues(ReturnValues rv) {
   if (rv != ReturnValues::kNone && rv != ReturnValues::kAllOld) {
@@ -202,57 +211,23 @@ Status CheckPutDeleteReturnValues(ReturnValues rv) {
   return Status::Ok();
 }
 
-Error ConditionFailed(const ConditionalWrite& w, const std::optional<Item>& old) {
-  Error e(ErrorCode::kConditionalCheckFailed, "The conditional request failed");
-  if (w.return_old_on_condition_failure && old) {
-    auto detail = std::make_shared<ErrorDetail>();
-    detail->item = old;
-    e.WithDetail(std::move(detail));
-  }
-  return e;
-}
+}  // namespace
 
-Status CheckCondition(const ConditionPtr& condition, const ConditionalWrite& w,
-                      const std::optional<Item>& old) {
-  if (condition && !EvaluateCondition(*condition, old ? &*old : nullptr)) {
-    return ConditionFailed(w, old);
-  }
-  return Status::Ok();
-}
-
-// Put and Delete: check the condition (if any) against the old item under the item lock,
-// then write "new_item" (nullopt deletes). Returns the old item.
-Result<std::optional<Item>> ConditionalReplace(Engine::Impl& impl, const TableInfo& table,
-                                               const std::string& key, const ConditionalWrite& w,
-                                               const std::optional<Item>& new_item) {
-  DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
-      w.has_expression_attribute_names, w.has_expression_attribute_values,
-      w.condition_expression.has_value(), w.condition_expression.has_value(),
-      "ConditionExpression"));
-  Placeholders placeholders = PlaceholdersOf(w);
-  ConditionPtr condition;
-  if (w.condition_expression) {
-    DDB_ASSIGN_OR_RETURN(
-        condition, CompileCondition(*w.condition_expression, "ConditionExpression", &placeholders));
-  }
-  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
-  return impl.Mutate(table, key, [&](const std::optional<Item>& old) {
-    Status s = CheckCondition(condition, w, old);
-    if (!s.ok()) return Result<std::optional<Item>>(s.error());
-    return Result<std::optional<Item>>(new_item);
+Result<std::optional<Item>> Engine::Impl::Write(const PreparedWrite& write,
+                                                std::optional<Item>* new_item) {
+  return Mutate(*write.table, write.key, [&](const std::optional<Item>& old) {
+    Result<std::optional<Item>> updated = write.Apply(old);
+    if (updated.ok() && new_item) *new_item = updated.value();
+    return updated;
   });
 }
-
-}  // namespace
 
 Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
-  DDB_RETURN_IF_ERROR(ValidateItem(table->description, req.item));
-  DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, req.item));
-  DDB_ASSIGN_OR_RETURN(
-      std::optional<Item> old,
-      ConditionalReplace(*impl_, *table, impl_->ItemKeyOf(*table, req.item), req, req.item));
+  DDB_ASSIGN_OR_RETURN(PreparedWrite write,
+                       PrepareWrite(PreparedWrite::Kind::kPut, table, req.item, std::nullopt, req));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   PutItemResult result;
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
@@ -276,10 +251,9 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
 Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
-  DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
-  DDB_ASSIGN_OR_RETURN(
-      std::optional<Item> old,
-      ConditionalReplace(*impl_, *table, impl_->ItemKeyOf(*table, req.key), req, std::nullopt));
+  DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kDelete, table,
+                                                         req.key, std::nullopt, req));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   DeleteItemResult result;
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
@@ -287,81 +261,13 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
 
 Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  const TableDescription& d = table->description;
-  DDB_RETURN_IF_ERROR(ValidateKey(d, req.key));
-  bool any_expression = req.condition_expression || req.update_expression;
-  DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
-      req.has_expression_attribute_names, req.has_expression_attribute_values, any_expression,
-      any_expression, "UpdateExpression and ConditionExpression"));
-  Placeholders placeholders = PlaceholdersOf(req);
-  UpdatePtr update;
-  std::vector<DocumentPath> updated_paths;
-  if (req.update_expression) {
-    DDB_ASSIGN_OR_RETURN(update, CompileUpdate(*req.update_expression, &placeholders));
-    updated_paths = UpdatedPaths(*update);
-  }
-  ConditionPtr condition;
-  if (req.condition_expression) {
-    DDB_ASSIGN_OR_RETURN(condition, CompileCondition(*req.condition_expression,
-                                                     "ConditionExpression", &placeholders));
-  }
-  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
-  for (const auto& path : updated_paths) {
-    for (const auto& k : d.key_schema) {
-      if (path.front().name == k.attribute_name) {
-        return Error::Validation(
-            "One or more parameter values were invalid: Cannot update "
-            "attribute " +
-            k.attribute_name + ". This attribute is part of the key");
-      }
-    }
-  }
-
-  std::string key = impl_->ItemKeyOf(*table, req.key);
+  DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kUpdate, table,
+                                                         req.key, req.update_expression, req));
   std::optional<Item> new_item;
-  DDB_ASSIGN_OR_RETURN(
-      std::optional<Item> old, impl_->Mutate(*table, key, [&](const std::optional<Item>& old) {
-        Status s = CheckCondition(condition, req, old);
-        if (!s.ok()) return Result<std::optional<Item>>(s.error());
-        if (!old && update && UpdateOnlyRemoves(*update)) {
-          return Result<std::optional<Item>>(std::optional<Item>());
-        }
-        Item item = old ? *old : req.key;
-        if (update) {
-          Status applied = ApplyUpdate(*update, &item);
-          if (!applied.ok()) return Result<std::optional<Item>>(applied.error());
-        }
-        Status index_keys = ValidateIndexKeys(table->indexes, item, /*by_update=*/true);
-        if (!index_keys.ok()) return Result<std::optional<Item>>(index_keys.error());
-        if (ItemSize(item) > kMaxItemSize) {
-          return Result<std::optional<Item>>(
-              Error::Validation("Item size to update has exceeded the maximum allowed size"));
-        }
-        new_item = item;
-        return Result<std::optional<Item>>(std::optional<Item>(std::move(item)));
-      }));
-
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, &new_item));
   UpdateItemResult result;
-  switch (req.return_values) {
-    case ReturnValues::kNone:
-      break;
-    case ReturnValues::kAllOld:
-      result.attributes = std::move(old);
-      break;
-    case ReturnValues::kAllNew:
-      result.attributes = std::move(new_item);
-      break;
-    case ReturnValues::kUpdatedOld:
-    case ReturnValues::kUpdatedNew: {
-      const std::optional<Item>& source =
-          req.return_values == ReturnValues::kUpdatedOld ? old : new_item;
-      if (source && !updated_paths.empty()) {
-        Item projected = ApplyProjection(Projection{updated_paths}, *source);
-        if (!projected.empty()) result.attributes = std::move(projected);
-      }
-      break;
-    }
-  }
+  result.attributes =
+      UpdateReturnValues(req.return_values, write, std::move(old), std::move(new_item));
   return result;
 }
 

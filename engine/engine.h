@@ -60,6 +60,17 @@ class Engine {
   // operand types, item too large), kConditionalCheckFailed.
   Result<UpdateItemResult> UpdateItem(const UpdateItemRequest& req);
 
+  // Up to 100 writes and condition checks over one or more tables, all or nothing: one
+  // WriteBatch after every condition held. Serializable with other transactions and
+  // single-item writes (items are locked in a fixed order, so no deadlock is possible).
+  // A ClientRequestToken makes a retry within 10 minutes return the first outcome.
+  // Errors: kResourceNotFound, kValidation, kTransactionCanceled (detail: one reason per
+  // action), kIdempotentParameterMismatch.
+  Result<TransactWriteItemsResult> TransactWriteItems(const TransactWriteItemsRequest& req);
+  // Up to 100 reads seen at one instant, isolated from concurrent transactions.
+  // Errors: kResourceNotFound, kValidation.
+  Result<TransactGetItemsResult> TransactGetItems(const TransactGetItemsRequest& req);
+
   // One page of a Query: the items of one partition key in sort-key order (reversed when
   // !scan_index_forward), at most `limit` items read and about 1 MB of data read per page.
   // Errors: kResourceNotFound, kValidation (expressions, start key, select, limit).

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
+#include "engine/write_path.h"
 
 namespace ddb {
 
@@ -55,6 +58,13 @@ class Engine::Impl {
   std::mutex backfill_mu;
   std::vector<std::thread> backfills;  // guarded by backfill_mu
   std::atomic<bool> stopping{false};
+  // ClientRequestTokens of successful TransactWriteItems calls of the last 10 minutes.
+  struct TokenUse {
+    uint64_t fingerprint;
+    std::chrono::steady_clock::time_point when;
+  };
+  std::mutex tokens_mu;
+  std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu
 
   ~Impl();
   // Fills a new GSI from the table's items, then marks it ACTIVE.
@@ -93,6 +103,19 @@ class Engine::Impl {
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute);
+
+  // Adds one item's write (nullopt deletes) with its counters, LSI entries and change-log
+  // record to *batch; appends the change sequence taken (if any) to *sequences, which the
+  // caller must pass to Commit. REQUIRES: the item's stripe is locked.
+  Status AddWrite(uint32_t table_id, const std::string& key, const std::optional<Item>& old,
+                  const std::optional<Item>& updated, Storage::Batch* batch,
+                  std::vector<uint64_t>* sequences);
+  // Writes the batch and ends its change sequences (also when the write failed).
+  Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
+
+  // Runs a prepared single-item write under the item's lock. Returns the old item and,
+  // when new_item is given, stores the new one there.
+  Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
 
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;

@@ -24,6 +24,8 @@ enum class ErrorCode : uint8_t {
   kResourceInUse,
   kConditionalCheckFailed,
   kTransactionConflict,
+  kTransactionCanceled,
+  kIdempotentParameterMismatch,
   kUnknownOperation,
   kMissingAuthenticationToken,
   kIncompleteSignature,

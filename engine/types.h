@@ -149,11 +149,20 @@ struct RequestContext {
   std::string access_key_id;
 };
 
+// Why one action of a cancelled transaction did not go through.
+struct CancellationReason {
+  std::string code;          // "None", "ConditionalCheckFailed", "ValidationError", ...
+  std::string message;       // empty for "None"
+  std::optional<Item> item;  // ALL_OLD on a failed condition
+};
+
 // What some errors carry besides their message.
 struct ErrorDetail {
   // ConditionalCheckFailed with ReturnValuesOnConditionCheckFailure=ALL_OLD: the item as it
   // was (absent when there was none).
   std::optional<Item> item;
+  // TransactionCanceled: one reason per action, in request order.
+  std::vector<CancellationReason> cancellation_reasons;
 };
 
 // The expression parts shared by single-item writes: an optional ConditionExpression and
@@ -211,6 +220,39 @@ struct UpdateItemRequest : ConditionalWrite {
 
 struct UpdateItemResult {
   std::optional<Item> attributes;  // per ReturnValues
+};
+
+// --- Transactions ---
+
+struct TransactWriteAction : ConditionalWrite {
+  enum class Kind : uint8_t { kConditionCheck, kPut, kDelete, kUpdate };
+  Kind kind = Kind::kPut;
+  std::string table_name;
+  Item item_or_key;                              // kPut: the item; else the key
+  std::optional<std::string> update_expression;  // kUpdate
+};
+
+struct TransactWriteItemsRequest {
+  std::vector<TransactWriteAction> actions;
+  std::optional<std::string> client_request_token;
+};
+
+struct TransactWriteItemsResult {};
+
+struct TransactGetAction {
+  std::string table_name;
+  Item key;
+  std::optional<std::string> projection_expression;
+  std::map<std::string, std::string> expression_attribute_names;
+  bool has_expression_attribute_names = false;
+};
+
+struct TransactGetItemsRequest {
+  std::vector<TransactGetAction> actions;
+};
+
+struct TransactGetItemsResult {
+  std::vector<std::optional<Item>> items;  // one per action, in order
 };
 
 // --- Query and Scan ---

@@ -32,6 +32,10 @@ WireError ToWire(ErrorCode code) {
       return {"ResourceInUseException", 400};
     case ErrorCode::kConditionalCheckFailed:
       return {"ConditionalCheckFailedException", 400};
+    case ErrorCode::kTransactionCanceled:
+      return {"TransactionCanceledException", 400};
+    case ErrorCode::kIdempotentParameterMismatch:
+      return {"IdempotentParameterMismatchException", 400};
     case ErrorCode::kTransactionConflict:
       return {"TransactionConflictException", 400};
     case ErrorCode::kUnknownOperation:
@@ -67,6 +71,8 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"BatchWriteItem", HandleBatchWriteItem},
       {"UpdateItem", HandleUpdateItem},
       {"UpdateTable", HandleUpdateTable},
+      {"TransactWriteItems", HandleTransactWriteItems},
+      {"TransactGetItems", HandleTransactGetItems},
   };
   return handlers;
 }
@@ -84,6 +90,25 @@ WireResponse ErrorResponse(const Error& error) {
   if (error.detail() && error.detail()->item) {
     w.Key("Item");
     WriteAttributeMap(w, *error.detail()->item);
+  }
+  if (error.detail() && !error.detail()->cancellation_reasons.empty()) {
+    w.Key("CancellationReasons");
+    w.BeginArray();
+    for (const CancellationReason& r : error.detail()->cancellation_reasons) {
+      w.BeginObject();
+      w.Key("Code");
+      w.String(r.code);
+      if (!r.message.empty()) {
+        w.Key("Message");
+        w.String(r.message);
+      }
+      if (r.item) {
+        w.Key("Item");
+        WriteAttributeMap(w, *r.item);
+      }
+      w.EndObject();
+    }
+    w.EndArray();
   }
   w.EndObject();
   return {wire.status, w.Take()};

@@ -25,6 +25,8 @@ Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObje
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateItem(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleTransactWriteItems(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleTransactGetItems(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleQuery(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleScan(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleBatchGetItem(Engine&, const RequestContext&, const JsonObject&);

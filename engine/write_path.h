@@ -1,0 +1,47 @@
+// Single-item writes, prepared: the request validated and its expressions compiled before
+// any item is read, then Apply() turns the old item into the new one. Apply is a pure
+// function of the old item, so PutItem/UpdateItem/DeleteItem (one item under its lock) and
+// TransactWriteItems (many items under their locks) share it.
+// Thread safety: a PreparedWrite is immutable after PrepareWrite.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/expression.h"
+#include "engine/types.h"
+
+namespace ddb {
+
+struct PreparedWrite {
+  enum class Kind : uint8_t { kPut, kUpdate, kDelete, kConditionCheck };
+  Kind kind = Kind::kPut;
+  std::shared_ptr<const TableInfo> table;
+  std::string key;   // the item key (key_codec.h)
+  Item item_or_key;  // kPut: the item; else the key
+  ConditionPtr condition;
+  UpdatePtr update;
+  std::vector<DocumentPath> updated_paths;
+  bool return_old_on_condition_failure = false;
+
+  // The new item (nullopt: delete, or nothing to write), or kConditionalCheckFailed (with
+  // the old item attached when asked for) or kValidation (run-time update errors, index
+  // keys, size).
+  Result<std::optional<Item>> Apply(const std::optional<Item>& old) const;
+};
+
+// Validates the key or item and compiles the expressions of one write. "update_expression"
+// is only for kUpdate. Errors: kValidation.
+Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<const TableInfo> table,
+                                   const Item& item_or_key,
+                                   const std::optional<std::string>& update_expression,
+                                   const ConditionalWrite& w);
+
+// UpdateItem's ReturnValues from the old and new items.
+std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& write,
+                                       std::optional<Item> old, std::optional<Item> updated);
+
+}  // namespace ddb
