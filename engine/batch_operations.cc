@@ -1,5 +1,6 @@
 // BatchGetItem and BatchWriteItem: many independent single-item operations, validated as a
 // whole first (one bad request fails the batch before anything is read or written).
+#include <map>
 #include <set>
 
 #include "engine/engine_impl.h"
@@ -59,12 +60,14 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
     const auto& [name, ka] = req.request_items[t];
     std::vector<Item> found;
     KeysAndAttributes unprocessed;
+    ConsumedCapacity capacity{name};
     for (size_t i = 0; i < plans[t].keys.size(); ++i) {
       if (full) {
         unprocessed.keys.push_back(ka.keys[i]);
         continue;
       }
       DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(plans[t].keys[i]));
+      capacity.AddTable(ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read), false);
       if (!item) continue;
       Item out = plans[t].projection ? ApplyProjection(*plans[t].projection, *item) : *item;
       size_t size = ItemSize(out);
@@ -78,6 +81,9 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       found.push_back(std::move(out));
     }
     result.responses.emplace_back(name, std::move(found));
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+      result.consumed_capacity.push_back(std::move(capacity));
+    }
     if (!unprocessed.keys.empty()) {
       unprocessed.projection_expression = ka.projection_expression;
       unprocessed.attributes_to_get = ka.attributes_to_get;
@@ -118,15 +124,23 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     }
   }
   // Each write stands alone, as in the service: a batch is not a transaction.
+  BatchWriteItemResult result;
+  std::map<std::string, ConsumedCapacity> capacity;
   for (const auto& p : planned) {
-    DDB_ASSIGN_OR_RETURN(
-        std::optional<Item> old, impl_->Mutate(*p.table, p.key, [&](const std::optional<Item>&) {
-          return Result<std::optional<Item>>(p.write->is_put ? std::optional<Item>(p.write->item)
-                                                             : std::optional<Item>());
-        }));
-    (void)old;
+    std::optional<Item> updated =
+        p.write->is_put ? std::optional<Item>(p.write->item) : std::optional<Item>();
+    DDB_ASSIGN_OR_RETURN(std::optional<Item> old,
+                         impl_->Mutate(*p.table, p.key, [&](const std::optional<Item>&) {
+                           return Result<std::optional<Item>>(updated);
+                         }));
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+      const std::string& name = p.table->description.table_name;
+      auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
+      AddWriteCapacity(*p.table, old, updated, false, &it->second);
+    }
   }
-  return BatchWriteItemResult{};
+  for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
+  return result;
 }
 
 }  // namespace ddb

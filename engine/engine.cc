@@ -229,6 +229,10 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
                        PrepareWrite(PreparedWrite::Kind::kPut, table, req.item, std::nullopt, req));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   PutItemResult result;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    result.consumed_capacity = ConsumedCapacity{req.table_name};
+    AddWriteCapacity(*table, old, req.item, false, &*result.consumed_capacity);
+  }
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
 }
@@ -244,6 +248,11 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(std::optional<Item> item,
                        impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
   GetItemResult result;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    result.consumed_capacity = ConsumedCapacity{req.table_name};
+    result.consumed_capacity->AddTable(ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read),
+                                       /*write=*/false);
+  }
   if (item) result.item = projection ? ApplyProjection(*projection, *item) : std::move(*item);
   return result;
 }
@@ -255,6 +264,10 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
                                                          req.key, std::nullopt, req));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   DeleteItemResult result;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    result.consumed_capacity = ConsumedCapacity{req.table_name};
+    AddWriteCapacity(*table, old, std::nullopt, false, &*result.consumed_capacity);
+  }
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
 }
@@ -266,6 +279,10 @@ Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   std::optional<Item> new_item;
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, &new_item));
   UpdateItemResult result;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    result.consumed_capacity = ConsumedCapacity{req.table_name};
+    AddWriteCapacity(*table, old, new_item, false, &*result.consumed_capacity);
+  }
   result.attributes =
       UpdateReturnValues(req.return_values, write, std::move(old), std::move(new_item));
   return result;

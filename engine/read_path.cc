@@ -289,6 +289,16 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
     }
     result.last_evaluated_key = std::move(key);
   }
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    // A page costs the 4 KB units of everything it read, filtered or not.
+    double units = ReadUnits(bytes, req.consistent_read);
+    result.consumed_capacity = ConsumedCapacity{req.table_name};
+    if (target.index) {
+      result.consumed_capacity->AddIndex(target.index->name, target.index->global, units, false);
+    } else {
+      result.consumed_capacity->AddTable(units, false);
+    }
+  }
   return result;
 }
 
@@ -406,7 +416,7 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
       upper = start;
     }
   }
-  if (lower >= upper) return QueryResult{};
+  if (lower >= upper) lower = upper;  // nothing to read; still a (costed) page
   return ReadRange(*impl_, target, req, plan, lower, upper, req.scan_index_forward);
 }
 

@@ -7,6 +7,7 @@
 // and change-log records go to RocksDB in one WriteBatch, so readers see all or nothing.
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "engine/coding.h"
@@ -131,6 +132,7 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
 
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(w.key);
+  std::vector<ConsumedCapacity> consumed;
   {
     StripeLocks locks(*impl_, keys);
     std::vector<std::optional<Item>> olds, news;
@@ -185,17 +187,33 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
       return added.error();
     }
     DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+      std::map<std::string, ConsumedCapacity> capacity;
+      for (size_t i = 0; i < writes.size(); ++i) {
+        const std::string& name = writes[i].table->description.table_name;
+        auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
+        if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) {
+          it->second.AddTable(ReadUnits(olds[i] ? ItemSize(*olds[i]) : 0, true, true), false);
+        } else {
+          AddWriteCapacity(*writes[i].table, olds[i], news[i], /*transactional=*/true, &it->second);
+        }
+      }
+      for (auto& [name, c] : capacity) consumed.push_back(std::move(c));
+    }
   }
   if (req.client_request_token) {
     std::lock_guard lock(impl_->tokens_mu);
     impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now()};
   }
-  return TransactWriteItemsResult{};
+  TransactWriteItemsResult result;
+  result.consumed_capacity = std::move(consumed);
+  return result;
 }
 
 Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRequest& req) {
   DDB_RETURN_IF_ERROR(CheckActionCount(req.actions.size()));
   struct PlannedGet {
+    std::string table_name;
     std::string key;
     std::optional<Projection> projection;
   };
@@ -210,6 +228,7 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
                                                                  ? &a.expression_attribute_names
                                                                  : nullptr));
     g.key = impl_->ItemKeyOf(*table, a.key);
+    g.table_name = a.table_name;
     if (!seen.insert(g.key).second) return DuplicateItem();
     gets.push_back(std::move(g));
   }
@@ -217,11 +236,17 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
   for (const auto& g : gets) keys.push_back(g.key);
   TransactGetItemsResult result;
   StripeLocks locks(*impl_, keys);
+  std::map<std::string, ConsumedCapacity> capacity;
   for (const auto& g : gets) {
     DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(g.key));
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+      auto [it, fresh] = capacity.try_emplace(g.table_name, ConsumedCapacity{g.table_name});
+      it->second.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
+    }
     if (item && g.projection) item = ApplyProjection(*g.projection, *item);
     result.items.push_back(std::move(item));
   }
+  for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
   return result;
 }
 

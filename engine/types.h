@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/attribute_value.h"
+#include "engine/capacity.h"
 
 namespace ddb {
 
@@ -181,10 +182,12 @@ struct PutItemRequest : ConditionalWrite {
   std::string table_name;
   Item item;
   ReturnValues return_values = ReturnValues::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct PutItemResult {
   std::optional<Item> attributes;  // the old item for ALL_OLD, when there was one
+  std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 
 struct GetItemRequest {
@@ -195,20 +198,24 @@ struct GetItemRequest {
   std::vector<std::string> attributes_to_get;  // legacy; empty returns everything
   std::map<std::string, std::string> expression_attribute_names;
   bool has_expression_attribute_names = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct GetItemResult {
   std::optional<Item> item;
+  std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 
 struct DeleteItemRequest : ConditionalWrite {
   std::string table_name;
   Item key;
   ReturnValues return_values = ReturnValues::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct DeleteItemResult {
   std::optional<Item> attributes;
+  std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 
 struct UpdateItemRequest : ConditionalWrite {
@@ -216,10 +223,12 @@ struct UpdateItemRequest : ConditionalWrite {
   Item key;
   std::optional<std::string> update_expression;
   ReturnValues return_values = ReturnValues::kNone;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct UpdateItemResult {
-  std::optional<Item> attributes;  // per ReturnValues
+  std::optional<Item> attributes;                     // per ReturnValues
+  std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 
 // --- Transactions ---
@@ -235,9 +244,12 @@ struct TransactWriteAction : ConditionalWrite {
 struct TransactWriteItemsRequest {
   std::vector<TransactWriteAction> actions;
   std::optional<std::string> client_request_token;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
-struct TransactWriteItemsResult {};
+struct TransactWriteItemsResult {
+  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+};
 
 struct TransactGetAction {
   std::string table_name;
@@ -249,10 +261,12 @@ struct TransactGetAction {
 
 struct TransactGetItemsRequest {
   std::vector<TransactGetAction> actions;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct TransactGetItemsResult {
-  std::vector<std::optional<Item>> items;  // one per action, in order
+  std::vector<std::optional<Item>> items;           // one per action, in order
+  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
 };
 
 // --- Query and Scan ---
@@ -280,6 +294,7 @@ struct ReadRequestBase {
   std::optional<int64_t> limit;  // items read (before the filter) per page
   bool consistent_read = false;
   std::optional<Item> exclusive_start_key;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct QueryRequest : ReadRequestBase {
@@ -297,6 +312,7 @@ struct ReadResult {
   int64_t count = 0;
   int64_t scanned_count = 0;
   std::optional<Item> last_evaluated_key;
+  std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 using QueryResult = ReadResult;
 using ScanResult = ReadResult;
@@ -314,11 +330,13 @@ struct KeysAndAttributes {
 
 struct BatchGetItemRequest {
   std::vector<std::pair<std::string, KeysAndAttributes>> request_items;  // by table
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct BatchGetItemResult {
   std::vector<std::pair<std::string, std::vector<Item>>> responses;
   std::vector<std::pair<std::string, KeysAndAttributes>> unprocessed_keys;
+  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
 };
 
 struct WriteRequest {
@@ -328,10 +346,12 @@ struct WriteRequest {
 
 struct BatchWriteItemRequest {
   std::vector<std::pair<std::string, std::vector<WriteRequest>>> request_items;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct BatchWriteItemResult {
   std::vector<std::pair<std::string, std::vector<WriteRequest>>> unprocessed_items;
+  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
 };
 
 }  // namespace ddb

@@ -11,6 +11,18 @@ void JsonWriter::Double(double v) {
   out_ += buf;
 }
 
+void JsonWriter::Number(double v) {
+  Sep();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  // "%.17g" of a half-unit multiple is exact; add ".0" so that it reads as a double.
+  out_ += buf;
+  if (out_.find_first_of(".e", out_.size() - std::char_traits<char>::length(buf)) ==
+      std::string::npos) {
+    out_ += ".0";
+  }
+}
+
 void JsonWriter::WriteString(std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out_.push_back('"');

@@ -45,6 +45,8 @@ class JsonWriter {
     out_ += std::to_string(v);
   }
   void Double(double v);
+  // A number in its shortest exact form (capacity units: 1, 0.5, 12.5).
+  void Number(double v);
   void Bool(bool b) {
     Sep();
     out_ += b ? "true" : "false";

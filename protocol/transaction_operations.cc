@@ -3,6 +3,7 @@
 
 #include "engine/table_validation.h"
 #include "protocol/attribute_value_json.h"
+#include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 
@@ -104,10 +105,14 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
     }
     req.client_request_token = std::string(*token);
   }
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TransactWriteItemsResult result, engine.TransactWriteItems(req));
-  (void)result;
-  return std::string("{}");
+  JsonWriter w;
+  w.BeginObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  w.EndObject();
+  return w.Take();
 }
 
 Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&,
@@ -157,10 +162,12 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
                                           : "less than or equal to 100"));
     }
   }
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TransactGetItemsResult result, engine.TransactGetItems(req));
   JsonWriter w;
   w.BeginObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
   w.Key("Responses");
   w.BeginArray();
   for (const auto& item : result.items) {

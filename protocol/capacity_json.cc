@@ -1,0 +1,66 @@
+#include "protocol/capacity_json.h"
+
+namespace ddb::protocol {
+namespace {
+
+void WriteUnits(JsonWriter& w, double units) {
+  w.BeginObject();
+  w.Key("CapacityUnits");
+  w.Number(units);
+  w.EndObject();
+}
+
+void WriteOne(JsonWriter& w, const ConsumedCapacity& c, ReturnConsumedCapacity mode) {
+  w.BeginObject();
+  w.Key("TableName");
+  w.String(c.table_name);
+  w.Key("CapacityUnits");
+  w.Number(c.capacity_units);
+  if (mode == ReturnConsumedCapacity::kIndexes) {
+    w.Key("Table");
+    WriteUnits(w, c.table_units);
+    for (const auto& [member, indexes] :
+         {std::pair{"LocalSecondaryIndexes", &c.local_secondary_indexes},
+          std::pair{"GlobalSecondaryIndexes", &c.global_secondary_indexes}}) {
+      if (indexes->empty()) continue;
+      w.Key(member);
+      w.BeginObject();
+      for (const auto& [name, units] : *indexes) {
+        w.Key(name);
+        WriteUnits(w, units);
+      }
+      w.EndObject();
+    }
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+Result<ReturnConsumedCapacity> ReadReturnConsumedCapacity(const JsonObject& request,
+                                                          Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto rcc, GetString(request, "ReturnConsumedCapacity"));
+  if (!rcc || *rcc == "NONE") return ReturnConsumedCapacity::kNone;
+  if (*rcc == "TOTAL") return ReturnConsumedCapacity::kTotal;
+  if (*rcc == "INDEXES") return ReturnConsumedCapacity::kIndexes;
+  v->Enum(*rcc, "returnConsumedCapacity", "INDEXES, TOTAL, NONE");
+  return ReturnConsumedCapacity::kNone;
+}
+
+void WriteConsumedCapacity(JsonWriter& w, const std::optional<ConsumedCapacity>& c,
+                           ReturnConsumedCapacity mode) {
+  if (!c || mode == ReturnConsumedCapacity::kNone) return;
+  w.Key("ConsumedCapacity");
+  WriteOne(w, *c, mode);
+}
+
+void WriteConsumedCapacityList(JsonWriter& w, const std::vector<ConsumedCapacity>& list,
+                               ReturnConsumedCapacity mode) {
+  if (mode == ReturnConsumedCapacity::kNone) return;
+  w.Key("ConsumedCapacity");
+  w.BeginArray();
+  for (const auto& c : list) WriteOne(w, c, mode);
+  w.EndArray();
+}
+
+}  // namespace ddb::protocol
