@@ -91,6 +91,8 @@ class Engine {
 
  private:
   explicit Engine(std::unique_ptr<Impl> impl);
+  // TransactWriteItems without the ClientRequestToken bookkeeping.
+  Result<TransactWriteItemsResult> RunTransactWrite(const TransactWriteItemsRequest& req);
   std::unique_ptr<Impl> impl_;
 };
 

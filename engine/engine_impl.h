@@ -62,6 +62,7 @@ class Engine::Impl {
   struct TokenUse {
     uint64_t fingerprint;
     std::chrono::steady_clock::time_point when;
+    bool done;  // false while the first call with the token is still running
   };
   std::mutex tokens_mu;
   std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu

@@ -26,6 +26,7 @@ enum class ErrorCode : uint8_t {
   kTransactionConflict,
   kTransactionCanceled,
   kIdempotentParameterMismatch,
+  kTransactionInProgress,
   kUnknownOperation,
   kMissingAuthenticationToken,
   kIncompleteSignature,

@@ -110,6 +110,12 @@ struct KeyCondition {
   std::string sort_name;
   AttributeValue sort_value;   // first operand
   AttributeValue sort_value2;  // BETWEEN's upper bound
+  // Multi-attribute keys (GSIs with several HASH/RANGE attributes): every HASH attribute's
+  // value in key-schema order, and equalities on the leading RANGE attributes; sort_op then
+  // applies to the RANGE attribute after them (sort_name). Single-attribute keys fill
+  // hash_values with hash_value and leave sort_prefix empty.
+  std::vector<AttributeValue> hash_values;
+  std::vector<AttributeValue> sort_prefix;
 };
 // "hash_key" / "range_key" (null when none) and their types are those of the table or
 // index. Errors: kValidation with the service's messages (e.g. "Query condition missed key
@@ -118,5 +124,13 @@ struct KeyCondition {
 Result<KeyCondition> CompileKeyCondition(std::string_view text, const std::string& hash_key,
                                          AttributeType hash_type, const std::string* range_key,
                                          AttributeType range_type, Placeholders* placeholders);
+
+// The same for a key of several attributes (up to 4 HASH and 4 RANGE): equality on every
+// HASH attribute; on the RANGE attributes, equalities on a leading run and at most one
+// other condition (a range or begins_with) on the attribute right after it.
+using KeyAttributes = std::vector<std::pair<std::string, AttributeType>>;
+Result<KeyCondition> CompileKeyCondition(std::string_view text, const KeyAttributes& hash_attrs,
+                                         const KeyAttributes& range_attrs,
+                                         Placeholders* placeholders);
 
 }  // namespace ddb

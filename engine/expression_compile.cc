@@ -5,6 +5,7 @@
 // problems gets the same message as from DynamoDB.
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "engine/expression.h"
 #include "engine/expression_parser.h"
@@ -534,11 +535,85 @@ Result<KeyCondition> CompileKeyCondition(std::string_view text, const std::strin
   KeyCondition result;
   result.hash_name = hash_key;
   result.hash_value = *hash->values[0];
+  result.hash_values.push_back(result.hash_value);
   if (range != nullptr) {
     result.sort_op = range->op;
     result.sort_name = *range_key;
     result.sort_value = *range->values[0];
     if (range->values.size() > 1) result.sort_value2 = *range->values[1];
+  }
+  return result;
+}
+
+Result<KeyCondition> CompileKeyCondition(std::string_view text, const KeyAttributes& hash_attrs,
+                                         const KeyAttributes& range_attrs,
+                                         Placeholders* placeholders) {
+  if (hash_attrs.size() == 1 && range_attrs.size() <= 1) {
+    return CompileKeyCondition(text, hash_attrs[0].first, hash_attrs[0].second,
+                               range_attrs.empty() ? nullptr : &range_attrs[0].first,
+                               range_attrs.empty() ? AttributeType::kS : range_attrs[0].second,
+                               placeholders);
+  }
+  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed,
+                       expr::ParseCondition(text, kKeyKind));
+  DDB_ASSIGN_OR_RETURN(Condition tree, CompileConditionTree(*parsed, kKeyKind, placeholders));
+  DDB_RETURN_IF_ERROR(CheckKeyOperators(tree));
+  std::vector<const Condition*> conditions;
+  FlattenAnd(tree, &conditions);
+  std::map<std::string, KeyTerm> terms;
+  for (const Condition* c : conditions) {
+    DDB_ASSIGN_OR_RETURN(KeyTerm term, ToKeyTerm(*c));
+    std::string name = term.name;
+    if (!terms.emplace(name, std::move(term)).second) {
+      return Error::Validation("KeyConditionExpressions must only contain one condition per key");
+    }
+  }
+  const Error not_supported = Error::Validation("Query key condition not supported");
+  KeyCondition result;
+  size_t used = 0;
+  for (const auto& [name, type] : hash_attrs) {
+    auto it = terms.find(name);
+    if (it == terms.end()) {
+      return Error::Validation("Query condition missed key schema element: " + name);
+    }
+    DDB_RETURN_IF_ERROR(CheckKeyType(it->second, type));
+    if (it->second.op != KeyCondition::Op::kEq) return not_supported;
+    result.hash_values.push_back(*it->second.values[0]);
+    ++used;
+  }
+  result.hash_name = hash_attrs[0].first;
+  result.hash_value = result.hash_values[0];
+  bool ended = false;  // a range condition or a gap ends the usable run of RANGE attributes
+  for (const auto& [name, type] : range_attrs) {
+    auto it = terms.find(name);
+    if (it == terms.end()) {
+      ended = true;
+      continue;
+    }
+    if (ended) {
+      return Error::Validation(
+          "Query condition missed key schema element: " +
+          range_attrs[result.sort_prefix.size() + (result.sort_op ? 1 : 0)].first);
+    }
+    DDB_RETURN_IF_ERROR(CheckKeyType(it->second, type));
+    ++used;
+    if (it->second.op == KeyCondition::Op::kEq) {
+      result.sort_prefix.push_back(*it->second.values[0]);
+      continue;
+    }
+    result.sort_op = it->second.op;
+    result.sort_name = name;
+    result.sort_value = *it->second.values[0];
+    if (it->second.values.size() > 1) result.sort_value2 = *it->second.values[1];
+    ended = true;
+  }
+  if (used != terms.size()) return not_supported;  // a condition on a non-key attribute
+  // The last equality becomes the sort condition, so readers handle one shape.
+  if (!result.sort_op && !result.sort_prefix.empty()) {
+    result.sort_op = KeyCondition::Op::kEq;
+    result.sort_value = result.sort_prefix.back();
+    result.sort_name = range_attrs[result.sort_prefix.size() - 1].first;
+    result.sort_prefix.pop_back();
   }
   return result;
 }

@@ -43,22 +43,17 @@ struct ReadTarget {
 
   Cf cf() const { return index ? Cf::kIndexes : Cf::kItems; }
   uint32_t prefix_id() const { return index ? index->index_id : table->id; }
-  const std::string& hash_name() const {
-    return index ? index->hash_attrs.front().first : table->description.hash_key();
+  // The key attributes of the table or index, in key-schema order.
+  KeyAttributes hash_attrs() const {
+    if (index) return index->hash_attrs;
+    const std::string& h = table->description.hash_key();
+    return {{h, ToAttributeType(table->description.AttributeTypeOf(h))}};
   }
-  AttributeType hash_type() const {
-    return index ? index->hash_attrs.front().second
-                 : ToAttributeType(table->description.AttributeTypeOf(hash_name()));
-  }
-  const std::string* range_name() const {
-    if (index) return index->range_attrs.empty() ? nullptr : &index->range_attrs.front().first;
-    return table->description.range_key();
-  }
-  AttributeType range_type() const {
-    if (index)
-      return index->range_attrs.empty() ? AttributeType::kS : index->range_attrs.front().second;
+  KeyAttributes range_attrs() const {
+    if (index) return index->range_attrs;
     const std::string* r = table->description.range_key();
-    return r ? ToAttributeType(table->description.AttributeTypeOf(*r)) : AttributeType::kS;
+    if (!r) return {};
+    return {{*r, ToAttributeType(table->description.AttributeTypeOf(*r))}};
   }
   // The key attributes of an item read here (LastEvaluatedKey): the table's key, plus the
   // index's key for an index.
@@ -76,9 +71,13 @@ struct ReadTarget {
     }
     return names;
   }
-  std::string PartitionPrefix(const AttributeValue& hash) const {
-    return index ? IndexPartitionPrefix(index->index_id, hash.scalar())
-                 : EncodeItemKey(table->id, hash, nullptr);
+  std::string PartitionPrefix(const KeyCondition& kc) const {
+    if (!index) return EncodeItemKey(table->id, kc.hash_value, nullptr);
+    std::vector<const AttributeValue*> values;
+    for (const auto& v : kc.hash_values) values.push_back(&v);
+    std::string prefix = IndexPartitionPrefix(index->index_id, IndexPartitionBytes(values));
+    for (const auto& v : kc.sort_prefix) AppendIndexKeyComponent(&prefix, v);
+    return prefix;
   }
   // partition + the encoding of a sort-key value.
   std::string SortKey(const std::string& partition, const AttributeValue& v) const {
@@ -341,20 +340,22 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
   DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
-  const std::string* range = target.range_name();
+  KeyAttributes hash_attrs = target.hash_attrs();
+  KeyAttributes range_attrs = target.range_attrs();
   DDB_ASSIGN_OR_RETURN(
       KeyCondition kc,
-      CompileKeyCondition(req.key_condition_expression, target.hash_name(), target.hash_type(),
-                          range, target.range_type(), &placeholders));
+      CompileKeyCondition(req.key_condition_expression, hash_attrs, range_attrs, &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   if (plan.filter) {
     // The service refuses filters on the key attributes being queried.
-    for (const std::string* k : {&target.hash_name(), range}) {
-      if (k && ConditionReferences(*plan.filter, *k)) {
-        return Error::Validation(
-            "Filter Expression can only contain non-primary key attributes: Primary key "
-            "attribute: " +
-            *k);
+    for (const KeyAttributes* attrs : {&hash_attrs, &range_attrs}) {
+      for (const auto& [name, type] : *attrs) {
+        if (ConditionReferences(*plan.filter, name)) {
+          return Error::Validation(
+              "Filter Expression can only contain non-primary key attributes: Primary key "
+              "attribute: " +
+              name);
+        }
       }
     }
   }
@@ -365,7 +366,7 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
   }
 
   // The partition's key range, narrowed by the sort-key condition.
-  std::string partition = target.PartitionPrefix(kc.hash_value);
+  std::string partition = target.PartitionPrefix(kc);
   std::string lower = partition;
   std::string upper = PrefixSuccessor(partition);
   if (kc.sort_op) {

@@ -47,6 +47,42 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
   return Status::Ok();
 }
 
+// A GSI key: 1 to 4 HASH attributes, then 0 to 4 RANGE attributes, names distinct.
+Status CheckGlobalKeySchema(const std::vector<KeySchemaElement>& ks) {
+  size_t hashes = 0, ranges = 0;
+  std::set<std::string> names;
+  for (const auto& k : ks) {
+    if (!names.insert(k.attribute_name).second) {
+      return Error::Validation("The KeySchema contains multiple key attributes with the same name");
+    }
+    if (k.key_type == KeyType::kHash) {
+      if (ranges > 0) {
+        return Error::Validation(kInvalid +
+                                 "All HASH key attributes must precede RANGE key attributes in "
+                                 "the KeySchema");
+      }
+      ++hashes;
+    } else {
+      ++ranges;
+    }
+  }
+  if (hashes == 0) {
+    return Error::Validation(
+        "Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  if (hashes > 4) {
+    return Error::Validation(kInvalid +
+                             "The KeySchema exceeds the maximum allowed number of HASH key "
+                             "attributes");
+  }
+  if (ranges > 4) {
+    return Error::Validation(kInvalid +
+                             "The KeySchema exceeds the maximum allowed number of RANGE key "
+                             "attributes");
+  }
+  return Status::Ok();
+}
+
 Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
   const IndexProjection& p = idx.projection;
   if (p.projection_type == ProjectionType::kInclude) {
@@ -215,7 +251,12 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     if (!index_names.insert(idx.index_name).second) {
       return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
     }
-    DDB_RETURN_IF_ERROR(CheckKeySchema(idx.key_schema));
+    // The classic one- or two-attribute shape keeps its classic messages.
+    bool classic = !idx.key_schema.empty() &&
+                   (idx.key_schema[0].key_type == KeyType::kRange || idx.key_schema.size() == 1 ||
+                    (idx.key_schema.size() == 2 && idx.key_schema[1].key_type == KeyType::kRange));
+    DDB_RETURN_IF_ERROR(classic ? CheckKeySchema(idx.key_schema)
+                                : CheckGlobalKeySchema(idx.key_schema));
     DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
     DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
     if (mode == BillingMode::kProvisioned && !idx.provisioned_throughput) {

@@ -100,10 +100,29 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
         return Error(ErrorCode::kIdempotentParameterMismatch,
                      "Request token is already in use with different parameters");
       }
+      if (!it->second.done) {
+        return Error(ErrorCode::kTransactionInProgress,
+                     "The transaction with the given request token is already in progress");
+      }
       return TransactWriteItemsResult{};  // the first call succeeded; apply nothing again
     }
+    // Claimed before anything runs, so that a concurrent retry cannot apply it again.
+    impl_->tokens[*req.client_request_token] = {fingerprint, now, false};
   }
+  Result<TransactWriteItemsResult> result = RunTransactWrite(req);
+  if (req.client_request_token) {
+    std::lock_guard lock(impl_->tokens_mu);
+    if (result.ok()) {
+      impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now(),
+                                                  true};
+    } else {
+      impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
+    }
+  }
+  return result;
+}
 
+Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteItemsRequest& req) {
   // Validate and compile every action before locking anything.
   std::vector<PreparedWrite> writes;
   std::set<std::string> seen;
@@ -200,10 +219,6 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
       }
       for (auto& [name, c] : capacity) consumed.push_back(std::move(c));
     }
-  }
-  if (req.client_request_token) {
-    std::lock_guard lock(impl_->tokens_mu);
-    impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now()};
   }
   TransactWriteItemsResult result;
   result.consumed_capacity = std::move(consumed);

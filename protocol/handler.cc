@@ -34,6 +34,8 @@ WireError ToWire(ErrorCode code) {
       return {"ConditionalCheckFailedException", 400};
     case ErrorCode::kTransactionCanceled:
       return {"TransactionCanceledException", 400};
+    case ErrorCode::kTransactionInProgress:
+      return {"TransactionInProgressException", 400};
     case ErrorCode::kIdempotentParameterMismatch:
       return {"IdempotentParameterMismatchException", 400};
     case ErrorCode::kTransactionConflict:

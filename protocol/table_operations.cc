@@ -43,9 +43,12 @@ Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& 
     v->Add("Value '[]' at '" + path +
            "' failed to satisfy constraint: Member must have length greater than or equal to 1");
   }
-  if (ks.size() > 2) {
+  // Global secondary indexes may have keys of up to 4 HASH and 4 RANGE attributes.
+  size_t max = path.rfind("globalSecondaryIndex", 0) == 0 ? 8 : 2;
+  if (ks.size() > max) {
     v->Add("Value '[...]' at '" + path +
-           "' failed to satisfy constraint: Member must have length less than or equal to 2");
+           "' failed to satisfy constraint: Member must have length less than or equal to " +
+           std::to_string(max));
   }
   return ks;
 }
