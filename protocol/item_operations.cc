@@ -1,25 +1,18 @@
 // PutItem, GetItem, DeleteItem.
 
 #include "protocol/attribute_value_json.h"
+#include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
+#include "protocol/legacy_parameters.h"
 #include "protocol/operations.h"
 
 namespace ddb::protocol {
 namespace {
 
-// Legacy conditional members (Expected, ConditionalOperator) are translated by later work;
-// until then they are refused rather than silently ignored.
-Status RefuseLegacyConditions(const JsonObject& request) {
-  for (std::string_view m : {"Expected", "ConditionalOperator", "AttributeUpdates"}) {
-    JsonElement e;
-    if (request.at_key(m).get(e) == simdjson::SUCCESS && !e.is_null()) {
-      return Error::Validation(std::string(m) + " is not supported by this server yet");
-    }
-  }
-  return Status::Ok();
-}
-
-Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w) {
+// update_expression: the UpdateExpression of an UpdateItem (null for PutItem, DeleteItem).
+// Legacy Expected/ConditionalOperator/AttributeUpdates become expressions here.
+Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
+                            std::optional<std::string>* update_expression = nullptr) {
   DDB_ASSIGN_OR_RETURN(auto condition, GetString(request, "ConditionExpression"));
   if (condition) w->condition_expression = std::string(*condition);
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &w->expression_attribute_names,
@@ -28,7 +21,11 @@ Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w) {
                                                     &w->has_expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
   w->return_old_on_condition_failure = rvf && *rvf == "ALL_OLD";
-  return RefuseLegacyConditions(request);
+  if (update_expression) {
+    DDB_ASSIGN_OR_RETURN(auto update, GetString(request, "UpdateExpression"));
+    if (update) *update_expression = std::string(*update);
+  }
+  return ApplyLegacyWriteParameters(request, w, update_expression);
 }
 
 Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, Violations* v) {
@@ -43,13 +40,10 @@ Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, 
   return std::optional<ReturnValues>();
 }
 
-// Enum members accepted now whose effect (consumed capacity, item collection metrics)
-// comes with the capacity work.
-Status ReadAcceptedEnums(const JsonObject& request, Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto rcc, GetString(request, "ReturnConsumedCapacity"));
-  if (rcc && *rcc != "INDEXES" && *rcc != "TOTAL" && *rcc != "NONE") {
-    v->Enum(*rcc, "returnConsumedCapacity", "INDEXES, TOTAL, NONE");
-  }
+// ReturnConsumedCapacity and the enum members validated here; ItemCollectionMetrics is
+// not reported yet.
+Result<ReturnConsumedCapacity> ReadAcceptedEnums(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(ReturnConsumedCapacity rcc, ReadReturnConsumedCapacity(request, v));
   DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
   if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
     v->Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
@@ -58,7 +52,7 @@ Status ReadAcceptedEnums(const JsonObject& request, Violations* v) {
   if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
     v->Enum(*rvf, "returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");
   }
-  return Status::Ok();
+  return rcc;
 }
 
 Result<std::optional<Item>> ReadAttributeMap(const JsonObject& request, std::string_view member,
@@ -72,13 +66,16 @@ Result<std::optional<Item>> ReadAttributeMap(const JsonObject& request, std::str
   return std::optional<Item>(std::move(item));
 }
 
-std::string RenderAttributes(std::string_view member, const std::optional<Item>& item) {
+std::string RenderAttributes(std::string_view member, const std::optional<Item>& item,
+                             const std::optional<ConsumedCapacity>& capacity,
+                             ReturnConsumedCapacity mode) {
   JsonWriter w;
   w.BeginObject();
   if (item) {
     w.Key(member);
     WriteAttributeMap(w, *item);
   }
+  WriteConsumedCapacity(w, capacity, mode);
   w.EndObject();
   return w.Take();
 }
@@ -92,13 +89,14 @@ Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto item, ReadAttributeMap(request, "Item", "item", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_RETURN_IF_ERROR(ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
   req.item = std::move(*item);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(PutItemResult result, engine.PutItem(req));
-  return RenderAttributes("Attributes", result.attributes);
+  return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
+                          req.return_consumed_capacity);
 }
 
 Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
@@ -107,7 +105,7 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
   GetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
-  DDB_RETURN_IF_ERROR(ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
   DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req.attributes_to_get, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));
@@ -118,7 +116,8 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
                                                    &req.has_expression_attribute_names));
   req.key = std::move(*key);
   DDB_ASSIGN_OR_RETURN(GetItemResult result, engine.GetItem(req));
-  return RenderAttributes("Item", result.item);
+  return RenderAttributes("Item", result.item, result.consumed_capacity,
+                          req.return_consumed_capacity);
 }
 
 Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
@@ -128,13 +127,14 @@ Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_RETURN_IF_ERROR(ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
   req.key = std::move(*key);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(DeleteItemResult result, engine.DeleteItem(req));
-  return RenderAttributes("Attributes", result.attributes);
+  return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
+                          req.return_consumed_capacity);
 }
 
 Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
@@ -144,15 +144,14 @@ Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_RETURN_IF_ERROR(ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
-  DDB_ASSIGN_OR_RETURN(auto update, GetString(request, "UpdateExpression"));
-  if (update) req.update_expression = std::string(*update);
+  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req, &req.update_expression));
   req.key = std::move(*key);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(UpdateItemResult result, engine.UpdateItem(req));
-  return RenderAttributes("Attributes", result.attributes);
+  return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
+                          req.return_consumed_capacity);
 }
 
 }  // namespace ddb::protocol

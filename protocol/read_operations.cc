@@ -1,22 +1,13 @@
 // Query, Scan, BatchGetItem, BatchWriteItem.
 #include "engine/table_validation.h"
 #include "protocol/attribute_value_json.h"
+#include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
+#include "protocol/legacy_parameters.h"
 #include "protocol/operations.h"
 
 namespace ddb::protocol {
 namespace {
-
-// Legacy members of Query/Scan (KeyConditions, QueryFilter, ScanFilter, ConditionalOperator)
-// are translated by the expressions work; until then they are refused, not ignored.
-Status RefuseLegacy(const JsonObject& request) {
-  for (std::string_view m : {"KeyConditions", "QueryFilter", "ScanFilter", "ConditionalOperator"}) {
-    if (Present(request, m)) {
-      return Error::Validation(std::string(m) + " is not supported by this server yet");
-    }
-  }
-  return Status::Ok();
-}
 
 Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) {
   DDB_ASSIGN_OR_RETURN(req->table_name, ReadTableName(request, v));
@@ -65,14 +56,11 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
     DDB_ASSIGN_OR_RETURN(Item key, ParseAttributeMap(esk));
     req->exclusive_start_key = std::move(key);
   }
-  DDB_ASSIGN_OR_RETURN(auto rcc, GetString(request, "ReturnConsumedCapacity"));
-  if (rcc && *rcc != "INDEXES" && *rcc != "TOTAL" && *rcc != "NONE") {
-    v->Enum(*rcc, "returnConsumedCapacity", "INDEXES, TOTAL, NONE");
-  }
+  DDB_ASSIGN_OR_RETURN(req->return_consumed_capacity, ReadReturnConsumedCapacity(request, v));
   return Status::Ok();
 }
 
-std::string RenderReadResult(const ReadResult& r, bool count_only) {
+std::string RenderReadResult(const ReadResult& r, bool count_only, ReturnConsumedCapacity mode) {
   JsonWriter w;
   w.BeginObject();
   if (!count_only) {
@@ -89,6 +77,7 @@ std::string RenderReadResult(const ReadResult& r, bool count_only) {
     w.Key("LastEvaluatedKey");
     WriteAttributeMap(w, *r.last_evaluated_key);
   }
+  WriteConsumedCapacity(w, r.consumed_capacity, mode);
   w.EndObject();
   return w.Take();
 }
@@ -156,15 +145,17 @@ Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const Jso
   req.scan_index_forward = forward.value_or(true);
   DDB_ASSIGN_OR_RETURN(auto kce, GetString(request, "KeyConditionExpression"));
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(RefuseLegacy(request));
-  if (!kce) {
+  DDB_RETURN_IF_ERROR(ApplyLegacyQueryParameters(request, &req));
+  if (kce) {
+    req.key_condition_expression = std::string(*kce);
+  } else if (!Present(request, "KeyConditions")) {
     return Error::Validation(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
         "request.");
   }
-  req.key_condition_expression = std::string(*kce);
-  DDB_ASSIGN_OR_RETURN(QueryResult result, engine.Query(req));
-  return RenderReadResult(result, req.select == Select::kCount);
+  Result<QueryResult> result = engine.Query(req);
+  if (!result.ok()) return LegacyQueryError(request, result.error());
+  return RenderReadResult(*result, req.select == Select::kCount, req.return_consumed_capacity);
 }
 
 Result<std::string> HandleScan(Engine& engine, const RequestContext&, const JsonObject& request) {
@@ -185,17 +176,18 @@ Result<std::string> HandleScan(Engine& engine, const RequestContext&, const Json
         (*req.total_segments < 1 ? "greater than or equal to 1" : "less than or equal to 1000000"));
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(RefuseLegacy(request));
+  DDB_RETURN_IF_ERROR(ApplyLegacyScanParameters(request, &req));
   DDB_ASSIGN_OR_RETURN(ScanResult result, engine.Scan(req));
-  return RenderReadResult(result, req.select == Select::kCount);
+  return RenderReadResult(result, req.select == Select::kCount, req.return_consumed_capacity);
 }
 
 Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
                                        const JsonObject& request) {
   Violations v;
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
-  DDB_RETURN_IF_ERROR(v.ToStatus());
   BatchGetItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
   for (auto field : items) {
     JsonObject o;
     if (field.value.get(o) != simdjson::SUCCESS)
@@ -244,6 +236,7 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
     WriteKeysAndAttributes(w, ka);
   }
   w.EndObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
   w.EndObject();
   return w.Take();
 }
@@ -252,8 +245,9 @@ Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
                                          const JsonObject& request) {
   Violations v;
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
-  DDB_RETURN_IF_ERROR(v.ToStatus());
   BatchWriteItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
   for (auto field : items) {
     simdjson::dom::array arr;
     if (field.value.get(arr) != simdjson::SUCCESS)
@@ -310,6 +304,7 @@ Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
     w.EndArray();
   }
   w.EndObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
   w.EndObject();
   return w.Take();
 }

@@ -15,8 +15,8 @@ change log, so every GSI read that follows a write polls (bounded by
 GSI_TIMEOUT_S) instead of sleeping. LSIs are updated with the item, so LSI
 reads are checked without any wait.
 
-Not covered (not implemented yet): UpdateTable creating/deleting GSIs with
-backfill, multi-attribute GSI keys -- see the xfail tests at the end.
+Also covered, at the end: UpdateTable creating a GSI with a
+backfill, and multi-attribute GSI keys.
 """
 
 import time
@@ -1071,11 +1071,9 @@ def test_propagation_delay_makes_gsi_lag_visible(delayed_server):
 
 
 # =========================================================================
-# Not implemented yet
+# UpdateTable backfill and multi-attribute keys
 # =========================================================================
 
-@pytest.mark.xfail(reason="UpdateTable GlobalSecondaryIndexUpdates (online GSI creation with "
-                          "backfill) not implemented yet", strict=False)
 def test_update_table_creates_gsi_with_backfill(ddb, table_factory):
     table = table_factory(("pk", "S"))
     items = [{"pk": S(f"p{i}"), "x": S(f"X{i % 3}")} for i in range(30)]
@@ -1090,7 +1088,6 @@ def test_update_table_creates_gsi_with_backfill(ddb, table_factory):
     eventually_items(lambda: scan_index(ddb, table, "by_x"), want)
 
 
-@pytest.mark.xfail(reason="multi-attribute GSI keys not implemented yet", strict=False)
 def test_multi_attribute_gsi_key(ddb, table_factory):
     table = table_factory(
         ("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", tenant="S", region="S", ts="N"),

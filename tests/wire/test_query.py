@@ -521,10 +521,22 @@ def test_projection_of_missing_attributes_gives_empty_items(ddb, proj_table):
 
 
 def test_attributes_to_get(ddb, proj_table):
-    resp = ddb.query(TableName=proj_table, KeyConditionExpression="pk = :p",
-                     ExpressionAttributeValues={":p": {"S": "proj"}},
+    # Legacy AttributesToGet goes with legacy KeyConditions; with a KeyConditionExpression
+    # the service refuses the mix (a real-service error quoted in the wild: "... Non-expression
+    # parameters: {AttributesToGet} Expression parameters: {FilterExpression,
+    # KeyConditionExpression}"; dynalite and Amazon's DAX client validate the same).
+    resp = ddb.query(TableName=proj_table,
+                     KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                           "AttributeValueList": [{"S": "proj"}]}},
                      AttributesToGet=["top", "sk"])
     assert resp["Items"] == [{"top": {"S": f"top{i}"}, "sk": {"N": str(i)}} for i in range(3)]
+    expect_error(lambda: ddb.query(TableName=proj_table, KeyConditionExpression="pk = :p",
+                                   ExpressionAttributeValues={":p": {"S": "proj"}},
+                                   AttributesToGet=["top", "sk"]),
+                 "ValidationException",
+                 "Can not use both expression and non-expression parameters in the same request: "
+                 "Non-expression parameters: {AttributesToGet} Expression parameters: "
+                 "{KeyConditionExpression}")
 
 
 def test_projection_does_not_affect_paging_keys(ddb, proj_table):

@@ -849,8 +849,6 @@ def test_condition_failure_leaves_item(ddb, tk):
     assert item(ddb, t, key) == {"pk": pk, "a": 1}
 
 
-@pytest.mark.xfail(reason="legacy AttributeUpdates is not supported by this server yet",
-                   strict=False)
 def test_legacy_attribute_updates(ddb, tk):
     t, key, pk = tk
     ddb.update_item(TableName=t, Key=key,
