@@ -1,5 +1,6 @@
 // BatchGetItem and BatchWriteItem: many independent single-item operations, validated as a
 // whole first (one bad request fails the batch before anything is read or written).
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -56,6 +57,8 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
   BatchGetItemResult result;
   size_t bytes = 0;
   bool full = false;
+  size_t processed = 0;
+  std::optional<Error> throttle;
   for (size_t t = 0; t < plans.size(); ++t) {
     const auto& [name, ka] = req.request_items[t];
     std::vector<Item> found;
@@ -66,8 +69,22 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
         unprocessed.keys.push_back(ka.keys[i]);
         continue;
       }
+      // A throttled key is left for the caller to retry, as the service does.
+      Status admitted = impl_->AdmitKey(*plans[t].table, ka.keys[i], /*write=*/false);
+      if (!admitted.ok()) {
+        if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
+          return admitted.error();
+        }
+        if (!throttle) throttle = admitted.error();
+        unprocessed.keys.push_back(ka.keys[i]);
+        continue;
+      }
       DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(plans[t].keys[i]));
-      capacity.AddTable(ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read), false);
+      double units = ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read);
+      const std::string& pk = KeyBytes(ka.keys[i].at(plans[t].table->description.hash_key()));
+      impl_->ChargeRead(*plans[t].table, nullptr, PartitionToken(pk), pk, units);
+      capacity.AddTable(units, false);
+      ++processed;
       if (!item) continue;
       Item out = plans[t].projection ? ApplyProjection(*plans[t].projection, *item) : *item;
       size_t size = ItemSize(out);
@@ -93,6 +110,8 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       result.unprocessed_keys.emplace_back(name, std::move(unprocessed));
     }
   }
+  // When every key was throttled the call itself fails, so that SDKs back off.
+  if (processed == 0 && throttle) return *throttle;
   return result;
 }
 
@@ -126,20 +145,43 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
   // Each write stands alone, as in the service: a batch is not a transaction.
   BatchWriteItemResult result;
   std::map<std::string, ConsumedCapacity> capacity;
+  size_t processed = 0;
+  std::optional<Error> throttle;
   for (const auto& p : planned) {
+    const std::string& name = p.table->description.table_name;
+    // A throttled request is left for the caller to retry, as the service does.
+    Status admitted = impl_->AdmitKey(*p.table, p.write->item, /*write=*/true);
+    if (!admitted.ok()) {
+      if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
+        return admitted.error();
+      }
+      if (!throttle) throttle = admitted.error();
+      auto it = std::find_if(result.unprocessed_items.begin(), result.unprocessed_items.end(),
+                             [&](const auto& e) { return e.first == name; });
+      if (it == result.unprocessed_items.end()) {
+        result.unprocessed_items.emplace_back(name, std::vector<WriteRequest>());
+        it = std::prev(result.unprocessed_items.end());
+      }
+      it->second.push_back(*p.write);
+      continue;
+    }
     std::optional<Item> updated =
         p.write->is_put ? std::optional<Item>(p.write->item) : std::optional<Item>();
     DDB_ASSIGN_OR_RETURN(std::optional<Item> old,
                          impl_->Mutate(*p.table, p.key, [&](const std::optional<Item>&) {
                            return Result<std::optional<Item>>(updated);
                          }));
-    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-      const std::string& name = p.table->description.table_name;
-      auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
-      AddWriteCapacity(*p.table, old, updated, false, &it->second);
-    }
+    ++processed;
+    auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
+    ConsumedCapacity cost(name);
+    AddWriteCapacity(*p.table, old, updated, false, &cost);
+    impl_->ChargeWrite(*p.table, p.write->item, old, updated, cost);
+    it->second.Merge(cost);
   }
-  for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
+  if (processed == 0 && throttle) return *throttle;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
+  }
   return result;
 }
 

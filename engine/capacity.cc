@@ -29,6 +29,15 @@ void ConsumedCapacity::AddIndex(const std::string& index, bool global, double un
   (write ? write_capacity_units : read_capacity_units) += units;
 }
 
+void ConsumedCapacity::Merge(const ConsumedCapacity& other) {
+  capacity_units += other.capacity_units;
+  read_capacity_units += other.read_capacity_units;
+  write_capacity_units += other.write_capacity_units;
+  table_units += other.table_units;
+  for (const auto& [name, u] : other.local_secondary_indexes) local_secondary_indexes[name] += u;
+  for (const auto& [name, u] : other.global_secondary_indexes) global_secondary_indexes[name] += u;
+}
+
 double ReadUnits(size_t bytes, bool consistent, bool transactional) {
   double units = Units(bytes, kReadUnitBytes);
   if (transactional) return units * 2;

@@ -37,6 +37,8 @@ struct ConsumedCapacity {
 
   void AddTable(double units, bool write);
   void AddIndex(const std::string& index, bool global, double units, bool write);
+  // Adds another request's consumption on the same table.
+  void Merge(const ConsumedCapacity& other);
 };
 
 // Units of one read of "bytes" (at least one 4 KB unit).

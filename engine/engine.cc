@@ -64,6 +64,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     if (GetFixedBE(&k, 8, &seq)) last = std::max(last, seq);
   }
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
+  impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
+      .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
   impl->gsi_applier = std::make_unique<GsiApplier>(
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
       static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
@@ -122,6 +124,8 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
   TableDescription before;
   if (existing) before = impl_->Describe(ctx, *existing);
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name));
+  impl_->partitions->Drop(info->id);
+  for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
   if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
   before.table_status = TableStatus::kDeleting;
   return before;
@@ -227,11 +231,14 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write,
                        PrepareWrite(PreparedWrite::Kind::kPut, table, req.item, std::nullopt, req));
+  DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   PutItemResult result;
+  ConsumedCapacity cost(req.table_name);
+  AddWriteCapacity(*table, old, req.item, false, &cost);
+  impl_->ChargeWrite(*table, req.item, old, req.item, cost);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    result.consumed_capacity = ConsumedCapacity{req.table_name};
-    AddWriteCapacity(*table, old, req.item, false, &*result.consumed_capacity);
+    result.consumed_capacity = std::move(cost);
   }
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
@@ -245,13 +252,16 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
       CompileReadProjection(
           req.projection_expression, req.attributes_to_get,
           req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr));
+  DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/false));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> item,
                        impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
   GetItemResult result;
+  double units = ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read);
+  const std::string& pk = KeyBytes(req.key.at(table->description.hash_key()));
+  impl_->ChargeRead(*table, nullptr, PartitionToken(pk), pk, units);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     result.consumed_capacity = ConsumedCapacity{req.table_name};
-    result.consumed_capacity->AddTable(ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read),
-                                       /*write=*/false);
+    result.consumed_capacity->AddTable(units, /*write=*/false);
   }
   if (item) result.item = projection ? ApplyProjection(*projection, *item) : std::move(*item);
   return result;
@@ -262,11 +272,14 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kDelete, table,
                                                          req.key, std::nullopt, req));
+  DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   DeleteItemResult result;
+  ConsumedCapacity cost(req.table_name);
+  AddWriteCapacity(*table, old, std::nullopt, false, &cost);
+  impl_->ChargeWrite(*table, req.key, old, std::nullopt, cost);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    result.consumed_capacity = ConsumedCapacity{req.table_name};
-    AddWriteCapacity(*table, old, std::nullopt, false, &*result.consumed_capacity);
+    result.consumed_capacity = std::move(cost);
   }
   if (req.return_values == ReturnValues::kAllOld) result.attributes = std::move(old);
   return result;
@@ -276,12 +289,15 @@ Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kUpdate, table,
                                                          req.key, req.update_expression, req));
+  DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));
   std::optional<Item> new_item;
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, &new_item));
   UpdateItemResult result;
+  ConsumedCapacity cost(req.table_name);
+  AddWriteCapacity(*table, old, new_item, false, &cost);
+  impl_->ChargeWrite(*table, req.key, old, new_item, cost);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    result.consumed_capacity = ConsumedCapacity{req.table_name};
-    AddWriteCapacity(*table, old, new_item, false, &*result.consumed_capacity);
+    result.consumed_capacity = std::move(cost);
   }
   result.attributes =
       UpdateReturnValues(req.return_values, write, std::move(old), std::move(new_item));

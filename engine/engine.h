@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/error.h"
+#include "engine/partition_model.h"
 #include "engine/types.h"
 
 namespace ddb {
@@ -21,6 +22,10 @@ struct EngineOptions {
   // Minimum age of a change before the GSI applier applies it, to make GSI lag visible on
   // purpose in experiments. Default: 0 (as fast as the machine allows)
   int gsi_propagation_delay_ms = 0;
+  // Throttle requests by the partition model (partition_model.h). Default: false
+  bool simulate_capacity = false;
+  // Item bytes at which a partition splits. Default: 10 GB
+  int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
 };
 
 class Engine {
@@ -70,6 +75,21 @@ class Engine {
   // Up to 100 reads seen at one instant, isolated from concurrent transactions.
   // Errors: kResourceNotFound, kValidation.
   Result<TransactGetItemsResult> TransactGetItems(const TransactGetItemsRequest& req);
+
+  // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
+  // and index, and the GSI applier's lag, for /metrics.
+  struct Metrics {
+    std::vector<ResourceSnapshot> resources;
+    struct TableFigures {
+      std::string name;
+      int64_t item_count = 0;
+      int64_t size_bytes = 0;
+      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> indexes;  // count, size
+    };
+    std::vector<TableFigures> tables;
+    uint64_t gsi_pending_changes = 0;  // change records not yet applied to GSIs
+  };
+  Metrics GetMetrics();
 
   // One page of a Query: the items of one partition key in sort-key order (reversed when
   // !scan_index_forward), at most `limit` items read and about 1 MB of data read per page.

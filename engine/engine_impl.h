@@ -51,6 +51,7 @@ class Engine::Impl {
   std::unique_ptr<Storage> storage;
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<ChangeSequencer> sequencer;
+  std::unique_ptr<PartitionModel> partitions;
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
@@ -117,6 +118,17 @@ class Engine::Impl {
   // Runs a prepared single-item write under the item's lock. Returns the old item and,
   // when new_item is given, stores the new one there.
   Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
+
+  // The partition model's view of requests (capacity_accounting.cc). Admit* answer
+  // whether a request may run (only throttles when simulating); Charge* record its cost.
+  Status AdmitKey(const TableInfo& table, const Item& item_or_key, bool write);
+  void ChargeWrite(const TableInfo& table, const Item& item_or_key,
+                   const std::optional<Item>& old_item, const std::optional<Item>& new_item,
+                   const ConsumedCapacity& cost);
+  void ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
+                  const std::string& key, double units);
+  // A read of the table (index null) or a GSI at "token".
+  Status AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token);
 
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;

@@ -27,6 +27,7 @@ enum class ErrorCode : uint8_t {
   kTransactionCanceled,
   kIdempotentParameterMismatch,
   kTransactionInProgress,
+  kProvisionedThroughputExceeded,
   kUnknownOperation,
   kMissingAuthenticationToken,
   kIncompleteSignature,

@@ -5,6 +5,7 @@
 // whenever a page stopped early (even if, by chance, nothing follows).
 #include <algorithm>
 
+#include "engine/coding.h"
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
 #include "engine/index_key.h"
@@ -227,9 +228,19 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& 
 }
 
 // Reads [lower, upper) of the target (reversed when !forward) into one page.
+// The token in a table or index key (both start table/index id | token).
+uint64_t TokenOf(std::string_view key) {
+  uint64_t token = 0;
+  key.remove_prefix(std::min<size_t>(4, key.size()));
+  GetFixedBE(&key, 8, &token);
+  return token;
+}
+
 Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
                              const ReadRequestBase& req, const ReadPlan& plan,
-                             const std::string& lower, const std::string& upper, bool forward) {
+                             const std::string& lower, const std::string& upper, bool forward,
+                             const std::string& partition_key) {
+  DDB_RETURN_IF_ERROR(impl.AdmitRead(*target.table, target.index, TokenOf(lower)));
   // An LSI answers for attributes it does not project by fetching the table's item, as the
   // service does; a GSI returns what it has.
   bool fetch_base = target.index && !target.index->global &&
@@ -288,9 +299,10 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
     }
     result.last_evaluated_key = std::move(key);
   }
+  // A page costs the 4 KB units of everything it read, filtered or not.
+  double units = ReadUnits(bytes, req.consistent_read);
+  impl.ChargeRead(*target.table, target.index, TokenOf(lower), partition_key, units);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    // A page costs the 4 KB units of everything it read, filtered or not.
-    double units = ReadUnits(bytes, req.consistent_read);
     result.consumed_capacity = ConsumedCapacity{req.table_name};
     if (target.index) {
       result.consumed_capacity->AddIndex(target.index->name, target.index->global, units, false);
@@ -418,7 +430,8 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
     }
   }
   if (lower >= upper) lower = upper;  // nothing to read; still a (costed) page
-  return ReadRange(*impl_, target, req, plan, lower, upper, req.scan_index_forward);
+  return ReadRange(*impl_, target, req, plan, lower, upper, req.scan_index_forward,
+                   kc.hash_value.scalar());
 }
 
 Result<ScanResult> Engine::Scan(const ScanRequest& req) {
@@ -475,7 +488,7 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
     }
     lower = KeySuccessor(start);
   }
-  return ReadRange(*impl_, target, req, plan, lower, upper, true);
+  return ReadRange(*impl_, target, req, plan, lower, upper, true, "");
 }
 
 }  // namespace ddb

@@ -164,6 +164,9 @@ struct ErrorDetail {
   std::optional<Item> item;
   // TransactionCanceled: one reason per action, in request order.
   std::vector<CancellationReason> cancellation_reasons;
+  // ProvisionedThroughputExceeded: {reason, resource} where resource is "table/<name>" or
+  // "table/<name>/index/<index>" (the wire form prefixes the ARN).
+  std::vector<std::pair<std::string, std::string>> throttling_reasons;
 };
 
 // The expression parts shared by single-item writes: an optional ConditionExpression and

@@ -1,5 +1,6 @@
 #include "protocol/handler.h"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string_view>
@@ -8,6 +9,7 @@
 #include "engine/types.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/json_writer.h"
+#include "protocol/metrics.h"
 #include "protocol/operations.h"
 
 namespace ddb::protocol {
@@ -34,6 +36,8 @@ WireError ToWire(ErrorCode code) {
       return {"ConditionalCheckFailedException", 400};
     case ErrorCode::kTransactionCanceled:
       return {"TransactionCanceledException", 400};
+    case ErrorCode::kProvisionedThroughputExceeded:
+      return {"ProvisionedThroughputExceededException", 400};
     case ErrorCode::kTransactionInProgress:
       return {"TransactionInProgressException", 400};
     case ErrorCode::kIdempotentParameterMismatch:
@@ -81,7 +85,14 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
 
 }  // namespace
 
-WireResponse ErrorResponse(const Error& error) {
+namespace {
+WireResponse ErrorResponseIn(const Error& error, std::string_view region);
+}  // namespace
+
+WireResponse ErrorResponse(const Error& error) { return ErrorResponseIn(error, "us-east-1"); }
+
+namespace {
+WireResponse ErrorResponseIn(const Error& error, std::string_view region) {
   WireError wire = ToWire(error.code());
   JsonWriter w;
   w.BeginObject();
@@ -112,9 +123,23 @@ WireResponse ErrorResponse(const Error& error) {
     }
     w.EndArray();
   }
+  if (error.detail() && !error.detail()->throttling_reasons.empty()) {
+    w.Key("ThrottlingReasons");
+    w.BeginArray();
+    for (const auto& [reason, resource] : error.detail()->throttling_reasons) {
+      w.BeginObject();
+      w.Key("reason");
+      w.String(reason);
+      w.Key("resource");
+      w.String("arn:aws:dynamodb:" + std::string(region) + ":000000000000:" + resource);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   return {wire.status, w.Take()};
 }
+}  // namespace
 
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {
@@ -126,16 +151,25 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   if (handler == nullptr) {
     return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
   }
+  std::string_view operation = target.substr(kTargetPrefix.size());
+  auto started = std::chrono::steady_clock::now();
+  auto finish = [&](const Result<std::string>& response) -> WireResponse {
+    WireResponse wire = response.ok() ? WireResponse{200, response.value()}
+                                      : ErrorResponseIn(response.error(), ctx.region);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    RecordRequest(operation, seconds, wire.status,
+                  response.ok() ? std::string_view() : ToWire(response.error().code()).type);
+    return wire;
+  };
   try {
     Result<JsonObject> request = ParseBody(body);
-    if (!request.ok()) return ErrorResponse(request.error());
-    Result<std::string> response = handler(engine, ctx, request.value());
-    if (!response.ok()) return ErrorResponse(response.error());
-    return {200, std::move(response).value()};
+    if (!request.ok()) return finish(request.error());
+    return finish(handler(engine, ctx, request.value()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
                  target.data(), e.what());
-    return ErrorResponse(Error::Internal("Internal server error"));
+    return finish(Error::Internal("Internal server error"));
   }
 }
 

@@ -23,6 +23,9 @@ struct WireResponse {
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body);
 
+// GET /metrics: the Prometheus text exposition (protocol/metrics.h).
+std::string RenderMetricsText(Engine& engine);
+
 // The wire form of an error: status 400 (500 for kInternal) and
 // {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.
 WireResponse ErrorResponse(const Error& error);

@@ -47,6 +47,11 @@ std::string Usage(std::string_view program) {
       "  --gsi-propagation-delay-ms N\n"
       "                   apply changes to global secondary indexes no sooner than N ms\n"
       "                   after the write, to make GSI lag visible (default 0)\n"
+      "  --simulate-capacity\n"
+      "                   throttle requests like the service: provisioned and on-demand\n"
+      "                   capacity spread over simulated partitions (default off)\n"
+      "  --partition-split-bytes N\n"
+      "                   item bytes at which a simulated partition splits (default 10 GB)\n"
       "  --help, -h       print this text and exit\n"
       "\n"
       "Once listening, prints \"LISTENING <port>\" on stdout.\n");
@@ -78,8 +83,14 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       options.in_memory = true;
       continue;
     }
+    if (flag == "--simulate-capacity") {
+      if (inline_value) return Error::Validation("--simulate-capacity takes no value");
+      options.simulate_capacity = true;
+      continue;
+    }
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
-        flag != "--log-level" && flag != "--gsi-propagation-delay-ms") {
+        flag != "--log-level" && flag != "--gsi-propagation-delay-ms" &&
+        flag != "--partition-split-bytes") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -107,6 +118,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> threads = ParseInt(value, 1, 1024);
       if (!threads) return BadValue(flag, value, "a thread count in 1..1024");
       options.threads = static_cast<int>(*threads);
+    } else if (flag == "--partition-split-bytes") {
+      std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
+      if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");
+      options.partition_split_bytes = *bytes;
     } else if (flag == "--gsi-propagation-delay-ms") {
       std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
       if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");

@@ -30,6 +30,10 @@ struct ServerOptions {
   bool in_memory = false;
   // Minimum age of a change before GSIs see it (experiments on GSI lag). Default: 0
   int gsi_propagation_delay_ms = 0;
+  // Throttle like the service, per simulated partition. Default: false
+  bool simulate_capacity = false;
+  // Item bytes at which a simulated partition splits. Default: 10 GB
+  int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
   // Threads running the io_context; each also runs engine calls synchronously.
   // Default: DefaultThreadCount()
   int threads = DefaultThreadCount();

@@ -127,7 +127,13 @@ HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1) {
 
 HttpResponse Route(Engine& engine, HttpRequest* request) {
   const std::string_view target = request->target;
-  if (target.substr(0, target.find('?')) != "/") return PlainResponse(404, "Not Found\n");
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path == "/metrics" && request->method == "GET") {
+    HttpResponse response = PlainResponse(200, protocol::RenderMetricsText(engine));
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return response;
+  }
+  if (path != "/") return PlainResponse(404, "Not Found\n");
   if (request->method == "GET") {
     // The service answers "healthy: dynamodb.us-east-1.amazonaws.com"; load balancers and
     // some SDK health checks probe it.

@@ -38,7 +38,9 @@ int Main(int argc, char** argv) {
   Result<std::unique_ptr<Engine>> opened =
       Engine::Open(EngineOptions{.data_dir = options.data_dir,
                                  .in_memory = options.in_memory,
-                                 .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms});
+                                 .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
+                                 .simulate_capacity = options.simulate_capacity,
+                                 .partition_split_bytes = options.partition_split_bytes});
   if (!opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());
     return 1;

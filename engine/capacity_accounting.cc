@@ -1,0 +1,138 @@
+// Engine::Impl's link to the partition model: which partition a request lands in, and
+// what it cost there.
+#include "engine/engine_impl.h"
+
+namespace ddb {
+namespace {
+
+ResourceCapacity TableCapacity(const TableDescription& d) {
+  ResourceCapacity c;
+  c.on_demand = d.billing_mode == BillingMode::kPayPerRequest;
+  c.read_units = static_cast<double>(d.provisioned_throughput.read_capacity_units);
+  c.write_units = static_cast<double>(d.provisioned_throughput.write_capacity_units);
+  return c;
+}
+
+ResourceCapacity IndexCapacity(const TableDescription& d, const std::string& index) {
+  ResourceCapacity c;
+  c.on_demand = d.billing_mode == BillingMode::kPayPerRequest;
+  for (const auto& g : d.global_secondary_indexes) {
+    if (g.index_name == index && g.provisioned_throughput) {
+      c.read_units = static_cast<double>(g.provisioned_throughput->read_capacity_units);
+      c.write_units = static_cast<double>(g.provisioned_throughput->write_capacity_units);
+    }
+  }
+  return c;
+}
+
+// The partition key (its bytes) and token of an item in a GSI, if it is indexed.
+std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSchema& index,
+                                                                 const Item& item) {
+  std::vector<const AttributeValue*> values;
+  for (const auto& [name, type] : index.hash_attrs) {
+    auto it = item.find(name);
+    if (it == item.end() || it->second.type() != type) return std::nullopt;
+    values.push_back(&it->second);
+  }
+  std::string bytes = IndexPartitionBytes(values);
+  uint64_t token = PartitionToken(bytes);
+  return std::make_pair(std::move(bytes), token);
+}
+
+}  // namespace
+
+Status Engine::Impl::AdmitKey(const TableInfo& table, const Item& item_or_key, bool write) {
+  if (!partitions->simulating()) return Status::Ok();
+  const TableDescription& d = table.description;
+  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
+  DDB_RETURN_IF_ERROR(
+      partitions->Admit(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), write));
+  if (!write) return Status::Ok();
+  // A write also needs room in the GSI partitions it will write (back-pressure, as in the
+  // service).
+  for (const IndexSchema& index : table.indexes) {
+    if (!index.global) continue;
+    auto part = IndexPartitionOf(index, item_or_key);
+    if (!part) continue;
+    DDB_RETURN_IF_ERROR(partitions->Admit(index.index_id, d.table_name, index.name,
+                                          IndexCapacity(d, index.name), part->second, true));
+  }
+  return Status::Ok();
+}
+
+void Engine::Impl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
+                               const std::optional<Item>& old_item,
+                               const std::optional<Item>& new_item, const ConsumedCapacity& cost) {
+  const TableDescription& d = table.description;
+  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
+  int64_t items = (new_item ? 1 : 0) - (old_item ? 1 : 0);
+  int64_t bytes = static_cast<int64_t>(new_item ? ItemSize(*new_item) : 0) -
+                  static_cast<int64_t>(old_item ? ItemSize(*old_item) : 0);
+  // LSI writes land in the table's partition (an LSI shares its partition key).
+  double units = cost.table_units;
+  for (const auto& [name, u] : cost.local_secondary_indexes) units += u;
+  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), pk, units,
+                     true, items, bytes);
+  for (const auto& [name, u] : cost.global_secondary_indexes) {
+    const IndexSchema* index = table.FindIndex(name);
+    if (!index) continue;
+    const std::optional<Item>& source = new_item ? new_item : old_item;
+    auto part = source ? IndexPartitionOf(*index, *source) : std::nullopt;
+    if (!part && old_item) part = IndexPartitionOf(*index, *old_item);
+    if (!part) continue;
+    bool in_before = old_item && IndexPartitionOf(*index, *old_item).has_value();
+    bool in_after = new_item && IndexPartitionOf(*index, *new_item).has_value();
+    partitions->Charge(index->index_id, d.table_name, name, IndexCapacity(d, name), part->second,
+                       part->first, u, true, (in_after ? 1 : 0) - (in_before ? 1 : 0), 0);
+  }
+}
+
+Status Engine::Impl::AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token) {
+  if (!partitions->simulating()) return Status::Ok();
+  const TableDescription& d = table.description;
+  if (index && index->global) {
+    return partitions->Admit(index->index_id, d.table_name, index->name,
+                             IndexCapacity(d, index->name), token, false);
+  }
+  return partitions->Admit(table.id, d.table_name, "", TableCapacity(d), token, false);
+}
+
+void Engine::Impl::ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
+                              const std::string& key, double units) {
+  const TableDescription& d = table.description;
+  if (index && index->global) {
+    partitions->Charge(index->index_id, d.table_name, index->name, IndexCapacity(d, index->name),
+                       token, key, units, false, 0, 0);
+    return;
+  }
+  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), token, key, units, false, 0, 0);
+}
+
+Engine::Metrics Engine::GetMetrics() {
+  Metrics m;
+  m.resources = impl_->partitions->Snapshot();
+  for (const std::string& name : impl_->catalog->Names()) {
+    auto table = impl_->catalog->Find(name);
+    if (!table) continue;
+    Metrics::TableFigures t;
+    t.name = name;
+    auto counter = [&](const std::string& key) {
+      auto v = impl_->storage->GetCounter(key);
+      return v.ok() ? v.value() : int64_t{0};
+    };
+    t.item_count = counter(ItemCountKey(table->id));
+    t.size_bytes = counter(TableSizeKey(table->id));
+    for (const IndexSchema& index : table->indexes) {
+      t.indexes.push_back(
+          {index.name,
+           {counter(ItemCountKey(index.index_id)), counter(TableSizeKey(index.index_id))}});
+    }
+    m.tables.push_back(std::move(t));
+  }
+  uint64_t safe = impl_->sequencer->SafePoint();
+  uint64_t applied = impl_->gsi_applier->watermark();
+  m.gsi_pending_changes = safe > applied ? safe - applied : 0;
+  return m;
+}
+
+}  // namespace ddb

@@ -1,0 +1,214 @@
+#include "protocol/metrics.h"
+
+#include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "protocol/handler.h"
+
+namespace ddb::protocol {
+namespace {
+
+constexpr std::array<double, 12> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                             0.05,   0.1,   0.25,   0.5,   1,    2.5};
+
+struct OperationStats {
+  std::array<uint64_t, kBuckets.size() + 1> buckets{};  // the last is +Inf
+  uint64_t count = 0;
+  double sum = 0;
+  std::map<std::string, uint64_t, std::less<>> errors;  // by error type
+};
+
+std::mutex& StatsMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<std::string, OperationStats, std::less<>>& Stats() {
+  static std::map<std::string, OperationStats, std::less<>> stats;
+  return stats;
+}
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out.push_back('\\');
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string Num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void Header(std::string* out, const char* name, const char* type, const char* help) {
+  *out += "# HELP ";
+  *out += name;
+  *out += " ";
+  *out += help;
+  *out += "\n# TYPE ";
+  *out += name;
+  *out += " ";
+  *out += type;
+  *out += "\n";
+}
+
+void Sample(std::string* out, const char* name, const std::string& labels, double value) {
+  *out += name;
+  if (!labels.empty()) *out += "{" + labels + "}";
+  *out += " " + Num(value) + "\n";
+}
+
+std::string TableLabels(const std::string& table, const std::string& index) {
+  std::string l = "table=\"" + Escape(table) + "\"";
+  if (!index.empty()) l += ",index=\"" + Escape(index) + "\"";
+  return l;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+}  // namespace
+
+void RecordRequest(std::string_view operation, double seconds, int status,
+                   std::string_view error_type) {
+  std::lock_guard lock(StatsMutex());
+  auto it = Stats().find(operation);
+  if (it == Stats().end()) it = Stats().emplace(std::string(operation), OperationStats()).first;
+  OperationStats& s = it->second;
+  size_t b = 0;
+  while (b < kBuckets.size() && seconds > kBuckets[b]) ++b;
+  ++s.buckets[b];
+  ++s.count;
+  s.sum += seconds;
+  if (status != 200) {
+    auto e = s.errors.find(error_type);
+    if (e == s.errors.end()) e = s.errors.emplace(std::string(error_type), 0).first;
+    ++e->second;
+  }
+}
+
+std::string RenderMetrics(Engine& engine) {
+  std::string out;
+  {
+    std::lock_guard lock(StatsMutex());
+    Header(&out, "ddb_request_duration_seconds", "histogram",
+           "Time to answer a request, by operation.");
+    for (const auto& [op, s] : Stats()) {
+      uint64_t cumulative = 0;
+      for (size_t b = 0; b <= kBuckets.size(); ++b) {
+        cumulative += s.buckets[b];
+        std::string le = b < kBuckets.size() ? Num(kBuckets[b]) : "+Inf";
+        Sample(&out, "ddb_request_duration_seconds_bucket",
+               "operation=\"" + op + "\",le=\"" + le + "\"", static_cast<double>(cumulative));
+      }
+      Sample(&out, "ddb_request_duration_seconds_sum", "operation=\"" + op + "\"", s.sum);
+      Sample(&out, "ddb_request_duration_seconds_count", "operation=\"" + op + "\"",
+             static_cast<double>(s.count));
+    }
+    Header(&out, "ddb_request_errors_total", "counter",
+           "Requests answered with an error, by operation and error type (user errors are "
+           "4xx, system errors InternalServerError).");
+    for (const auto& [op, s] : Stats()) {
+      for (const auto& [type, n] : s.errors) {
+        Sample(&out, "ddb_request_errors_total",
+               "operation=\"" + op + "\",type=\"" + Escape(type) + "\"", static_cast<double>(n));
+      }
+    }
+  }
+
+  Engine::Metrics m = engine.GetMetrics();
+  Header(&out, "ddb_table_items", "gauge", "Items in a table or index.");
+  for (const auto& t : m.tables) {
+    Sample(&out, "ddb_table_items", TableLabels(t.name, ""), static_cast<double>(t.item_count));
+    for (const auto& [index, figures] : t.indexes) {
+      Sample(&out, "ddb_table_items", TableLabels(t.name, index),
+             static_cast<double>(figures.first));
+    }
+  }
+  Header(&out, "ddb_table_size_bytes", "gauge", "Item bytes in a table or index.");
+  for (const auto& t : m.tables) {
+    Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, ""),
+           static_cast<double>(t.size_bytes));
+    for (const auto& [index, figures] : t.indexes) {
+      Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, index),
+             static_cast<double>(figures.second));
+    }
+  }
+  Header(&out, "ddb_gsi_pending_changes", "gauge",
+         "Committed writes not yet applied to global secondary indexes (applier lag).");
+  Sample(&out, "ddb_gsi_pending_changes", "", static_cast<double>(m.gsi_pending_changes));
+
+  Header(&out, "ddb_consumed_capacity_units_total", "counter",
+         "Capacity units consumed by a table or index, by kind (read, write).");
+  for (const auto& r : m.resources) {
+    std::string l = TableLabels(r.table, r.index);
+    Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"read\"", r.consumed_read_units);
+    Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"write\"",
+           r.consumed_write_units);
+  }
+  Header(&out, "ddb_throttled_requests_total", "counter",
+         "Requests throttled (ProvisionedThroughputExceededException), by kind.");
+  for (const auto& r : m.resources) {
+    std::string l = TableLabels(r.table, r.index);
+    Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"read\"",
+           static_cast<double>(r.read_throttles));
+    Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"write\"",
+           static_cast<double>(r.write_throttles));
+  }
+  Header(&out, "ddb_partition_splits_total", "counter", "Partition splits of a table or index.");
+  for (const auto& r : m.resources) {
+    Sample(&out, "ddb_partition_splits_total", TableLabels(r.table, r.index),
+           static_cast<double>(r.splits));
+  }
+  Header(&out, "ddb_partition_consumed_capacity_units_total", "counter",
+         "Capacity units consumed in one partition (a range of the partition-key hash).");
+  Header(&out, "ddb_partition_throttled_requests_total", "counter",
+         "Requests throttled in one partition.");
+  Header(&out, "ddb_partition_items", "gauge", "Items in one partition (since start).");
+  Header(&out, "ddb_partition_size_bytes", "gauge", "Item bytes in one partition (since start).");
+  for (const auto& r : m.resources) {
+    for (size_t i = 0; i < r.partitions.size(); ++i) {
+      const PartitionSnapshot& p = r.partitions[i];
+      std::string l = TableLabels(r.table, r.index) + ",partition=\"" + std::to_string(i) +
+                      "\",range_start=\"" + Hex(p.start) + "\",range_end=\"" + Hex(p.end) + "\"";
+      Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"read\"",
+             p.consumed_read_units);
+      Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"write\"",
+             p.consumed_write_units);
+      Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"read\"",
+             static_cast<double>(p.read_throttles));
+      Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"write\"",
+             static_cast<double>(p.write_throttles));
+      Sample(&out, "ddb_partition_items", l, static_cast<double>(p.items));
+      Sample(&out, "ddb_partition_size_bytes", l, static_cast<double>(p.bytes));
+    }
+  }
+  Header(&out, "ddb_hot_key_consumed_capacity_units", "gauge",
+         "The partition keys that consumed the most capacity units (contributor insights).");
+  for (const auto& r : m.resources) {
+    for (size_t i = 0; i < r.hottest_keys.size(); ++i) {
+      Sample(&out, "ddb_hot_key_consumed_capacity_units",
+             TableLabels(r.table, r.index) + ",rank=\"" + std::to_string(i + 1) + "\",key=\"" +
+                 Escape(r.hottest_keys[i].first) + "\"",
+             r.hottest_keys[i].second);
+    }
+  }
+  return out;
+}
+
+std::string RenderMetricsText(Engine& engine) { return RenderMetrics(engine); }
+
+}  // namespace ddb::protocol

@@ -1,0 +1,22 @@
+// Request metrics and the Prometheus text exposition of GET /metrics: per operation request
+// counts and latency histograms, errors by type, and the engine's per-table, per-index and
+// per-partition figures (engine/partition_model.h).
+// Thread safety: RecordRequest and RenderMetrics may be called concurrently.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/engine.h"
+
+namespace ddb::protocol {
+
+// Counts one request of "operation" that took "seconds" and ended with HTTP "status" and
+// error type "error_type" (empty on success).
+void RecordRequest(std::string_view operation, double seconds, int status,
+                   std::string_view error_type);
+
+// The Prometheus text format (version 0.0.4) of everything above.
+std::string RenderMetrics(Engine& engine);
+
+}  // namespace ddb::protocol
