@@ -125,6 +125,12 @@ Item ToRecord(const TableInfo& info) {
   }
   if (d.table_class) r["TableClass"] = Str(*d.table_class);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
+  if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
+  std::vector<AttributeValue> tags;
+  for (const auto& t : d.tags) {
+    tags.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
+  }
+  r["Tags"] = AttributeValue::L(std::move(tags));
   return r;
 }
 
@@ -153,6 +159,12 @@ TableDescription FromRecord(const Item& r) {
   }
   if (auto it = r.find("TableClass"); it != r.end()) d.table_class = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();
+  if (auto it = r.find("Ttl"); it != r.end()) d.ttl_attribute = it->second.scalar();
+  if (auto it = r.find("Tags"); it != r.end()) {
+    for (const auto& t : it->second.list()) {
+      d.tags.push_back({t.map().at("Key").scalar(), t.map().at("Value").scalar()});
+    }
+  }
   return d;
 }
 

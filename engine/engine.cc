@@ -70,6 +70,18 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
       static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
   impl->gsi_applier->Start();
+  // Time to Live: expired items are deleted within seconds (the service takes up to days).
+  Impl* raw = impl.get();
+  impl->ttl_sweeper = std::thread([raw] {
+    std::unique_lock lock(raw->ttl_mu);
+    while (!raw->stopping) {
+      raw->ttl_cv.wait_for(lock, std::chrono::seconds(kTtlSweepSeconds));
+      if (raw->stopping) break;
+      lock.unlock();
+      raw->SweepExpiredItems();
+      lock.lock();
+    }
+  });
   // Backfills interrupted by a shutdown start over (entries are idempotent).
   for (const std::string& name : impl->catalog->Names()) {
     auto table = impl->catalog->Find(name);
@@ -103,6 +115,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   }
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;
+  d.tags = req.tags;
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Create(std::move(d)));
   TableDescription out = impl_->Describe(ctx, *info);
   return out;

@@ -49,6 +49,18 @@ class Engine {
   // (with an online backfill), updates or deletes GSIs. Returns the description with status
   // UPDATING. Errors: kResourceNotFound, kValidation.
   Result<TableDescription> UpdateTable(const RequestContext& ctx, const UpdateTableRequest& req);
+  // Enables or disables Time to Live on an attribute; expired items (a number of epoch
+  // seconds in the past) are then deleted in the background, through the normal write path.
+  // Errors: kResourceNotFound, kValidation ("TimeToLive is already enabled", ...).
+  Result<TimeToLiveSpecification> UpdateTimeToLive(const std::string& table,
+                                                   const TimeToLiveSpecification& spec);
+  // Errors: kResourceNotFound.
+  Result<std::optional<std::string>> DescribeTimeToLive(const std::string& table);
+  // Tags of a table: add/replace, remove, list. Errors: kResourceNotFound, kValidation.
+  Status TagResource(const std::string& table, const std::vector<Tag>& tags);
+  Status UntagResource(const std::string& table, const std::vector<std::string>& keys);
+  Result<std::vector<Tag>> ListTagsOfResource(const std::string& table);
+
   // Table names in ascending order. Errors: kValidation (limit out of 1..100).
   Result<ListTablesResult> ListTables(const ListTablesRequest& req);
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +32,8 @@ namespace ddb {
 // Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
 // old item read, the new item written and the counter deltas agree.
 inline constexpr size_t kLockStripes = 1024;
+// How often expired items (Time to Live) are looked for.
+inline constexpr int kTtlSweepSeconds = 2;
 
 // The projection of a read: a ProjectionExpression (placeholders from "names", all of which
 // must be used) or legacy AttributesToGet (top-level names), never both; nullopt when
@@ -67,6 +70,13 @@ class Engine::Impl {
   };
   std::mutex tokens_mu;
   std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu
+
+  // Deletes items whose TTL attribute lies in the past (table_settings.cc), every
+  // kTtlSweepSeconds on the ttl_sweeper thread.
+  void SweepExpiredItems();
+  std::thread ttl_sweeper;
+  std::mutex ttl_mu;
+  std::condition_variable ttl_cv;
 
   ~Impl();
   // Fills a new GSI from the table's items, then marks it ACTIVE.

@@ -199,7 +199,12 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
 }
 
 Engine::Impl::~Impl() {
-  stopping = true;
+  {
+    std::lock_guard lock(ttl_mu);
+    stopping = true;
+  }
+  ttl_cv.notify_all();
+  if (ttl_sweeper.joinable()) ttl_sweeper.join();
   std::lock_guard lock(backfill_mu);
   for (auto& t : backfills) {
     if (t.joinable()) t.join();

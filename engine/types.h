@@ -108,6 +108,9 @@ struct TableDescription {
   bool deletion_protection_enabled = false;
   int64_t item_count = 0;
   int64_t table_size_bytes = 0;
+  // Time to Live: the attribute holding expiry times (epoch seconds), when enabled.
+  std::optional<std::string> ttl_attribute;
+  std::vector<Tag> tags;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;
@@ -132,6 +135,11 @@ struct UpdateTableRequest {
   std::optional<std::string> table_class;
   std::optional<bool> deletion_protection_enabled;
   std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
+};
+
+struct TimeToLiveSpecification {
+  bool enabled = false;
+  std::string attribute_name;
 };
 
 struct ListTablesRequest {

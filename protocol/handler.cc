@@ -79,6 +79,11 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"UpdateTable", HandleUpdateTable},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"TransactGetItems", HandleTransactGetItems},
+      {"UpdateTimeToLive", HandleUpdateTimeToLive},
+      {"DescribeTimeToLive", HandleDescribeTimeToLive},
+      {"TagResource", HandleTagResource},
+      {"UntagResource", HandleUntagResource},
+      {"ListTagsOfResource", HandleListTagsOfResource},
   };
   return handlers;
 }

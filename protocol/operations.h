@@ -20,6 +20,13 @@ Result<std::string> HandleCreateTable(Engine&, const RequestContext&, const Json
 Result<std::string> HandleDescribeTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleUpdateTimeToLive(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeTimeToLive(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleTagResource(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleUntagResource(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleListTagsOfResource(Engine&, const RequestContext&, const JsonObject&);
+// CreateTable's Tags (settings_operations.cc).
+Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v);
 Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);

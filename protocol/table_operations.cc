@@ -417,6 +417,7 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
   req.deletion_protection_enabled = protection.value_or(false);
+  DDB_ASSIGN_OR_RETURN(req.tags, ReadCreateTableTags(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
 
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.CreateTable(ctx, req));

@@ -1,0 +1,186 @@
+// Time to Live and tags: UpdateTimeToLive, DescribeTimeToLive, TagResource, UntagResource,
+// ListTagsOfResource.
+#include "engine/table_validation.h"
+#include "protocol/json_writer.h"
+#include "protocol/operations.h"
+
+namespace ddb::protocol {
+namespace {
+
+// "arn:aws:dynamodb:<region>:<account>:table/<name>" -> name.
+Result<std::string> TableFromArn(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto arn, GetString(request, "ResourceArn"));
+  if (!arn) {
+    v->NotNull("resourceArn");
+    return std::string();
+  }
+  if (arn->substr(0, 4) != "arn:") {
+    return Error::Validation(
+        "One or more parameter values were invalid: ARNs must start with "
+        "'arn:': " +
+        std::string(*arn));
+  }
+  size_t table = arn->find(":table/");
+  if (arn->substr(0, 17) != "arn:aws:dynamodb:" || table == std::string_view::npos) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Provided Arn is not a DynamoDB resource "
+        "arn: " +
+        std::string(*arn));
+  }
+  std::string_view name = arn->substr(table + 7);
+  if (name.find('/') != std::string_view::npos) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Invalid resource arn provided, only table "
+        "or stream is accepted. Provided resource arn: " +
+        std::string(*arn));
+  }
+  return std::string(name);
+}
+
+Result<std::vector<Tag>> ReadTags(const JsonObject& request, Violations* v) {
+  std::vector<Tag> tags;
+  DDB_ASSIGN_OR_RETURN(auto arr, GetArray(request, "Tags"));
+  if (!arr) return tags;
+  size_t i = 0;
+  for (JsonElement e : *arr) {
+    ++i;
+    JsonObject o;
+    if (e.get(o) != simdjson::SUCCESS) return WrongType("Tags", "a list of objects");
+    DDB_ASSIGN_OR_RETURN(auto key, GetString(o, "Key"));
+    DDB_ASSIGN_OR_RETURN(auto value, GetString(o, "Value"));
+    std::string p = "tags." + std::to_string(i) + ".member.";
+    if (!key) v->NotNull(p + "key");
+    if (!value) v->NotNull(p + "value");
+    if (key && (key->empty() || key->size() > 128)) {
+      return Error::Validation("The Tag Key provided is invalid, Key: " + std::string(*key));
+    }
+    if (value && value->size() > 256) {
+      return Error::Validation("The Tag Value provided is invalid, Value: " + std::string(*value));
+    }
+    tags.push_back({std::string(key.value_or("")), std::string(value.value_or(""))});
+  }
+  return tags;
+}
+
+}  // namespace
+
+Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v) {
+  return ReadTags(request, v);
+}
+
+Result<std::string> HandleUpdateTimeToLive(Engine& engine, const RequestContext&,
+                                           const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, ReadTableName(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto spec_json, GetObject(request, "TimeToLiveSpecification"));
+  TimeToLiveSpecification spec;
+  if (!spec_json) {
+    v.NotNull("timeToLiveSpecification");
+  } else {
+    DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*spec_json, "Enabled"));
+    DDB_ASSIGN_OR_RETURN(auto attr, GetString(*spec_json, "AttributeName"));
+    if (!enabled) v.NotNull("timeToLiveSpecification.enabled");
+    if (!attr) {
+      v.NotNull("timeToLiveSpecification.attributeName");
+    } else if (attr->empty() || attr->size() > 255) {
+      v.Add("Value '" + std::string(*attr) +
+            "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member "
+            "must have length " +
+            (attr->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
+    }
+    spec.enabled = enabled.value_or(false);
+    spec.attribute_name = std::string(attr.value_or(""));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(TimeToLiveSpecification applied, engine.UpdateTimeToLive(table, spec));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TimeToLiveSpecification");
+  w.BeginObject();
+  w.Key("Enabled");
+  w.Bool(applied.enabled);
+  w.Key("AttributeName");
+  w.String(applied.attribute_name);
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+Result<std::string> HandleDescribeTimeToLive(Engine& engine, const RequestContext&,
+                                             const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, ReadTableName(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> attr, engine.DescribeTimeToLive(table));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TimeToLiveDescription");
+  w.BeginObject();
+  w.Key("TimeToLiveStatus");
+  w.String(attr ? "ENABLED" : "DISABLED");
+  if (attr) {
+    w.Key("AttributeName");
+    w.String(*attr);
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+Result<std::string> HandleTagResource(Engine& engine, const RequestContext&,
+                                      const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, TableFromArn(request, &v));
+  if (!Present(request, "Tags")) v.NotNull("tags");
+  DDB_ASSIGN_OR_RETURN(std::vector<Tag> tags, ReadTags(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  if (tags.empty()) return Error::Validation("Atleast one Tag needs to be provided as Input.");
+  DDB_RETURN_IF_ERROR(engine.TagResource(table, tags));
+  return std::string("{}");
+}
+
+Result<std::string> HandleUntagResource(Engine& engine, const RequestContext&,
+                                        const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, TableFromArn(request, &v));
+  std::vector<std::string> keys;
+  DDB_ASSIGN_OR_RETURN(auto arr, GetArray(request, "TagKeys"));
+  if (!arr) {
+    v.NotNull("tagKeys");
+  } else {
+    for (JsonElement e : *arr) {
+      std::string_view k;
+      if (e.get(k) != simdjson::SUCCESS) return WrongType("TagKeys", "a list of strings");
+      keys.emplace_back(k);
+    }
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  if (keys.empty()) return Error::Validation("Atleast one Tag Key needs to be provided as Input.");
+  DDB_RETURN_IF_ERROR(engine.UntagResource(table, keys));
+  return std::string("{}");
+}
+
+Result<std::string> HandleListTagsOfResource(Engine& engine, const RequestContext&,
+                                             const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, TableFromArn(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(std::vector<Tag> tags, engine.ListTagsOfResource(table));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("Tags");
+  w.BeginArray();
+  for (const Tag& t : tags) {
+    w.BeginObject();
+    w.Key("Key");
+    w.String(t.key);
+    w.Key("Value");
+    w.String(t.value);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace ddb::protocol

@@ -1,0 +1,89 @@
+"""Time to Live (UpdateTimeToLive, DescribeTimeToLive, expiry) and table tags
+(TagResource, UntagResource, ListTagsOfResource), and table ARNs as TableName."""
+
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import table_arn
+
+
+def _ttl(ddb, table):
+    return ddb.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+
+
+def test_time_to_live_lifecycle(ddb, table_s):
+    assert _ttl(ddb, table_s) == {"TimeToLiveStatus": "DISABLED"}
+    r = ddb.update_time_to_live(TableName=table_s, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    assert r["TimeToLiveSpecification"] == {"Enabled": True, "AttributeName": "expires"}
+    assert _ttl(ddb, table_s) == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    with pytest.raises(ClientError) as e:
+        ddb.update_time_to_live(TableName=table_s, TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "expires"})
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert e.value.response["Error"]["Message"] == "TimeToLive is already enabled"
+    ddb.update_time_to_live(TableName=table_s, TimeToLiveSpecification={
+        "Enabled": False, "AttributeName": "expires"})
+    assert _ttl(ddb, table_s) == {"TimeToLiveStatus": "DISABLED"}
+
+
+def test_time_to_live_on_missing_table(ddb):
+    with pytest.raises(ClientError) as e:
+        ddb.describe_time_to_live(TableName="no-such-table-ttl")
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_expired_items_are_deleted(ddb, table_s):
+    ddb.update_time_to_live(TableName=table_s, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    past, future = int(time.time()) - 10, int(time.time()) + 3600
+    ddb.put_item(TableName=table_s, Item={"pk": {"S": "old"}, "expires": {"N": str(past)}})
+    ddb.put_item(TableName=table_s, Item={"pk": {"S": "new"}, "expires": {"N": str(future)}})
+    ddb.put_item(TableName=table_s, Item={"pk": {"S": "text"}, "expires": {"S": str(past)}})
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if "Item" not in ddb.get_item(TableName=table_s, Key={"pk": {"S": "old"}}):
+            break
+        time.sleep(0.2)
+    assert "Item" not in ddb.get_item(TableName=table_s, Key={"pk": {"S": "old"}})
+    assert "Item" in ddb.get_item(TableName=table_s, Key={"pk": {"S": "new"}})
+    # Only numbers are expiry times.
+    assert "Item" in ddb.get_item(TableName=table_s, Key={"pk": {"S": "text"}})
+
+
+def test_tags_round_trip(ddb, table_s):
+    arn = table_arn(table_s)
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == []
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "team", "Value": "a"},
+                                            {"Key": "env", "Value": "dev"}])
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "team", "Value": "b"}])
+    tags = {t["Key"]: t["Value"] for t in ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]}
+    assert tags == {"team": "b", "env": "dev"}
+    ddb.untag_resource(ResourceArn=arn, TagKeys=["env"])
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "b"}]
+
+
+def test_create_table_tags(ddb, table_factory):
+    name = table_factory(("pk", "S"), Tags=[{"Key": "k", "Value": "v"}])
+    assert ddb.list_tags_of_resource(ResourceArn=table_arn(name))["Tags"] == [
+        {"Key": "k", "Value": "v"}]
+
+
+def test_tag_errors(ddb, table_s):
+    with pytest.raises(ClientError) as e:
+        ddb.list_tags_of_resource(ResourceArn=table_arn("no-such-table-tags"))
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        ddb.list_tags_of_resource(ResourceArn="not-an-arn")
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert "ARNs must start with 'arn:'" in e.value.response["Error"]["Message"]
+
+
+def test_table_arn_as_table_name(ddb, table_s):
+    arn = table_arn(table_s)
+    ddb.put_item(TableName=arn, Item={"pk": {"S": "via-arn"}})
+    assert ddb.get_item(TableName=table_s, Key={"pk": {"S": "via-arn"}})["Item"] == {
+        "pk": {"S": "via-arn"}}
+    assert ddb.describe_table(TableName=arn)["Table"]["TableName"] == table_s
