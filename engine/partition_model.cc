@@ -125,9 +125,9 @@ Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::s
   share.Refill(r.ShareRate(write), capacity.on_demand ? 1 : kBurstSeconds, now);
   ceiling.Refill(write ? kPartitionWriteCeiling : kPartitionReadCeiling, 1, now);
   whole.Refill(r.TableRate(write), capacity.on_demand ? 1 : kBurstSeconds, now);
-  // Its own share (with burst credit) first; otherwise unused table capacity, as long as
-  // the partition stays under its hard ceiling (adaptive capacity).
-  bool admitted = share.tokens > 0 || (whole.tokens > 0 && ceiling.tokens > 0);
+  // Never above the partition's hard ceiling; within it, its own share (with burst credit)
+  // or else unused table capacity (adaptive capacity).
+  bool admitted = ceiling.tokens > 0 && (share.tokens > 0 || whole.tokens > 0);
   if (admitted) return Status::Ok();
 
   (write ? p.figures.write_throttles : p.figures.read_throttles)++;
