@@ -1,5 +1,7 @@
 // Engine::Impl's link to the partition model: which partition a request lands in, and
 // what it cost there.
+#include <chrono>
+
 #include "engine/engine_impl.h"
 
 namespace ddb {
@@ -132,6 +134,22 @@ Engine::Metrics Engine::GetMetrics() {
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   m.gsi_pending_changes = safe > applied ? safe - applied : 0;
+  if (m.gsi_pending_changes > 0) {
+    // The oldest record still to apply says how far behind the GSIs are in time.
+    uint64_t oldest_ms = 0;
+    impl_->storage
+        ->ForEach(Cf::kChanges, ChangeKey(applied + 1), ChangeKey(safe + 1),
+                  [&](std::string_view key, std::string_view value) {
+                    ChangeRecord r;
+                    if (DecodeChange(key, value, &r)) oldest_ms = r.commit_time_ms;
+                    return false;
+                  })
+        .ok();
+    uint64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    if (oldest_ms && now_ms > oldest_ms) m.gsi_lag_ms = now_ms - oldest_ms;
+  }
   return m;
 }
 

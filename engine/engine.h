@@ -100,6 +100,7 @@ class Engine {
     };
     std::vector<TableFigures> tables;
     uint64_t gsi_pending_changes = 0;  // change records not yet applied to GSIs
+    uint64_t gsi_lag_ms = 0;           // age of the oldest change not yet applied
   };
   Metrics GetMetrics();
 

@@ -150,6 +150,9 @@ std::string RenderMetrics(Engine& engine) {
   Header(&out, "ddb_gsi_pending_changes", "gauge",
          "Committed writes not yet applied to global secondary indexes (applier lag).");
   Sample(&out, "ddb_gsi_pending_changes", "", static_cast<double>(m.gsi_pending_changes));
+  Header(&out, "ddb_gsi_lag_seconds", "gauge",
+         "Age of the oldest committed write not yet applied to global secondary indexes.");
+  Sample(&out, "ddb_gsi_lag_seconds", "", static_cast<double>(m.gsi_lag_ms) / 1000.0);
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");
