@@ -36,6 +36,14 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
   return Status::Ok();
 }
 
+// TransactItems holds 1 to 100 actions.
+void CheckTransactItemCount(size_t n, Violations* v) {
+  if (n >= 1 && n <= 100) return;
+  v->Add("Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
+         "length " +
+         std::string(n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
+}
+
 }  // namespace
 
 Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContext&,
