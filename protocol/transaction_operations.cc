@@ -39,9 +39,10 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
 // TransactItems holds 1 to 100 actions.
 void CheckTransactItemCount(size_t n, Violations* v) {
   if (n >= 1 && n <= 100) return;
-  v->Add("Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
-         "length " +
-         std::string(n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
+  v->Add(
+      "Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
+      "length " +
+      std::string(n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
 }
 
 }  // namespace
@@ -96,13 +97,7 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
       }
       req.actions.push_back(std::move(a));
     }
-    if (req.actions.empty() || req.actions.size() > 100) {
-      v.Add(
-          "Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
-          "length " +
-          std::string(req.actions.empty() ? "greater than or equal to 1"
-                                          : "less than or equal to 100"));
-    }
+    CheckTransactItemCount(req.actions.size(), &v);
   }
   DDB_ASSIGN_OR_RETURN(auto token, GetString(request, "ClientRequestToken"));
   if (token) {
@@ -162,13 +157,7 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
                                                        &a.has_expression_attribute_names));
       req.actions.push_back(std::move(a));
     }
-    if (req.actions.empty() || req.actions.size() > 100) {
-      v.Add(
-          "Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
-          "length " +
-          std::string(req.actions.empty() ? "greater than or equal to 1"
-                                          : "less than or equal to 100"));
-    }
+    CheckTransactItemCount(req.actions.size(), &v);
   }
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
