@@ -50,6 +50,7 @@ struct PartitionModel::Partition {
 };
 
 struct PartitionModel::Resource {
+  std::mutex mu;  // guards everything below
   std::string table, index;
   ResourceCapacity capacity;
   std::vector<Partition> partitions;     // ordered by start; partitions[0].start == 0
@@ -81,12 +82,26 @@ struct PartitionModel::Resource {
 PartitionModel::PartitionModel(PartitionModelOptions options) : options_(options) {}
 PartitionModel::~PartitionModel() = default;
 
-PartitionModel::Resource& PartitionModel::Get(uint32_t id, const std::string& table,
-                                              const std::string& index,
-                                              const ResourceCapacity& capacity) {
+std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const std::string& table,
+                                                              const std::string& index,
+                                                              const ResourceCapacity& capacity,
+                                                              std::unique_lock<std::mutex>* lock) {
+  std::shared_ptr<Resource> found;
+  {
+    std::shared_lock read(mu_);
+    auto it = resources_.find(id);
+    if (it != resources_.end()) found = it->second;
+  }
+  if (found) {
+    *lock = std::unique_lock(found->mu);
+    // UpdateTable changes of throughput take effect at once.
+    found->capacity = capacity;
+    return found;
+  }
+  std::unique_lock write(mu_);
   auto& slot = resources_[id];
   if (!slot) {
-    slot = std::make_unique<Resource>();
+    slot = std::make_shared<Resource>();
     slot->table = table;
     slot->index = index;
     slot->capacity = capacity;
@@ -107,16 +122,19 @@ PartitionModel::Resource& PartitionModel::Get(uint32_t id, const std::string& ta
     slot->table_read.tokens = slot->TableRate(false);
     slot->table_write.tokens = slot->TableRate(true);
   }
-  // UpdateTable changes of throughput take effect at once.
-  slot->capacity = capacity;
-  return *slot;
+  std::shared_ptr<Resource> resource = slot;
+  write.unlock();
+  *lock = std::unique_lock(resource->mu);
+  resource->capacity = capacity;
+  return resource;
 }
 
 Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::string& index,
                              const ResourceCapacity& capacity, uint64_t token, bool write) {
   if (!options_.simulate) return Status::Ok();
-  std::lock_guard lock(mu_);
-  Resource& r = Get(id, table, index, capacity);
+  std::unique_lock<std::mutex> lock;
+  std::shared_ptr<Resource> resource = Get(id, table, index, capacity, &lock);
+  Resource& r = *resource;
   Partition& p = r.partitions[r.Find(token)];
   Clock::time_point now = Clock::now();
   Bucket& share = write ? p.write : p.read;
@@ -139,7 +157,9 @@ Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::s
   }
   ++p.window_throttles;
   const char* kind = write ? "Write" : "Read";
-  bool key_range = ceiling.tokens <= 0 || r.partitions.size() > 1;
+  // Out of the partition's hard ceiling: a key-range limit; otherwise the table (or its
+  // on-demand maximum) is what ran out.
+  bool key_range = ceiling.tokens <= 0;
   std::string reason = std::string(index.empty() ? "Table" : "Index") + kind +
                        (key_range            ? "KeyRangeThroughputExceeded"
                         : capacity.on_demand ? "MaxOnDemandThroughputExceeded"
@@ -169,8 +189,9 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
                             const ResourceCapacity& capacity, uint64_t token,
                             const std::string& key, double units, bool write, int64_t item_delta,
                             int64_t byte_delta) {
-  std::lock_guard lock(mu_);
-  Resource& r = Get(id, table, index, capacity);
+  std::unique_lock<std::mutex> lock;
+  std::shared_ptr<Resource> resource = Get(id, table, index, capacity, &lock);
+  Resource& r = *resource;
   size_t i = r.Find(token);
   Partition& p = r.partitions[i];
   Clock::time_point now = Clock::now();
@@ -232,14 +253,15 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
 }
 
 void PartitionModel::Drop(uint32_t id) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   resources_.erase(id);
 }
 
 std::vector<ResourceSnapshot> PartitionModel::Snapshot() const {
-  std::lock_guard lock(mu_);
+  std::shared_lock map_lock(mu_);
   std::vector<ResourceSnapshot> out;
   for (const auto& [id, r] : resources_) {
+    std::lock_guard lock(r->mu);
     ResourceSnapshot s;
     s.id = id;
     s.table = r->table;

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -96,12 +97,16 @@ class PartitionModel {
  private:
   struct Partition;
   struct Resource;
-  Resource& Get(uint32_t id, const std::string& table, const std::string& index,
-                const ResourceCapacity& capacity);  // REQUIRES: mu_ held
+  // The resource, created on first use, with its own mutex locked into *lock. Requests on
+  // different tables and indexes do not contend.
+  // The returned pointer keeps the resource alive even if Drop() runs meanwhile.
+  std::shared_ptr<Resource> Get(uint32_t id, const std::string& table, const std::string& index,
+                                const ResourceCapacity& capacity,
+                                std::unique_lock<std::mutex>* lock);
 
   PartitionModelOptions options_;
-  mutable std::mutex mu_;
-  std::map<uint32_t, std::unique_ptr<Resource>> resources_;  // guarded by mu_
+  mutable std::shared_mutex mu_;                             // guards the map, not the resources
+  std::map<uint32_t, std::shared_ptr<Resource>> resources_;  // guarded by mu_
 };
 
 }  // namespace ddb

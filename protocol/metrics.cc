@@ -44,6 +44,29 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
+// Partition keys are raw bytes (B keys too): labels must be UTF-8 (Escape handles quotes,
+// backslashes and newlines), so anything else is shown as hex.
+std::string KeyLabel(std::string_view key) {
+  bool printable = true;
+  for (size_t i = 0; i < key.size() && printable;) {
+    auto c = static_cast<unsigned char>(key[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > key.size()) printable = false;
+    for (size_t k = 1; k < len && printable; ++k) {
+      if ((static_cast<unsigned char>(key[i + k]) >> 6) != 2) printable = false;
+    }
+    i += len ? len : 1;
+  }
+  if (printable) return std::string(key);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (char ch : key) {
+    out.push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
+    out.push_back(kHex[static_cast<unsigned char>(ch) & 15]);
+  }
+  return out;
+}
+
 std::string Num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -110,7 +133,9 @@ std::string RenderMetrics(Engine& engine) {
       uint64_t cumulative = 0;
       for (size_t b = 0; b <= kBuckets.size(); ++b) {
         cumulative += s.buckets[b];
-        std::string le = b < kBuckets.size() ? Num(kBuckets[b]) : "+Inf";
+        char bound[16];
+        std::snprintf(bound, sizeof bound, "%g", b < kBuckets.size() ? kBuckets[b] : 0.0);
+        std::string le = b < kBuckets.size() ? bound : "+Inf";
         Sample(&out, "ddb_request_duration_seconds_bucket",
                "operation=\"" + op + "\",le=\"" + le + "\"", static_cast<double>(cumulative));
       }
@@ -205,7 +230,7 @@ std::string RenderMetrics(Engine& engine) {
     for (size_t i = 0; i < r.hottest_keys.size(); ++i) {
       Sample(&out, "ddb_hot_key_consumed_capacity_units",
              TableLabels(r.table, r.index) + ",rank=\"" + std::to_string(i + 1) + "\",key=\"" +
-                 Escape(r.hottest_keys[i].first) + "\"",
+                 Escape(KeyLabel(r.hottest_keys[i].first)) + "\"",
              r.hottest_keys[i].second);
     }
   }
