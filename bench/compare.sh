@@ -5,10 +5,18 @@
 # stops it, and prints req/s, latency percentiles, server CPU per request (/proc/<pid>/stat)
 # and the ratios ddb/floor and ddb/dynalite. Results are reported, never asserted.
 #
-#   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N]
-#                    [--item-size B] [--threads N] [--client-threads N] [--ops "get put query"]
-#                    [--servers "ddb floor dynalite"] [--keys uniform|zipf]
+# With --runs N (default 3) every server is started and preloaded afresh N times, the servers
+# taking turns (run 1: ddb floor dynalite, run 2: ...), so that a change in the machine's
+# background load hits all of them alike; the table shows the median of the N runs of each case
+# and --csv writes one row per server/op (medians) for bench/plot_results.py.
 #
+#   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N] [--runs N]
+#                    [--item-size B] [--threads N] [--client-threads N]
+#                    [--ops "get put query update"] [--servers "ddb floor dynalite"]
+#                    [--keys uniform|zipf] [--csv FILE] [--raw FILE]
+#
+# Ops are loadgen workloads: get put update query scan batchwrite transact. --raw FILE keeps
+# every run's RESULT line (with run= and load1=, the 1-minute load average before the case).
 # Environment: DDB_SERVER (default build/ddb-server), LOADGEN (default build/loadgen),
 # FLOOR_SERVER (default build/floor_server), BUILD_DIR (default build). Missing programs are
 # built in BUILD_DIR; dynalite is installed into bench/node_modules with npm if missing.
@@ -28,12 +36,15 @@ PRELOAD=100000
 ITEM_SIZE=200
 THREADS="$(nproc)"
 CLIENT_THREADS=1
-OPS="get put query"
+OPS="get put query update"
+RUNS=3
+CSV=""
+RAW=""
 SERVERS="ddb floor dynalite"
 KEYS=uniform
 
 usage() {
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 
@@ -49,6 +60,9 @@ while [[ $# -gt 0 ]]; do
     --ops) OPS="$2"; shift 2 ;;
     --servers) SERVERS="$2"; shift 2 ;;
     --keys) KEYS="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --csv) CSV="$2"; shift 2 ;;
+    --raw) RAW="$2"; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; usage 2 ;;
   esac
@@ -57,6 +71,7 @@ done
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ddb-compare.XXXXXX")"
 SERVER_PID=""
 CLIENT_PID=""
+STARTS=0
 
 # run_client <output> <seconds> <loadgen args...>: in the background and waited for, so that a
 # signal to this script is handled at once rather than after the run.
@@ -86,6 +101,8 @@ stop_server() {
 cleanup() {
   if [[ -n "$CLIENT_PID" ]]; then kill -TERM "$CLIENT_PID" 2>/dev/null || true; fi
   stop_server
+  # Keep what was measured even when the script stops early.
+  if [[ -n "$RAW" && -s "$WORK/results.txt" ]]; then cp "$WORK/results.txt" "$RAW"; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -136,7 +153,10 @@ wait_for() {
 
 # start_server <name>: sets SERVER_PID and PORT.
 start_server() {
-  local log="$WORK/$1.log"
+  # A new log per start: wait_for must not see an earlier run's LISTENING line (the shell
+  # truncates a reused file only once the child runs, after wait_for may have read it).
+  local log="$WORK/$1-$((++STARTS)).log"
+  rm -f "$log"
   case "$1" in
     ddb)
       "$DDB_SERVER" --in-memory --host 127.0.0.1 --port 0 --threads "$THREADS" \
@@ -168,36 +188,91 @@ common=(--host 127.0.0.1 --connections "$CONNECTIONS" --threads "$CLIENT_THREADS
 RESULTS="$WORK/results.txt"
 : >"$RESULTS"
 run_timeout=$(awk -v d="$DURATION" -v w="$WARMUP" 'BEGIN { printf "%d", d + w + 60 }')
+load1() { cut -d' ' -f1 /proc/loadavg; }
+load_first="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-for server in $SERVERS; do
-  echo "== $server: starting" >&2
-  start_server "$server"
-  echo "== $server: pid $SERVER_PID port $PORT; preloading $PRELOAD items" >&2
-  run_client "$WORK/$server-preload.out" 900 "${common[@]}" --port "$PORT" --workload none \
-    --preload "$PRELOAD" --label "$server"
-  grep '^preload' "$WORK/$server-preload.out" | sed "s/^/   $server /" >&2
-  for op in $OPS; do
-    echo "== $server: $op for ${DURATION}s" >&2
-    run_client "$WORK/$server-$op.out" "$run_timeout" "${common[@]}" --port "$PORT" \
-      --no-create --keyspace "$PRELOAD" --workload "$op" --duration "$DURATION" \
-      --warmup "$WARMUP" --server-pid "$SERVER_PID" --label "$server" ||
-      echo "compare.sh: loadgen $op against $server failed" >&2
-    grep '^RESULT' "$WORK/$server-$op.out" | grep -v ' op=all ' >>"$RESULTS" || true
+for run in $(seq "$RUNS"); do
+  for server in $SERVERS; do
+    echo "== run $run/$RUNS $server: starting (load average $(load1))" >&2
+    start_server "$server"
+    echo "== $server: pid $SERVER_PID port $PORT; preloading $PRELOAD items" >&2
+    run_client "$WORK/$server-preload.out" 900 "${common[@]}" --port "$PORT" --workload none \
+      --preload "$PRELOAD" --label "$server"
+    grep '^preload' "$WORK/$server-preload.out" | sed "s/^/   $server /" >&2
+    for op in $OPS; do
+      load_before="$(load1)"
+      echo "== run $run/$RUNS $server: $op for ${DURATION}s (load average $load_before)" >&2
+      run_client "$WORK/$server-$op.out" "$run_timeout" "${common[@]}" --port "$PORT" \
+        --no-create --keyspace "$PRELOAD" --workload "$op" --duration "$DURATION" \
+        --warmup "$WARMUP" --server-pid "$SERVER_PID" --label "$server" ||
+        echo "compare.sh: loadgen $op against $server failed" >&2
+      grep '^RESULT' "$WORK/$server-$op.out" | grep -v ' op=all ' |
+        sed "s/\$/ run=$run load1=$load_before/" >>"$RESULTS" || true
+    done
+    stop_server
   done
-  stop_server
 done
 
 # --- Report ---------------------------------------------------------------------------------
+
+# Medians over the runs: one line per server/op, in the RESULT format (plus runs=, rps_runs=
+# with every run's req/s, and load1= as the median load average before the case).
+MEDIANS="$WORK/medians.txt"
+awk '
+  function field(name,   i, kv) {
+    for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
+    return ""
+  }
+  function median(key,   n, i, j, t, a) {
+    n = split(vals[key], a, " ")
+    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    if (n == 0) return ""
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  BEGIN { nf = split("ok errors rps p50_us p90_us p99_us max_us server_cpu_us_per_req client_cpu_us_per_req load1", names, " ") }
+  {
+    k = field("label") SUBSEP field("op")
+    if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+    runs[k]++
+    for (f = 1; f <= nf; f++) { v = field(names[f]); if (v != "") vals[k, names[f]] = vals[k, names[f]] " " v }
+    rpsl[k] = rpsl[k] (rpsl[k] == "" ? "" : ";") sprintf("%.0f", field("rps"))
+  }
+  END {
+    for (i = 1; i <= nk; i++) {
+      k = order[i]; split(k, p, SUBSEP)
+      line = "RESULT label=" p[1] " op=" p[2] " runs=" runs[k]
+      for (f = 1; f <= nf; f++) { m = median(k SUBSEP names[f]); if (m != "") line = line " " names[f] "=" m }
+      print line " rps_runs=" rpsl[k]
+    }
+  }' "$RESULTS" >"$MEDIANS"
+
+if [[ -n "$RAW" ]]; then cp "$RESULTS" "$RAW"; fi
+if [[ -n "$CSV" ]]; then
+  awk -v machine="$(nproc) CPUs $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)" '
+    function field(name,   i, kv) {
+      for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
+      return ""
+    }
+    BEGIN { print "server,op,runs,rps,p50_ms,p90_ms,p99_ms,max_ms,server_cpu_us_per_req,client_cpu_us_per_req,errors,load1,rps_runs" }
+    {
+      ms = "p50_us p90_us p99_us max_us"; split(ms, m, " ")
+      printf "%s,%s,%s,%.1f", field("label"), field("op"), field("runs"), field("rps")
+      for (i = 1; i <= 4; i++) printf ",%.3f", (field("ok") + 0 > 0 ? field(m[i]) / 1000 : 0)
+      printf ",%s,%s,%s,%s,%s\n", field("server_cpu_us_per_req"), field("client_cpu_us_per_req"),
+        field("errors"), field("load1"), field("rps_runs")
+    }' "$MEDIANS" >"$CSV"
+  echo "compare.sh: wrote $CSV" >&2
+fi
 
 cpu_model="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
 echo "machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, Linux $(uname -r); load average" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)"
+  "$load_first at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "ddb: $DDB_SERVER (checkout $commit)"
-echo "run: ${DURATION}s per case after ${WARMUP}s warmup, $CONNECTIONS connections," \
-  "$CLIENT_THREADS client thread(s), server threads $THREADS (dynalite: 1, Node.js)," \
-  "$PRELOAD items of ~$ITEM_SIZE B preloaded, $KEYS keys"
+echo "run: median of $RUNS run(s), ${DURATION}s per case after ${WARMUP}s warmup," \
+  "$CONNECTIONS connections, $CLIENT_THREADS client thread(s), server threads $THREADS" \
+  "(dynalite: 1, Node.js), $PRELOAD items of ~$ITEM_SIZE B preloaded, $KEYS keys"
 echo
 
 awk -v servers="$SERVERS" '
@@ -212,7 +287,7 @@ awk -v servers="$SERVERS" '
     rps[s, op] = field("rps"); p50[s, op] = field("p50_us") / 1000
     p90[s, op] = field("p90_us") / 1000; p99[s, op] = field("p99_us") / 1000
     mx[s, op] = field("max_us") / 1000; cpu[s, op] = field("server_cpu_us_per_req")
-    ccpu[s, op] = field("client_cpu_us_per_req")
+    ccpu[s, op] = field("client_cpu_us_per_req"); ld[s, op] = field("load1")
     err[s, op] = field("errors"); have[s, op] = 1; ok[s, op] = field("ok")
   }
   END {
@@ -220,7 +295,7 @@ awk -v servers="$SERVERS" '
     printf "%-14s %-13s", "op", "metric"
     for (i = 1; i <= n; i++) printf " %11s", sv[i]
     printf " %11s %13s\n", "ddb/floor", "ddb/dynalite"
-    nm = split("req/s p50_ms p90_ms p99_ms max_ms cpu_us/req client_us/req errors", metrics, " ")
+    nm = split("req/s p50_ms p90_ms p99_ms max_ms cpu_us/req client_us/req errors load1", metrics, " ")
     for (o = 1; o <= nops; o++) {
       op = order[o]
       for (m = 1; m <= nm; m++) {
@@ -236,23 +311,26 @@ awk -v servers="$SERVERS" '
             else if (metric == "max_ms") v = mx[s, op]
             else if (metric == "cpu_us/req") v = cpu[s, op]
             else if (metric == "client_us/req") v = ccpu[s, op]
+            else if (metric == "load1") v = ld[s, op]
             else v = err[s, op]
           }
           # Nothing succeeded (e.g. the server lacks the operation): no latency, no rate.
-          if (ok[s, op] == 0 && metric !~ /errors|cpu_us|client_us/) v = ""
+          if (ok[s, op] == 0 && metric !~ /errors|cpu_us|client_us|load1/) v = ""
           val[s] = v
           if (v == "") printf " %11s", "-"
           else if (metric == "errors") printf " %11d", v
           else if (metric == "req/s") printf " %11.0f", v
-          else if (metric ~ /cpu_us|client_us/) printf " %11.1f", v
+          else if (metric ~ /cpu_us|client_us|load1/) printf " %11.1f", v
           else printf " %11.3f", v
         }
-        if (metric == "errors") printf "\n"
+        if (metric == "errors" || metric == "load1") printf "\n"
         else printf " %11s %13s\n", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
       }
     }
-  }' "$RESULTS"
+  }' "$MEDIANS"
 echo
-echo "req/s counts successful responses; latencies are of successful responses; cpu_us/req is"
-echo "the server's user+system CPU time over the measured phase divided by its responses;"
-echo "client_us/req is loadgen's own (if it nears 1e6 / req/s, the client is the bottleneck)."
+echo "Medians of $RUNS run(s) per case. req/s counts successful responses; latencies are of"
+echo "successful responses; cpu_us/req is the server's user+system CPU time over the measured"
+echo "phase divided by its responses; client_us/req is loadgen's own (if it nears 1e6 / req/s,"
+echo "the client is the bottleneck); load1 is the 1-minute load average before the case (this"
+echo "benchmark's own processes included: background load adds to ~2-3)."
