@@ -118,16 +118,13 @@ Engine::Metrics Engine::GetMetrics() {
     if (!table) continue;
     Metrics::TableFigures t;
     t.name = name;
-    auto counter = [&](const std::string& key) {
-      auto v = impl_->storage->GetCounter(key);
-      return v.ok() ? v.value() : int64_t{0};
+    auto stats = [&](uint32_t id) {
+      auto v = impl_->storage->GetStats(StatsKey(id));
+      return v.ok() ? v.value() : std::pair<int64_t, int64_t>{0, 0};
     };
-    t.item_count = counter(ItemCountKey(table->id));
-    t.size_bytes = counter(TableSizeKey(table->id));
+    std::tie(t.item_count, t.size_bytes) = stats(table->id);
     for (const IndexSchema& index : table->indexes) {
-      t.indexes.push_back(
-          {index.name,
-           {counter(ItemCountKey(index.index_id)), counter(TableSizeKey(index.index_id))}});
+      t.indexes.push_back({index.name, stats(index.index_id)});
     }
     m.tables.push_back(std::move(t));
   }

@@ -232,15 +232,9 @@ const IndexSchema* TableInfo::FindIndex(const std::string& name) const {
   return nullptr;
 }
 
-std::string ItemCountKey(uint32_t table_id) {
-  std::string k = "count/";
-  PutFixed32BE(&k, table_id);
-  return k;
-}
-
-std::string TableSizeKey(uint32_t table_id) {
-  std::string k = "size/";
-  PutFixed32BE(&k, table_id);
+std::string StatsKey(uint32_t id) {
+  std::string k = "stats/";
+  PutFixed32BE(&k, id);
   return k;
 }
 
@@ -360,11 +354,9 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name) 
   std::shared_ptr<const TableInfo> info = it->second;
   Storage::Batch batch(*storage_);
   batch.Delete(Cf::kCatalog, name);
-  batch.Delete(Cf::kMeta, ItemCountKey(info->id));
-  batch.Delete(Cf::kMeta, TableSizeKey(info->id));
+  batch.Delete(Cf::kMeta, StatsKey(info->id));
   for (const auto& idx : info->indexes) {
-    batch.Delete(Cf::kMeta, ItemCountKey(idx.index_id));
-    batch.Delete(Cf::kMeta, TableSizeKey(idx.index_id));
+    batch.Delete(Cf::kMeta, StatsKey(idx.index_id));
   }
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   tables_.erase(it);

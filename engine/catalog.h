@@ -62,8 +62,7 @@ class Catalog {
   uint32_t next_id_ = 1;                                            // guarded by mu_
 };
 
-// Meta-family keys of a table's live item count and total item size.
-std::string ItemCountKey(uint32_t table_id);
-std::string TableSizeKey(uint32_t table_id);
+// Meta-family key of a table's or index's live (item count, item bytes) pair.
+std::string StatsKey(uint32_t id);
 
 }  // namespace ddb

@@ -180,10 +180,10 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   } else {
     batch->Delete(Cf::kItems, key);
   }
-  if (old.has_value() != updated.has_value()) {
-    batch->AddToCounter(ItemCountKey(table_id), updated ? 1 : -1);
+  int64_t item_delta = (updated ? 1 : 0) - (old ? 1 : 0);
+  if (item_delta || new_size != old_size) {
+    batch->AddToStats(StatsKey(table_id), item_delta, new_size - old_size);
   }
-  if (new_size != old_size) batch->AddToCounter(TableSizeKey(table_id), new_size - old_size);
   if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
   // GSIs learn of the write from the change log, appended in the same batch; the sequence
   // is taken under the item's lock so that one item's changes are logged in order.

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/catalog.h"
@@ -143,17 +144,15 @@ class Engine::Impl {
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
     d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
-    auto counter = [&](const std::string& key) {
-      auto v = storage->GetCounter(key);
-      return v.ok() ? v.value() : int64_t{0};
+    auto stats = [&](uint32_t id) {
+      auto v = storage->GetStats(StatsKey(id));
+      return v.ok() ? v.value() : std::pair<int64_t, int64_t>{0, 0};
     };
-    d.item_count = counter(ItemCountKey(table.id));
-    d.table_size_bytes = counter(TableSizeKey(table.id));
+    std::tie(d.item_count, d.table_size_bytes) = stats(table.id);
     for (auto* list : {&d.local_secondary_indexes, &d.global_secondary_indexes}) {
       for (auto& def : *list) {
         if (const IndexSchema* index = table.FindIndex(def.index_name)) {
-          def.item_count = counter(ItemCountKey(index->index_id));
-          def.size_bytes = counter(TableSizeKey(index->index_id));
+          std::tie(def.item_count, def.size_bytes) = stats(index->index_id);
         }
       }
     }

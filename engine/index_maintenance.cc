@@ -16,8 +16,9 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
     if (after) batch->Put(Cf::kIndexes, after->key, after->value);
     int64_t count_delta = (after ? 1 : 0) - (before ? 1 : 0);
     int64_t size_delta = (after ? after->size : 0) - (before ? before->size : 0);
-    if (count_delta) batch->AddToCounter(ItemCountKey(index.index_id), count_delta);
-    if (size_delta) batch->AddToCounter(TableSizeKey(index.index_id), size_delta);
+    if (count_delta || size_delta) {
+      batch->AddToStats(StatsKey(index.index_id), count_delta, size_delta);
+    }
   }
 }
 

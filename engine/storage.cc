@@ -2,6 +2,7 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
@@ -30,12 +31,26 @@ int64_t DecodeInt64(const rocksdb::Slice& s) {
   return v;
 }
 
-// Counters (item counts, table sizes) are merged, not read-modify-written, so writers of
-// different items never contend on them.
+std::string EncodePair(int64_t a, int64_t b) { return EncodeInt64(a) + EncodeInt64(b); }
+
+std::pair<int64_t, int64_t> DecodePair(const rocksdb::Slice& s) {
+  if (s.size() != 16) return {0, 0};
+  return {DecodeInt64(rocksdb::Slice(s.data(), 8)), DecodeInt64(rocksdb::Slice(s.data() + 8, 8))};
+}
+
+// Counters (item counts and sizes of tables and indexes, the table-id sequence) are merged,
+// not read-modify-written, so writers of different items never contend on them. A value of
+// 8 bytes is one int64; of 16 bytes, a pair added element-wise.
 class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
  public:
   bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
              std::string* new_value, rocksdb::Logger*) const override {
+    if (value.size() == 16) {
+      auto base = existing ? DecodePair(*existing) : std::pair<int64_t, int64_t>{0, 0};
+      auto delta = DecodePair(value);
+      *new_value = EncodePair(base.first + delta.first, base.second + delta.second);
+      return true;
+    }
     int64_t base = existing ? DecodeInt64(*existing) : 0;
     *new_value = EncodeInt64(base + DecodeInt64(value));
     return true;
@@ -100,6 +115,20 @@ void Storage::Batch::SetCounter(std::string_view key, int64_t value) {
       .PermitUncheckedError();
 }
 
+void Storage::Batch::AddToStats(std::string_view key, int64_t items, int64_t bytes) {
+  rep_->batch
+      .Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
+             EncodePair(items, bytes))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::SetStats(std::string_view key, int64_t items, int64_t bytes) {
+  rep_->batch
+      .Put(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
+           EncodePair(items, bytes))
+      .PermitUncheckedError();
+}
+
 Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Storage::~Storage() = default;
 
@@ -120,6 +149,8 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rocksdb::ColumnFamilyOptions cf_options;
   rocksdb::BlockBasedTableOptions table_options;
   table_options.whole_key_filtering = true;
+  // Point reads (GetItem, the old item of every write) skip SST files without the key.
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   rocksdb::ColumnFamilyOptions meta_options = cf_options;
   meta_options.merge_operator = std::make_shared<Int64AddOperator>();
@@ -155,6 +186,12 @@ Result<std::optional<std::string>> Storage::LastKey(Cf cf) {
       },
       /*reverse=*/true));
   return last;
+}
+
+Result<std::pair<int64_t, int64_t>> Storage::GetStats(std::string_view key) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> v, Get(Cf::kMeta, key));
+  if (!v) return std::pair<int64_t, int64_t>{0, 0};
+  return DecodePair(rocksdb::Slice(*v));
 }
 
 Result<int64_t> Storage::GetCounter(std::string_view key) {

@@ -42,6 +42,10 @@ class Storage {
     void AddToCounter(std::string_view key, int64_t delta);
     // Sets the int64 counter at "key" (meta family only).
     void SetCounter(std::string_view key, int64_t value);
+    // Adds to / sets the (item count, byte size) pair at "key" (meta family only): one
+    // merge per write keeps both figures of a table or index.
+    void AddToStats(std::string_view key, int64_t items, int64_t bytes);
+    void SetStats(std::string_view key, int64_t items, int64_t bytes);
 
    private:
     friend class Storage;
@@ -57,6 +61,8 @@ class Storage {
   Result<std::optional<std::string>> Get(Cf cf, std::string_view key);
   // The last key of a column family, if any.
   Result<std::optional<std::string>> LastKey(Cf cf);
+  // Reads a pair written with Batch::AddToStats ({0, 0} when absent).
+  Result<std::pair<int64_t, int64_t>> GetStats(std::string_view key);
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);
   // Applies the batch atomically. Errors: kInternal.

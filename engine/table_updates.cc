@@ -171,8 +171,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   for (const IndexSchema& index : before->indexes) {
     if (!after->FindIndex(index.name)) {
       Storage::Batch batch(*impl_->storage);
-      batch.Delete(Cf::kMeta, ItemCountKey(index.index_id));
-      batch.Delete(Cf::kMeta, TableSizeKey(index.index_id));
+      batch.Delete(Cf::kMeta, StatsKey(index.index_id));
       DDB_RETURN_IF_ERROR(impl_->storage->Write(batch));
       DDB_RETURN_IF_ERROR(impl_->storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
                                                       TablePrefixEnd(index.index_id)));
@@ -263,8 +262,7 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
                        });
   if (!s.ok()) return;
   Storage::Batch batch(*storage);
-  batch.SetCounter(ItemCountKey(index->index_id), count);
-  batch.SetCounter(TableSizeKey(index->index_id), size);
+  batch.SetStats(StatsKey(index->index_id), count, size);
   if (!storage->Write(batch).ok()) return;
   catalog
       ->Update(table_name,

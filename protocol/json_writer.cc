@@ -25,10 +25,16 @@ void JsonWriter::Number(double v) {
 
 void JsonWriter::WriteString(std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
+  out_.reserve(out_.size() + s.size() + 2);
   out_.push_back('"');
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
+  // Append runs of bytes that need no escaping in one go: most strings are one run.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != '"' && u != '\\') continue;
+    out_.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (u) {
       case '"':
         out_ += "\\\"";
         break;
@@ -51,15 +57,12 @@ void JsonWriter::WriteString(std::string_view s) {
         out_ += "\\f";
         break;
       default:
-        if (u < 0x20) {
-          out_ += "\\u00";
-          out_.push_back(kHex[u >> 4]);
-          out_.push_back(kHex[u & 0xf]);
-        } else {
-          out_.push_back(c);
-        }
+        out_ += "\\u00";
+        out_.push_back(kHex[u >> 4]);
+        out_.push_back(kHex[u & 0xf]);
     }
   }
+  out_.append(s.data() + run, s.size() - run);
   out_.push_back('"');
 }
 

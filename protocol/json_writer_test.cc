@@ -1,0 +1,42 @@
+#include "protocol/json_writer.h"
+
+#include <gtest/gtest.h>
+
+namespace ddb::protocol {
+namespace {
+
+std::string Str(std::string_view s) {
+  JsonWriter w;
+  w.String(s);
+  return w.Take();
+}
+
+TEST(JsonWriter, EscapesOnlyWhatJsonRequires) {
+  EXPECT_EQ(Str("plain text"), "\"plain text\"");
+  EXPECT_EQ(Str(""), "\"\"");
+  EXPECT_EQ(Str("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(Str("\n\r\t\b\f"), "\"\\n\\r\\t\\b\\f\"");
+  EXPECT_EQ(Str(std::string("\x01x\x1f", 3)), "\"\\u0001x\\u001f\"");
+  EXPECT_EQ(Str(std::string("nul\0end", 7)), "\"nul\\u0000end\"");
+  EXPECT_EQ(Str("h\xc3\xa9llo \xe2\x82\xac"), "\"h\xc3\xa9llo \xe2\x82\xac\"");  // UTF-8 as is
+}
+
+TEST(JsonWriter, StructuresAndNumbers) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("a");
+  w.BeginArray();
+  w.Int(1);
+  w.Number(0.5);
+  w.Number(2);
+  w.Bool(true);
+  w.EndArray();
+  w.Key("b");
+  w.BeginObject();
+  w.EndObject();
+  w.EndObject();
+  EXPECT_EQ(w.Take(), "{\"a\":[1,0.5,2.0,true],\"b\":{}}");
+}
+
+}  // namespace
+}  // namespace ddb::protocol
