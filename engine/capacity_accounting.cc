@@ -110,6 +110,39 @@ void Engine::Impl::ChargeRead(const TableInfo& table, const IndexSchema* index, 
   partitions->Charge(table.id, d.table_name, "", TableCapacity(d), token, key, units, false, 0, 0);
 }
 
+std::optional<ItemCollectionMetrics> Engine::Impl::CollectionMetrics(const TableInfo& table,
+                                                                     const Item& item_or_key,
+                                                                     bool requested) {
+  if (!requested || !table.has_lsi()) return std::nullopt;
+  const TableDescription& d = table.description;
+  const AttributeValue& pk = item_or_key.at(d.hash_key());
+  // The collection: the partition's items plus their LSI entries.
+  int64_t bytes = 0;
+  auto add_range = [&](Cf cf, const std::string& prefix) {
+    std::string end = prefix;
+    while (!end.empty() && static_cast<uint8_t>(end.back()) == 0xff) end.pop_back();
+    if (!end.empty()) end.back() = static_cast<char>(static_cast<uint8_t>(end.back()) + 1);
+    storage
+        ->ForEach(cf, prefix, end,
+                  [&](std::string_view, std::string_view value) {
+                    Item item;
+                    if (DecodeItem(value, &item)) bytes += static_cast<int64_t>(ItemSize(item));
+                    return true;
+                  })
+        .ok();
+  };
+  add_range(Cf::kItems, EncodeItemKey(table.id, pk, nullptr));
+  for (const IndexSchema& index : table.indexes) {
+    if (!index.global) add_range(Cf::kIndexes, IndexPartitionPrefix(index.index_id, pk.scalar()));
+  }
+  ItemCollectionMetrics m;
+  m.item_collection_key = Item{{d.hash_key(), pk}};
+  double gb = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
+  m.size_estimate_lower_gb = static_cast<double>(static_cast<int64_t>(gb));
+  m.size_estimate_upper_gb = m.size_estimate_lower_gb + 1;
+  return m;
+}
+
 Engine::Metrics Engine::GetMetrics() {
   Metrics m;
   m.resources = impl_->partitions->Snapshot();

@@ -247,6 +247,8 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   PutItemResult result;
+  result.item_collection_metrics =
+      impl_->CollectionMetrics(*table, req.item, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
   AddWriteCapacity(*table, old, req.item, false, &cost);
   impl_->ChargeWrite(*table, req.item, old, req.item, cost);
@@ -288,6 +290,8 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   DeleteItemResult result;
+  result.item_collection_metrics =
+      impl_->CollectionMetrics(*table, req.key, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
   AddWriteCapacity(*table, old, std::nullopt, false, &cost);
   impl_->ChargeWrite(*table, req.key, old, std::nullopt, cost);
@@ -306,6 +310,8 @@ Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   std::optional<Item> new_item;
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, &new_item));
   UpdateItemResult result;
+  result.item_collection_metrics =
+      impl_->CollectionMetrics(*table, req.key, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
   AddWriteCapacity(*table, old, new_item, false, &cost);
   impl_->ChargeWrite(*table, req.key, old, new_item, cost);

@@ -141,6 +141,10 @@ class Engine::Impl {
   // A read of the table (index null) or a GSI at "token".
   Status AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token);
 
+  // ReturnItemCollectionMetrics=SIZE for a write of "item_or_key" (tables with LSIs only).
+  std::optional<ItemCollectionMetrics> CollectionMetrics(const TableInfo& table,
+                                                         const Item& item_or_key, bool requested);
+
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
     d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;

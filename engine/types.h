@@ -187,6 +187,16 @@ struct ConditionalWrite {
   bool has_expression_attribute_values = false;
   // ReturnValuesOnConditionCheckFailure=ALL_OLD: a failed condition carries the old item.
   bool return_old_on_condition_failure = false;
+  // ReturnItemCollectionMetrics=SIZE (reported for tables with local secondary indexes).
+  bool return_item_collection_metrics = false;
+};
+
+// The size of the item collection (items sharing a partition key, with their LSI entries)
+// a write touched, as ReturnItemCollectionMetrics reports it.
+struct ItemCollectionMetrics {
+  Item item_collection_key;  // the partition key attribute
+  double size_estimate_lower_gb = 0;
+  double size_estimate_upper_gb = 1;
 };
 
 struct PutItemRequest : ConditionalWrite {
@@ -199,6 +209,7 @@ struct PutItemRequest : ConditionalWrite {
 struct PutItemResult {
   std::optional<Item> attributes;  // the old item for ALL_OLD, when there was one
   std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
 };
 
 struct GetItemRequest {
@@ -227,6 +238,7 @@ struct DeleteItemRequest : ConditionalWrite {
 struct DeleteItemResult {
   std::optional<Item> attributes;
   std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
 };
 
 struct UpdateItemRequest : ConditionalWrite {
@@ -240,6 +252,7 @@ struct UpdateItemRequest : ConditionalWrite {
 struct UpdateItemResult {
   std::optional<Item> attributes;                     // per ReturnValues
   std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
 };
 
 // --- Transactions ---

@@ -40,14 +40,16 @@ Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, 
   return std::optional<ReturnValues>();
 }
 
-// ReturnConsumedCapacity and the enum members validated here; ItemCollectionMetrics is
-// not reported yet.
-Result<ReturnConsumedCapacity> ReadAcceptedEnums(const JsonObject& request, Violations* v) {
+// ReturnConsumedCapacity, ReturnItemCollectionMetrics (into *collection_metrics, when
+// given) and ReturnValuesOnConditionCheckFailure's enum.
+Result<ReturnConsumedCapacity> ReadAcceptedEnums(const JsonObject& request, Violations* v,
+                                                 bool* collection_metrics = nullptr) {
   DDB_ASSIGN_OR_RETURN(ReturnConsumedCapacity rcc, ReadReturnConsumedCapacity(request, v));
   DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
   if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
     v->Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
   }
+  if (collection_metrics) *collection_metrics = ricm && *ricm == "SIZE";
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
   if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
     v->Enum(*rvf, "returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");
@@ -68,7 +70,8 @@ Result<std::optional<Item>> ReadAttributeMap(const JsonObject& request, std::str
 
 std::string RenderAttributes(std::string_view member, const std::optional<Item>& item,
                              const std::optional<ConsumedCapacity>& capacity,
-                             ReturnConsumedCapacity mode) {
+                             ReturnConsumedCapacity mode,
+                             const std::optional<ItemCollectionMetrics>& metrics = std::nullopt) {
   JsonWriter w;
   w.BeginObject();
   if (item) {
@@ -76,6 +79,18 @@ std::string RenderAttributes(std::string_view member, const std::optional<Item>&
     WriteAttributeMap(w, *item);
   }
   WriteConsumedCapacity(w, capacity, mode);
+  if (metrics) {
+    w.Key("ItemCollectionMetrics");
+    w.BeginObject();
+    w.Key("ItemCollectionKey");
+    WriteAttributeMap(w, metrics->item_collection_key);
+    w.Key("SizeEstimateRangeGB");
+    w.BeginArray();
+    w.Number(metrics->size_estimate_lower_gb);
+    w.Number(metrics->size_estimate_upper_gb);
+    w.EndArray();
+    w.EndObject();
+  }
   w.EndObject();
   return w.Take();
 }
@@ -89,14 +104,15 @@ Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto item, ReadAttributeMap(request, "Item", "item", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
+                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
   req.item = std::move(*item);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(PutItemResult result, engine.PutItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
-                          req.return_consumed_capacity);
+                          req.return_consumed_capacity, result.item_collection_metrics);
 }
 
 Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
@@ -127,14 +143,15 @@ Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
+                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
   req.key = std::move(*key);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(DeleteItemResult result, engine.DeleteItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
-                          req.return_consumed_capacity);
+                          req.return_consumed_capacity, result.item_collection_metrics);
 }
 
 Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
@@ -144,14 +161,15 @@ Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
   DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
+                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req, &req.update_expression));
   req.key = std::move(*key);
   req.return_values = rv.value_or(ReturnValues::kNone);
   DDB_ASSIGN_OR_RETURN(UpdateItemResult result, engine.UpdateItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
-                          req.return_consumed_capacity);
+                          req.return_consumed_capacity, result.item_collection_metrics);
 }
 
 }  // namespace ddb::protocol
