@@ -203,7 +203,8 @@ Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& 
 }
 
 Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
-                                                 const ComputeNewItem& compute) {
+                                                 const ComputeNewItem& compute,
+                                                 std::optional<Item>* new_item) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
@@ -216,6 +217,7 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
     return added.error();
   }
   DDB_RETURN_IF_ERROR(Commit(batch, sequences));
+  if (new_item) *new_item = std::move(updated);
   return old;
 }
 
@@ -232,11 +234,9 @@ Status CheckPutDeleteReturnValues(ReturnValues rv) {
 
 Result<std::optional<Item>> Engine::Impl::Write(const PreparedWrite& write,
                                                 std::optional<Item>* new_item) {
-  return Mutate(*write.table, write.key, [&](const std::optional<Item>& old) {
-    Result<std::optional<Item>> updated = write.Apply(old);
-    if (updated.ok() && new_item) *new_item = updated.value();
-    return updated;
-  });
+  return Mutate(
+      *write.table, write.key, [&](const std::optional<Item>& old) { return write.Apply(old); },
+      new_item);
 }
 
 Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {

@@ -114,8 +114,10 @@ class Engine::Impl {
   // Returns the old item. Errors: those of compute, kInternal.
   using ComputeNewItem =
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
+  // When new_item is given, the new item is moved there after the write.
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
-                                     const ComputeNewItem& compute);
+                                     const ComputeNewItem& compute,
+                                     std::optional<Item>* new_item = nullptr);
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries and change-log
   // record to *batch; appends the change sequence taken (if any) to *sequences, which the

@@ -251,7 +251,8 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
   ReadResult result;
   size_t bytes = 0;
   bool stopped_early = false;
-  std::optional<Item> last_read;
+  std::optional<Item> last_read;  // the last item read, unless it is result.items.back()
+  bool last_in_items = false;
   Status read_status;
   DDB_RETURN_IF_ERROR(impl.storage->ForEach(
       target.cf(), lower, upper,
@@ -276,26 +277,32 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
         ++result.scanned_count;
         bytes += ItemSize(item);
         bool keep = !plan.filter || EvaluateCondition(*plan.filter, &item);
-        if (keep) {
-          ++result.count;
-          if (!plan.count_only) {
-            result.items.push_back(plan.projection ? ApplyProjection(*plan.projection, item)
-                                                   : item);
-          }
+        if (keep) ++result.count;
+        // The item itself moves into the page when it is returned whole; otherwise it is
+        // kept aside only because it may be the last one read (LastEvaluatedKey).
+        if (keep && !plan.count_only && !plan.projection) {
+          result.items.push_back(std::move(item));
+          last_in_items = true;
+          return true;
+        }
+        if (keep && !plan.count_only) {
+          result.items.push_back(ApplyProjection(*plan.projection, item));
         }
         last_read = std::move(item);
+        last_in_items = false;
         return true;
       },
       !forward));
   DDB_RETURN_IF_ERROR(read_status);
   // A page that filled its Limit or 1 MB exactly on its last item still reports where it
   // stopped, as the service does.
-  if (last_read &&
+  const Item* last = last_in_items ? &result.items.back() : (last_read ? &*last_read : nullptr);
+  if (last &&
       (stopped_early || (limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes)) {
     Item key;
     for (const auto& name : target.key_names()) {
-      auto it = last_read->find(name);
-      if (it != last_read->end()) key.insert(*it);
+      auto it = last->find(name);
+      if (it != last->end()) key.insert(*it);
     }
     result.last_evaluated_key = std::move(key);
   }
