@@ -54,19 +54,23 @@ void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_ite
   size_t size = std::max(old_item ? ItemSize(*old_item) : 0, new_item ? ItemSize(*new_item) : 0);
   out->AddTable(WriteUnits(size, transactional), /*write=*/true);
   for (const IndexSchema& index : table.indexes) {
-    std::optional<IndexEntryData> before = old_item ? IndexEntry(index, *old_item) : std::nullopt;
-    std::optional<IndexEntryData> after = new_item ? IndexEntry(index, *new_item) : std::nullopt;
+    auto before = old_item ? IndexEntryKeyAndSize(index, *old_item) : std::nullopt;
+    auto after = new_item ? IndexEntryKeyAndSize(index, *new_item) : std::nullopt;
     if (!before && !after) continue;
-    if (before && after && before->key == after->key && before->value == after->value) continue;
+    if (before && after && before->first == after->first &&
+        SameIndexProjection(index, *old_item, *new_item)) {
+      continue;  // the entry does not change: no index write
+    }
     // Entry sizes count the 100-byte overhead only for IndexSizeBytes, not for capacity.
-    auto entry_units = [&](const IndexEntryData& e) {
-      return WriteUnits(static_cast<size_t>(e.size - 100), transactional);
+    auto entry_units = [&](int64_t size) {
+      return WriteUnits(static_cast<size_t>(size - 100), transactional);
     };
     double units = 0;
-    if (before && after && before->key != after->key) {
-      units = entry_units(*before) + entry_units(*after);
+    if (before && after && before->first != after->first) {
+      units = entry_units(before->second) + entry_units(after->second);
     } else {
-      units = std::max(before ? entry_units(*before) : 0.0, after ? entry_units(*after) : 0.0);
+      units = std::max(before ? entry_units(before->second) : 0.0,
+                       after ? entry_units(after->second) : 0.0);
     }
     out->AddIndex(index.name, index.global, units, /*write=*/true);
   }

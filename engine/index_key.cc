@@ -52,7 +52,43 @@ const AttributeValue* KeyAttribute(const Item& item,
 
 }  // namespace
 
+namespace {
+
+// The entry key of an item in the index, or nullopt when it is not indexed.
+std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item);
+
+}  // namespace
+
+std::optional<std::pair<std::string, int64_t>> IndexEntryKeyAndSize(const IndexSchema& index,
+                                                                    const Item& item) {
+  std::optional<std::string> key = EntryKey(index, item);
+  if (!key) return std::nullopt;
+  int64_t size = index.projection == ProjectionType::kAll
+                     ? static_cast<int64_t>(ItemSize(item))
+                     : static_cast<int64_t>(ItemSize(ProjectForIndex(index, item)));
+  return std::make_pair(std::move(*key), size + 100);
+}
+
+bool SameIndexProjection(const IndexSchema& index, const Item& a, const Item& b) {
+  if (index.projection == ProjectionType::kAll) return a == b;
+  return ProjectForIndex(index, a) == ProjectForIndex(index, b);
+}
+
 std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& item) {
+  std::optional<std::string> key = EntryKey(index, item);
+  if (!key) return std::nullopt;
+  IndexEntryData entry;
+  entry.key = std::move(*key);
+  Item projected = ProjectForIndex(index, item);
+  EncodeItem(projected, &entry.value);
+  // The developer guide counts 100 bytes of overhead per index entry.
+  entry.size = static_cast<int64_t>(ItemSize(projected)) + 100;
+  return entry;
+}
+
+namespace {
+
+std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item) {
   std::vector<const AttributeValue*> hash;
   for (const auto& a : index.hash_attrs) {
     const AttributeValue* v = KeyAttribute(item, a);
@@ -71,14 +107,10 @@ std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& i
   PutFixed16BE(&key, static_cast<uint16_t>(table_pk.size()));
   key.append(table_pk);
   if (!index.table_range.empty()) AppendSortKey(&key, item.at(index.table_range));
-  IndexEntryData entry;
-  entry.key = std::move(key);
-  Item projected = ProjectForIndex(index, item);
-  EncodeItem(projected, &entry.value);
-  // The developer guide counts 100 bytes of overhead per index entry.
-  entry.size = static_cast<int64_t>(ItemSize(projected)) + 100;
-  return entry;
+  return key;
 }
+
+}  // namespace
 
 Item ProjectForIndex(const IndexSchema& index, const Item& item) {
   if (index.projection == ProjectionType::kAll) return item;

@@ -67,6 +67,14 @@ struct IndexEntryData {
 // or has one of another type (sparse index).
 std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& item);
 
+// The key of "item"'s entry in the index and the entry's IndexSizeBytes size, without
+// encoding the entry (capacity accounting); nullopt when the item is not indexed.
+std::optional<std::pair<std::string, int64_t>> IndexEntryKeyAndSize(const IndexSchema& index,
+                                                                    const Item& item);
+
+// Whether two items have the same entry content in the index (same projected attributes).
+bool SameIndexProjection(const IndexSchema& index, const Item& a, const Item& b);
+
 // The attributes of "item" that the index projects (keys always included).
 Item ProjectForIndex(const IndexSchema& index, const Item& item);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "engine/types.h"
 
@@ -46,7 +47,7 @@ struct PartitionModel::Partition {
   PartitionSnapshot figures;
   int64_t window_throttles = 0;
   Clock::time_point window_start = Clock::now();
-  std::map<std::string, double> key_units;  // hot keys of the current heat window
+  std::unordered_map<std::string, double> key_units;  // hot keys of the current heat window
 };
 
 struct PartitionModel::Resource {
@@ -60,7 +61,7 @@ struct PartitionModel::Resource {
   Clock::time_point second_start = Clock::now();
   double consumed_read = 0, consumed_write = 0;
   int64_t read_throttles = 0, write_throttles = 0, splits = 0;
-  std::map<std::string, double> key_units;
+  std::unordered_map<std::string, double> key_units;
 
   size_t Find(uint64_t token) const {
     auto it = std::upper_bound(partitions.begin(), partitions.end(), token,
@@ -79,6 +80,48 @@ struct PartitionModel::Resource {
   }
 };
 
+namespace {
+
+// The service's sizing: enough partitions for the throughput at the per-partition ceilings.
+size_t InitialPartitions(const ResourceCapacity& capacity) {
+  double reads = capacity.on_demand ? kWarmReadUnits : capacity.read_units;
+  double writes = capacity.on_demand ? kWarmWriteUnits : capacity.write_units;
+  return static_cast<size_t>(
+      std::max(1.0, std::ceil(reads / kPartitionReadCeiling + writes / kPartitionWriteCeiling)));
+}
+
+}  // namespace
+
+// Splits the partition with the widest hash range at its midpoint (a throughput increase).
+void PartitionModel::SplitWidest(Resource& r) {
+  size_t widest = 0;
+  uint64_t width = 0;
+  for (size_t i = 0; i < r.partitions.size(); ++i) {
+    uint64_t end = i + 1 < r.partitions.size() ? r.partitions[i + 1].start - 1 : UINT64_MAX;
+    if (end - r.partitions[i].start > width) {
+      width = end - r.partitions[i].start;
+      widest = i;
+    }
+  }
+  if (width < 2) return;
+  Partition& p = r.partitions[widest];
+  Partition right;
+  right.start = p.start + width / 2 + 1;
+  p.read.tokens /= 2;
+  p.write.tokens /= 2;
+  right.read = p.read;
+  right.write = p.write;
+  right.read_ceiling.tokens = kPartitionReadCeiling;
+  right.write_ceiling.tokens = kPartitionWriteCeiling;
+  right.figures.items = p.figures.items / 2;
+  right.figures.bytes = p.figures.bytes / 2;
+  p.figures.items -= right.figures.items;
+  p.figures.bytes -= right.figures.bytes;
+  r.partitions.insert(r.partitions.begin() + static_cast<std::ptrdiff_t>(widest) + 1,
+                      std::move(right));
+  ++r.splits;
+}
+
 PartitionModel::PartitionModel(PartitionModelOptions options) : options_(options) {}
 PartitionModel::~PartitionModel() = default;
 
@@ -94,8 +137,15 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
   }
   if (found) {
     *lock = std::unique_lock(found->mu);
-    // UpdateTable changes of throughput take effect at once.
-    found->capacity = capacity;
+    // UpdateTable changes of throughput take effect at once; more throughput than the
+    // partitions can serve adds partitions, as the service does.
+    if (found->capacity.on_demand != capacity.on_demand ||
+        found->capacity.read_units != capacity.read_units ||
+        found->capacity.write_units != capacity.write_units) {
+      found->capacity = capacity;
+      size_t needed = InitialPartitions(capacity);
+      while (found->partitions.size() < needed) SplitWidest(*found);
+    }
     return found;
   }
   std::unique_lock write(mu_);
@@ -105,10 +155,7 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
     slot->table = table;
     slot->index = index;
     slot->capacity = capacity;
-    double reads = capacity.on_demand ? kWarmReadUnits : capacity.read_units;
-    double writes = capacity.on_demand ? kWarmWriteUnits : capacity.write_units;
-    size_t n = static_cast<size_t>(
-        std::max(1.0, std::ceil(reads / kPartitionReadCeiling + writes / kPartitionWriteCeiling)));
+    size_t n = InitialPartitions(capacity);
     slot->partitions.resize(n);
     for (size_t i = 0; i < n; ++i) {
       Partition& p = slot->partitions[i];
@@ -209,8 +256,17 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
     r.second_start = now;
   }
   (write ? r.second_write : r.second_read) += units;
-  if (r.key_units.size() < kMaxTrackedKeys || r.key_units.count(key)) r.key_units[key] += units;
-  if (p.key_units.size() < kMaxTrackedKeys || p.key_units.count(key)) p.key_units[key] += units;
+  // Contributor insights: units per key, for a bounded number of keys (one lookup each).
+  auto track = [&](std::unordered_map<std::string, double>& keys) {
+    auto it = keys.find(key);
+    if (it != keys.end()) {
+      it->second += units;
+    } else if (keys.size() < kMaxTrackedKeys) {
+      keys.emplace(key, units);
+    }
+  };
+  track(r.key_units);
+  track(p.key_units);
 
   // Splits: by size at the midpoint; by heat next to a dominant key, else at the midpoint.
   bool too_big = p.figures.bytes > options_.split_bytes;

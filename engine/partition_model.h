@@ -104,6 +104,8 @@ class PartitionModel {
                                 const ResourceCapacity& capacity,
                                 std::unique_lock<std::mutex>* lock);
 
+  static void SplitWidest(Resource& r);  // REQUIRES: r.mu held
+
   PartitionModelOptions options_;
   mutable std::shared_mutex mu_;                             // guards the map, not the resources
   std::map<uint32_t, std::shared_ptr<Resource>> resources_;  // guarded by mu_

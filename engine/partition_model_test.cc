@@ -379,6 +379,20 @@ TEST(PartitionModel, UpdatedThroughputTakesEffect) {
   EXPECT_LE(r.admitted, 1.3 * 1000 * r.elapsed + 20);
 }
 
+TEST(PartitionModel, MoreThroughputAddsPartitions) {
+  PartitionModel model(PartitionModelOptions{});
+  model.Charge(1, "t", "", Provisioned(100, 100), 0, "k", 1, true, 0, 0);
+  EXPECT_EQ(Only(model.Snapshot()).partitions.size(), 1u);
+  // UpdateTable to 2,500 WCU needs ceil(2500 / 1000) = 3 partitions.
+  model.Charge(1, "t", "", Provisioned(100, 2500), 0, "k", 1, true, 0, 0);
+  auto snap = model.Snapshot();
+  EXPECT_EQ(Only(snap).partitions.size(), 3u);
+  ExpectContiguousCover(Only(snap));
+  // Less throughput never merges partitions back.
+  model.Charge(1, "t", "", Provisioned(100, 100), 0, "k", 1, true, 0, 0);
+  EXPECT_EQ(Only(model.Snapshot()).partitions.size(), 3u);
+}
+
 // ---------------------------------------------------------------------------
 // Splits
 // ---------------------------------------------------------------------------
