@@ -160,25 +160,45 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth) {
 }
 
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
+  // Scalars are written straight into the buffer: {"S":"..."}, base64 without a temporary.
+  switch (v.type()) {
+    case AttributeType::kS: {
+      std::string& out = w.RawValue();
+      out.append(R"({"S":)");
+      JsonWriter::AppendString(&out, v.scalar());
+      out.push_back('}');
+      return;
+    }
+    case AttributeType::kN: {
+      std::string& out = w.RawValue();
+      out.append(R"({"N":)");
+      JsonWriter::AppendString(&out, v.scalar());
+      out.push_back('}');
+      return;
+    }
+    case AttributeType::kB: {
+      std::string& out = w.RawValue();
+      out.append(R"({"B":")");
+      Base64Encode(v.scalar(), &out);  // the base64 alphabet needs no escaping
+      out.append(R"("})");
+      return;
+    }
+    case AttributeType::kBool:
+      w.RawValue().append(v.boolean() ? R"({"BOOL":true})" : R"({"BOOL":false})");
+      return;
+    case AttributeType::kNull:
+      w.RawValue().append(R"({"NULL":true})");
+      return;
+    case AttributeType::kM:
+    case AttributeType::kL:
+    case AttributeType::kSS:
+    case AttributeType::kNS:
+    case AttributeType::kBS:
+      break;
+  }
   w.BeginObject();
   w.Key(AttributeTypeName(v.type()));
   switch (v.type()) {
-    case AttributeType::kS:
-    case AttributeType::kN:
-      w.String(v.scalar());
-      break;
-    case AttributeType::kB: {
-      std::string b64;
-      Base64Encode(v.scalar(), &b64);
-      w.String(b64);
-      break;
-    }
-    case AttributeType::kBool:
-      w.Bool(v.boolean());
-      break;
-    case AttributeType::kNull:
-      w.Bool(true);
-      break;
     case AttributeType::kM:
       WriteAttributeMap(w, v.map());
       break;
@@ -196,11 +216,18 @@ void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
     case AttributeType::kBS:
       w.BeginArray();
       for (const auto& m : v.set()) {
-        std::string b64;
-        Base64Encode(m, &b64);
-        w.String(b64);
+        std::string& out = w.RawValue();
+        out.push_back('"');
+        Base64Encode(m, &out);
+        out.push_back('"');
       }
       w.EndArray();
+      break;
+    case AttributeType::kS:  // scalars: written above
+    case AttributeType::kN:
+    case AttributeType::kB:
+    case AttributeType::kBool:
+    case AttributeType::kNull:
       break;
   }
   w.EndObject();
@@ -213,6 +240,17 @@ void WriteAttributeMap(JsonWriter& w, const AttributeMap& m) {
     WriteAttributeValue(w, v);
   }
   w.EndObject();
+}
+
+size_t JsonSizeHint(const AttributeMap& m) {
+  // {"name":{"T":"value"}, per attribute: the name, the value (4/3 for base64), ~12 bytes of
+  // punctuation; nested values by their DynamoDB size, which is close enough.
+  size_t size = 2;
+  for (const auto& [name, v] : m) {
+    const size_t value = v.is_scalar_key_type() ? v.scalar().size() : AttributeValueSize(v);
+    size += name.size() + value + value / 3 + 16;
+  }
+  return size;
 }
 
 }  // namespace ddb::protocol

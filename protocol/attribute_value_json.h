@@ -18,5 +18,7 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
 
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v);
 void WriteAttributeMap(JsonWriter& w, const AttributeMap& m);
+// About how many bytes WriteAttributeMap writes for m (for reserving the output).
+size_t JsonSizeHint(const AttributeMap& m);
 
 }  // namespace ddb::protocol

@@ -84,6 +84,8 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"TagResource", HandleTagResource},
       {"UntagResource", HandleUntagResource},
       {"ListTagsOfResource", HandleListTagsOfResource},
+      {"DescribeLimits", HandleDescribeLimits},
+      {"DescribeEndpoints", HandleDescribeEndpoints},
   };
   return handlers;
 }
@@ -158,8 +160,8 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   }
   std::string_view operation = target.substr(kTargetPrefix.size());
   auto started = std::chrono::steady_clock::now();
-  auto finish = [&](const Result<std::string>& response) -> WireResponse {
-    WireResponse wire = response.ok() ? WireResponse{200, response.value()}
+  auto finish = [&](Result<std::string>&& response) -> WireResponse {
+    WireResponse wire = response.ok() ? WireResponse{200, std::move(response).value()}
                                       : ErrorResponseIn(response.error(), ctx.region);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

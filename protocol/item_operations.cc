@@ -73,6 +73,7 @@ std::string RenderAttributes(std::string_view member, const std::optional<Item>&
                              ReturnConsumedCapacity mode,
                              const std::optional<ItemCollectionMetrics>& metrics = std::nullopt) {
   JsonWriter w;
+  if (item) w.Reserve(JsonSizeHint(*item) + 64);
   w.BeginObject();
   if (item) {
     w.Key(member);

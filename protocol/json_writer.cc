@@ -1,6 +1,9 @@
 #include "protocol/json_writer.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace ddb::protocol {
 
@@ -23,47 +26,88 @@ void JsonWriter::Number(double v) {
   }
 }
 
-void JsonWriter::WriteString(std::string_view s) {
+namespace {
+
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
+// Whether any of the 8 bytes in `word` needs escaping: '"', '\\' or < 0x20. SWAR: a byte
+// b is < n (n <= 0x80) iff (b - n) borrows into its high bit while b's own high bit is clear;
+// equality is a zero byte of the XOR. Exact for every byte (no false positives from borrows:
+// a borrow only starts at a byte that already matched).
+inline bool NeedsEscape(uint64_t word) {
+  const uint64_t quote = word ^ (kOnes * '"');
+  const uint64_t backslash = word ^ (kOnes * '\\');
+  const uint64_t hits = (word - kOnes * 0x20) | (quote - kOnes) | (backslash - kOnes);
+  const uint64_t high_clear = ~word & ~quote & ~backslash;  // no input byte had its high bit
+  return (hits & high_clear & kHighs) != 0;
+}
+
+}  // namespace
+
+void JsonWriter::Int(int64_t v) {
+  Sep();
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out_.append(buf, end);
+}
+
+void JsonWriter::AppendString(std::string* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out_.reserve(out_.size() + s.size() + 2);
-  out_.push_back('"');
-  // Append runs of bytes that need no escaping in one go: most strings are one run.
+  out->reserve(out->size() + s.size() + 2);
+  out->push_back('"');
+  // Append runs of bytes that need no escaping in one go: most strings are one run. Whole
+  // 8-byte words are checked at once.
+  const char* const data = s.data();
+  const size_t size = s.size();
   size_t run = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto u = static_cast<unsigned char>(s[i]);
-    if (u >= 0x20 && u != '"' && u != '\\') continue;
-    out_.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (u) {
-      case '"':
-        out_ += "\\\"";
-        break;
-      case '\\':
-        out_ += "\\\\";
-        break;
-      case '\n':
-        out_ += "\\n";
-        break;
-      case '\r':
-        out_ += "\\r";
-        break;
-      case '\t':
-        out_ += "\\t";
-        break;
-      case '\b':
-        out_ += "\\b";
-        break;
-      case '\f':
-        out_ += "\\f";
-        break;
-      default:
-        out_ += "\\u00";
-        out_.push_back(kHex[u >> 4]);
-        out_.push_back(kHex[u & 0xf]);
+  size_t i = 0;
+  while (true) {
+    while (i + 8 <= size) {
+      uint64_t word;
+      std::memcpy(&word, data + i, 8);
+      if (NeedsEscape(word)) break;
+      i += 8;
     }
+    // The word holding the next escape (or the tail): byte by byte.
+    const size_t stop = std::min(size, i + 8);
+    for (; i < stop; ++i) {
+      const auto u = static_cast<unsigned char>(data[i]);
+      if (u >= 0x20 && u != '"' && u != '\\') continue;
+      out->append(data + run, i - run);
+      run = i + 1;
+      switch (u) {
+        case '"':
+          out->append("\\\"", 2);
+          break;
+        case '\\':
+          out->append("\\\\", 2);
+          break;
+        case '\n':
+          out->append("\\n", 2);
+          break;
+        case '\r':
+          out->append("\\r", 2);
+          break;
+        case '\t':
+          out->append("\\t", 2);
+          break;
+        case '\b':
+          out->append("\\b", 2);
+          break;
+        case '\f':
+          out->append("\\f", 2);
+          break;
+        default: {
+          const char escape[6] = {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 0xf]};
+          out->append(escape, 6);
+        }
+      }
+    }
+    if (i >= size) break;
   }
-  out_.append(s.data() + run, s.size() - run);
-  out_.push_back('"');
+  out->append(data + run, size - run);
+  out->push_back('"');
 }
 
 }  // namespace ddb::protocol

@@ -3,6 +3,7 @@
 // Thread safety: one writer per thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,10 +41,7 @@ class JsonWriter {
     Sep();
     WriteString(s);
   }
-  void Int(int64_t v) {
-    Sep();
-    out_ += std::to_string(v);
-  }
+  void Int(int64_t v);
   void Double(double v);
   // A number in its shortest exact form (capacity units: 1, 0.5, 12.5).
   void Number(double v);
@@ -52,6 +50,18 @@ class JsonWriter {
     out_ += b ? "true" : "false";
   }
 
+  // For a value of fixed shape that the caller assembles itself (AttributeValue's
+  // {"S":"..."}): writes the separator and returns the buffer to append exactly one complete
+  // JSON value to, e.g. with AppendString.
+  std::string& RawValue() {
+    Sep();
+    return out_;
+  }
+  // Appends s to *out as a JSON string: quoted, escaped per RFC 8259.
+  static void AppendString(std::string* out, std::string_view s);
+
+  // Reserves room for about `bytes` more bytes of output.
+  void Reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
   std::string& str() { return out_; }
   std::string Take() { return std::move(out_); }
 
@@ -60,7 +70,7 @@ class JsonWriter {
     if (!first_) out_.push_back(',');
     first_ = false;
   }
-  void WriteString(std::string_view s);
+  void WriteString(std::string_view s) { AppendString(&out_, s); }
 
   std::string out_;
   bool first_ = true;

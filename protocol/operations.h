@@ -27,6 +27,8 @@ Result<std::string> HandleUntagResource(Engine&, const RequestContext&, const Js
 Result<std::string> HandleListTagsOfResource(Engine&, const RequestContext&, const JsonObject&);
 // CreateTable's Tags (settings_operations.cc).
 Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v);
+Result<std::string> HandleDescribeLimits(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeEndpoints(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);

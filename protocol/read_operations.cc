@@ -62,6 +62,11 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
 
 std::string RenderReadResult(const ReadResult& r, bool count_only, ReturnConsumedCapacity mode) {
   JsonWriter w;
+  size_t hint = 128;
+  if (!count_only) {
+    for (const auto& item : r.items) hint += JsonSizeHint(item) + 1;
+  }
+  w.Reserve(hint);
   w.BeginObject();
   if (!count_only) {
     w.Key("Items");

@@ -1,6 +1,7 @@
 // The only translation unit that includes Beast/Asio (TOOLCHAIN.md section 4: each one costs
 // 10-25 s of build time). Shape follows Beast's example/advanced/server: a listener accepting
-// onto per-connection strands, a session reading with a fresh request_parser per message.
+// onto per-connection strands, a session reading with a fresh request_parser per message
+// (Session below says where it departs from the example, for speed).
 
 // clang-format off
 #include <utility>  // before any Asio header: Boost 1.74 awaitable.hpp needs std::exchange
@@ -11,6 +12,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
@@ -21,9 +23,11 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstddef>
 #include <exception>
 #include <mutex>
 #include <random>
@@ -46,14 +50,10 @@ using tcp = asio::ip::tcp;
 
 constexpr std::string_view kJson10 = "application/x-amz-json-1.0";
 constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
-
-// Decimal CRC32 (zlib's, the IEEE polynomial) of the body: what x-amz-crc32 carries and what
-// the SDKs check.
-std::string Crc32Decimal(std::string_view body) {
-  const uLong crc =
-      crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(body.data()), body.size());
-  return std::to_string(crc);
-}
+constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
+// Request and response bodies up to this size keep their buffer for the connection's next
+// message; larger ones are freed, so that an idle connection does not pin megabytes.
+constexpr size_t kKeptBufferCapacity = 64 * 1024;
 
 // "localhost:8000" -> "localhost", "[::1]:8000" -> "[::1]".
 std::string_view HostWithoutPort(std::string_view host) {
@@ -67,8 +67,7 @@ std::string_view HostWithoutPort(std::string_view host) {
 HttpResponse PlainResponse(int status, std::string body) {
   HttpResponse response;
   response.status = status;
-  response.content_type = "text/plain; charset=utf-8";
-  response.headers.emplace_back("x-amzn-RequestId", NewRequestId());
+  response.content_type = kTextPlain;
   response.body = std::move(body);
   return response;
 }
@@ -77,8 +76,7 @@ HttpResponse DynamoResponse(int status, std::string body, bool json_1_1) {
   HttpResponse response;
   response.status = status;
   response.content_type = json_1_1 ? kJson11 : kJson10;
-  response.headers.emplace_back("x-amzn-RequestId", NewRequestId());
-  response.headers.emplace_back("x-amz-crc32", Crc32Decimal(body));
+  response.crc32 = true;
   response.body = std::move(body);
   return response;
 }
@@ -98,25 +96,43 @@ std::string DescribeCurrentException() {
   }
 }
 
+// A per-thread generator: no lock on the request path. Request ids only need to be unique
+// enough to find a request in logs, not unpredictable.
+uint64_t NextRandom() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng();
+}
+
+// zlib's crc32 of the response body: the x-amz-crc32 header that SDKs verify.
+uint32_t Crc32(std::string_view data) {
+  return static_cast<uint32_t>(
+      crc32_z(0, reinterpret_cast<const unsigned char*>(data.data()), data.size()));
+}
+
+// Appends the decimal form of v.
+void AppendDecimal(std::string* out, uint64_t v) {
+  char digits[20];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+  out->append(digits, end);
+}
+
 }  // namespace
 
-std::string NewRequestId() {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  // Per-thread generator: no lock on the request path. Ids only need to be unique enough to
-  // find a request in logs, not unpredictable.
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string id(52, '0');
-  uint64_t bits = 0;
-  int left = 0;
-  for (char& c : id) {
-    if (left == 0) {
-      bits = rng();
-      left = 10;  // 10 draws of 6 bits from 64 random bits
-    }
-    c = kAlphabet[(bits & 63) % 36];  // slight bias towards A-1; irrelevant for an id
-    bits >>= 6;
-    --left;
+void WriteRequestId(char* out) {
+  // 6-bit groups mapped onto [A-Z0-9] (group % 36); slight bias towards A-1, irrelevant for
+  // an id.
+  static constexpr char kSixBits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ01";
+  for (size_t i = 0; i < kRequestIdSize; i += 10) {  // 10 draws of 6 bits per 64 random bits
+    uint64_t bits = NextRandom();
+    const size_t end = std::min(i + 10, kRequestIdSize);
+    for (size_t j = i; j < end; ++j, bits >>= 6) out[j] = kSixBits[bits & 63];
   }
+}
+
+std::string NewRequestId() {
+  std::string id(kRequestIdSize, '0');
+  WriteRequestId(id.data());
   return id;
 }
 
@@ -141,7 +157,7 @@ HttpResponse Route(Engine& engine, HttpRequest* request) {
   }
   if (request->method != "POST") {
     HttpResponse response = PlainResponse(405, "Method Not Allowed\n");
-    response.headers.emplace_back("Allow", "GET, POST");
+    response.allow = "GET, POST";
     return response;
   }
 
@@ -217,79 +233,210 @@ class HttpServer::Impl {
   std::vector<std::thread> threads_;
 };
 
-// One connection. All its handlers run on the socket's strand, so its members need no lock.
+namespace {
+
+// Memory for one request's header fields (Beast allocates one block per field, plus the
+// method and target): bump allocation from a fixed buffer, reset per message, so that a
+// typical request allocates nothing for its header. Blocks that do not fit go to the heap.
+class HeaderArena {
+ public:
+  HeaderArena() = default;
+  HeaderArena(const HeaderArena&) = delete;
+  HeaderArena& operator=(const HeaderArena&) = delete;
+
+  void* Allocate(size_t bytes, size_t align) {
+    const size_t at = (used_ + align - 1) & ~(align - 1);
+    if (align <= alignof(std::max_align_t) && at + bytes <= sizeof buffer_) {
+      used_ = at + bytes;
+      return buffer_ + at;
+    }
+    return ::operator new(bytes);
+  }
+  void Deallocate(void* p) {
+    const char* c = static_cast<const char*>(p);
+    if (c < buffer_ || c >= buffer_ + sizeof buffer_) ::operator delete(p);
+  }
+  // REQUIRES: nothing allocated from the buffer is still in use.
+  void Reset() { used_ = 0; }
+
+ private:
+  alignas(std::max_align_t) char buffer_[2048];
+  size_t used_ = 0;
+};
+
+template <typename T>
+class ArenaAllocator {
+ public:
+  using value_type = T;
+  explicit ArenaAllocator(HeaderArena* arena) noexcept : arena_(arena) {}
+  template <typename U>
+  ArenaAllocator(const ArenaAllocator<U>& other) noexcept  // NOLINT: rebinding
+      : arena_(other.arena()) {}
+  T* allocate(size_t n) { return static_cast<T*>(arena_->Allocate(n * sizeof(T), alignof(T))); }
+  void deallocate(T* p, size_t) noexcept { arena_->Deallocate(p); }
+  HeaderArena* arena() const { return arena_; }
+  friend bool operator==(const ArenaAllocator& a, const ArenaAllocator& b) {
+    return a.arena_ == b.arena_;
+  }
+  friend bool operator!=(const ArenaAllocator& a, const ArenaAllocator& b) { return !(a == b); }
+
+ private:
+  HeaderArena* arena_;
+};
+
+using RequestMessage = http::request<http::string_body, http::basic_fields<ArenaAllocator<char>>>;
+using RequestParser = http::request_parser<http::string_body, ArenaAllocator<char>>;
+
+}  // namespace
+
+// One connection. All its handlers (socket, deadline timer) run on the socket's strand, so its
+// members need no lock.
+//
+// Reading: the session feeds Beast's request_parser itself from buffer_ (what
+// http::async_read does, minus a composed operation and a post per message), so a request
+// that is already buffered (pipelined, or whole in one segment) is handled without another
+// read. Writing: the head is written by hand into head_ and sent with the body in one gather
+// write; no http::response or serializer. Timeouts: one steady_timer per session that is
+// re-armed only when it fires (or when a deadline moves earlier), instead of a timer wait and
+// cancel per socket operation as beast::tcp_stream does; each phase (reading a header,
+// reading a body, writing a response) gets options.read_timeout, as before.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, Impl& server) : stream_(std::move(socket)), server_(server) {}
+  using Clock = std::chrono::steady_clock;
+
+  Session(tcp::socket&& socket, Impl& server)
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), server_(server) {}
   ~Session() { server_.Unregister(this); }
 
   void Start() {
     server_.Register(this, weak_from_this());
-    asio::dispatch(stream_.get_executor(),
-                   beast::bind_front_handler(&Session::DoReadHeader, shared_from_this()));
+    head_.reserve(256);
+    asio::dispatch(socket_.get_executor(),
+                   beast::bind_front_handler(&Session::StartMessage, shared_from_this()));
   }
 
   // Posted by the server when shutting down: an idle connection is closed now; a busy one
-  // finishes its request and closes after the response (DoReadHeader checks stopping()).
+  // finishes its request and closes after the response (StartMessage checks stopping()).
   void OnServerStop() {
-    if (idle_) stream_.close();  // the pending read completes with operation_aborted
+    if (idle_) {
+      beast::error_code ec;
+      socket_.close(ec);  // the pending read completes with operation_aborted
+    }
   }
 
-  asio::any_io_executor executor() { return stream_.get_executor(); }
+  asio::any_io_executor executor() { return socket_.get_executor(); }
 
  private:
-  void DoReadHeader() {
-    if (server_.stopping()) return DoClose();
-    parser_.emplace();  // a fresh parser per message, as body_limit is per message
-    parser_->body_limit(server_.options().body_limit);
-    idle_ = true;
-    stream_.expires_after(server_.options().read_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnReadHeader, shared_from_this()));
+  // Deadline of the current phase; the timer closes the socket once it has passed.
+  void SetDeadline(Clock::duration timeout) {
+    deadline_ = Clock::now() + timeout;
+    if (!timer_armed_) {
+      ArmTimer();
+    } else if (deadline_ < timer_.expiry()) {
+      timer_.cancel();  // OnTimer re-arms for the earlier deadline
+    }
   }
 
-  void OnReadHeader(beast::error_code ec, size_t /*bytes*/) {
-    idle_ = false;
+  void ArmTimer() {
+    timer_armed_ = true;
+    timer_.expires_at(deadline_);
+    // A weak reference: a pending wait must not keep a finished session alive.
+    timer_.async_wait([weak = weak_from_this()](beast::error_code) {
+      if (std::shared_ptr<Session> self = weak.lock()) self->OnTimer();
+    });
+  }
+
+  void OnTimer() {
+    timer_armed_ = false;
+    if (Clock::now() < deadline_) return ArmTimer();  // the deadline moved
+    timed_out_ = true;
+    beast::error_code ec;
+    socket_.close(ec);  // the pending operation completes with operation_aborted
+  }
+
+  // Begins the next message; parses what is already buffered before reading.
+  void StartMessage() {
+    if (server_.stopping()) return DoClose();
+    body_.clear();    // keeps its capacity for this message's body
+    parser_.reset();  // frees the previous message's fields into header_arena_
+    header_arena_.Reset();
+    parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(body_)),
+                    std::make_tuple(ArenaAllocator<char>(&header_arena_)));
+    parser_->body_limit(server_.options().body_limit);
+    parser_->eager(true);
+    header_seen_ = false;
+    idle_ = true;
+    SetDeadline(server_.options().read_timeout);
+    ParseBuffered();
+  }
+
+  // Feeds buffer_ to the parser, then handles the request, sends "100 Continue" or reads more.
+  void ParseBuffered() {
+    while (buffer_.size() > 0 && !parser_->is_done()) {
+      beast::error_code ec;
+      const size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more) break;
+      if (ec) return OnParseError(ec);
+      if (used == 0) break;
+    }
+    if (!header_seen_ && parser_->is_header_done()) {
+      header_seen_ = true;
+      idle_ = false;
+      // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
+      // the interim response before sending the body anyway.
+      if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+        const unsigned version = parser_->get().version();
+        head_.assign("HTTP/1.1 100 Continue\r\n\r\n");
+        head_[5] = static_cast<char>('0' + version / 10 % 10);
+        head_[7] = static_cast<char>('0' + version % 10);
+        SetDeadline(server_.options().read_timeout);
+        asio::async_write(socket_, asio::buffer(head_),
+                          [self = shared_from_this()](beast::error_code ec, size_t) {
+                            if (ec) return self->OnWriteError(ec);
+                            self->SetDeadline(self->server_.options().read_timeout);
+                            self->ParseBuffered();
+                          });
+        return;
+      }
+      SetDeadline(server_.options().read_timeout);  // the body gets its own budget
+    }
+    if (parser_->is_done()) return HandleRequest();
+    DoRead();
+  }
+
+  void DoRead() {
+    const size_t size = beast::read_size(buffer_, 64 * 1024);
+    socket_.async_read_some(buffer_.prepare(size),
+                            beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, size_t bytes) {
+    buffer_.commit(bytes);
+    if (timed_out_) {
+      Log(LogLevel::kDebug, "closing connection: read timeout");
+      return;  // the timer already closed the socket
+    }
+    if (ec == asio::error::eof) {
+      if (!parser_->got_some()) return DoClose();  // the client closed between messages
+      parser_->put_eof(ec);                        // a request cut short: partial_message
+      if (ec) return OnParseError(ec);
+      return ParseBuffered();
+    }
+    if (ec) return OnReadError(ec);
+    ParseBuffered();
+  }
+
+  void OnParseError(beast::error_code ec) {
     // Beast checks Content-Length against body_limit as soon as the header is parsed.
     if (ec == http::error::body_limit) return RejectTooLarge();
-    if (ec) return OnReadError(ec);
-    // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
-    // the interim response before sending the body anyway.
-    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
-      continue_response_ =
-          http::response<http::empty_body>(http::status::continue_, parser_->get().version());
-      http::async_write(stream_, continue_response_,
-                        [self = shared_from_this()](beast::error_code write_ec, size_t) {
-                          if (write_ec) return self->OnWriteError(write_ec);
-                          self->DoReadBody();
-                        });
-      return;
-    }
-    DoReadBody();
-  }
-
-  void DoReadBody() {
-    stream_.expires_after(server_.options().read_timeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnReadBody, shared_from_this()));
-  }
-
-  void OnReadBody(beast::error_code ec, size_t /*bytes*/) {
-    if (ec == http::error::body_limit) return RejectTooLarge();
-    if (ec) return OnReadError(ec);
-    HandleRequest();
+    OnReadError(ec);
   }
 
   // A read error closes the connection; it never becomes a DynamoDB error. Malformed HTTP
   // gets a plain 400 first so that the client sees why.
   void OnReadError(beast::error_code ec) {
-    if (ec == http::error::end_of_stream || ec == asio::error::operation_aborted) {
-      return DoClose();
-    }
-    if (ec == beast::error::timeout) {
-      Log(LogLevel::kDebug, "closing connection: read timeout");
-      return;  // the timeout already closed the socket
-    }
+    if (ec == asio::error::operation_aborted) return DoClose();
     Log(LogLevel::kDebug, "closing connection: read failed: " + ec.message());
     if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
         ec != http::error::partial_message) {
@@ -301,7 +448,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   void HandleRequest() {
     const auto start = std::chrono::steady_clock::now();
-    http::request<http::string_body>& message = parser_->get();
+    RequestMessage& message = parser_->get();
     const unsigned version = message.version();
     const bool keep_alive = message.keep_alive();
     bool json_1_1 = false;
@@ -310,19 +457,37 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     // The session boundary: an exception from anything below (std::bad_alloc, a bug) becomes
     // InternalServerError for this request and the connection carries on.
     try {
-      request.method = std::string(message.method_string());
-      request.target = std::string(message.target());
-      request.host = std::string(message[http::field::host]);
-      request.content_type = std::string(message[http::field::content_type]);
-      request.amz_target = std::string(message["X-Amz-Target"]);
-      if (auto it = message.find(http::field::authorization); it != message.end()) {
-        request.authorization = std::string(it->value());
+      request.method = message.method_string();
+      request.target = message.target();
+      // One pass over the fields instead of a lookup per header. The first of repeated
+      // fields wins, as with message[name].
+      bool host = false, content_type = false, amz_target = false;
+      for (const auto& f : message) {
+        switch (f.name()) {
+          case http::field::host:
+            if (!std::exchange(host, true)) request.host = f.value();
+            break;
+          case http::field::content_type:
+            if (!std::exchange(content_type, true)) request.content_type = f.value();
+            break;
+          case http::field::authorization:
+            if (!request.authorization) request.authorization = f.value();
+            break;
+          case http::field::unknown:
+            if (!amz_target && beast::iequals(f.name_string(), "X-Amz-Target")) {
+              amz_target = true;
+              request.amz_target = f.value();
+            }
+            break;
+          default:
+            break;
+        }
       }
       request.body = std::move(message.body());
       json_1_1 = UsesJson11(request.content_type);
       response = Route(server_.engine(), &request);
     } catch (...) {
-      Log(LogLevel::kError, "request " + request.amz_target +
+      Log(LogLevel::kError, "request " + std::string(request.amz_target) +
                                 " failed with an exception: " + DescribeCurrentException());
       response = DynamoErrorResponse(Error::Internal("Internal server error"), json_1_1);
     }
@@ -330,10 +495,14 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - start)
                               .count();
-      Log(LogLevel::kDebug, request.method + " " + request.target + " " + request.amz_target +
-                                " -> " + std::to_string(response.status) + " in " +
-                                std::to_string(micros) + " us");
+      Log(LogLevel::kDebug, std::string(request.method) + " " + std::string(request.target) + " " +
+                                std::string(request.amz_target) + " -> " +
+                                std::to_string(response.status) + " in " + std::to_string(micros) +
+                                " us");
     }
+    // Its capacity serves the next request, unless a large body made it worth giving back.
+    body_ = std::move(request.body);
+    if (body_.capacity() > kKeptBufferCapacity) body_ = std::string();
     WriteResponse(std::move(response), version, keep_alive && !server_.stopping());
   }
 
@@ -347,35 +516,67 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
                   version, /*keep_alive=*/false);
   }
 
+  // The head, as Beast's serializer wrote it for http::response<string_body> with these
+  // fields, keep_alive() and prepare_payload(): status line, Content-Type, x-amzn-RequestId,
+  // x-amz-crc32, Allow, Connection (HTTP/1.1 closing: "close"; HTTP/1.0 keeping alive:
+  // "keep-alive"; otherwise absent), Content-Length.
+  void WriteHead(const HttpResponse& response, unsigned version, bool keep_alive) {
+    head_.clear();
+    head_ += "HTTP/1.1 ";
+    head_[5] = static_cast<char>('0' + version / 10 % 10);
+    head_[7] = static_cast<char>('0' + version % 10);
+    AppendDecimal(&head_, static_cast<unsigned>(response.status));
+    head_ += ' ';
+    head_ += http::obsolete_reason(static_cast<http::status>(response.status));
+    head_ += "\r\nContent-Type: ";
+    head_ += response.content_type;
+    head_ += "\r\nx-amzn-RequestId: ";
+    const size_t id_at = head_.size();
+    head_.resize(id_at + kRequestIdSize);
+    WriteRequestId(head_.data() + id_at);
+    if (response.crc32) {
+      head_ += "\r\nx-amz-crc32: ";
+      // zlib's CRC32 (the IEEE polynomial), in decimal: what the SDKs check.
+      AppendDecimal(&head_, Crc32(response.body));
+    }
+    if (!response.allow.empty()) {
+      head_ += "\r\nAllow: ";
+      head_ += response.allow;
+    }
+    if (version >= 11 && !keep_alive) head_ += "\r\nConnection: close";
+    if (version < 11 && keep_alive) head_ += "\r\nConnection: keep-alive";
+    head_ += "\r\nContent-Length: ";
+    AppendDecimal(&head_, response.body.size());
+    head_ += "\r\n\r\n";
+  }
+
   void WriteResponse(HttpResponse response, unsigned version, bool keep_alive) {
-    response_ = {};
-    response_.version(version);
-    response_.result(static_cast<unsigned>(response.status));
-    response_.set(http::field::content_type, response.content_type);
-    for (auto& [name, value] : response.headers) response_.set(name, value);
-    response_.body() = std::move(response.body);
-    response_.keep_alive(keep_alive);
-    response_.prepare_payload();
+    WriteHead(response, version, keep_alive);
+    response_body_ = std::move(response.body);
     // Bounds the write too: a client that stops reading cannot pin the session.
-    stream_.expires_after(server_.options().read_timeout);
-    http::async_write(
-        stream_, response_,
-        beast::bind_front_handler(&Session::OnWrite, shared_from_this(), response_.need_eof()));
+    SetDeadline(server_.options().read_timeout);
+    const std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_),
+                                                       asio::buffer(response_body_)};
+    asio::async_write(
+        socket_, buffers,
+        beast::bind_front_handler(&Session::OnWrite, shared_from_this(), !keep_alive));
   }
 
   void OnWrite(bool close, beast::error_code ec, size_t /*bytes*/) {
+    if (response_body_.capacity() > kKeptBufferCapacity) response_body_ = std::string();
     if (ec) return OnWriteError(ec);
     if (close) return DoLingeringClose();
-    DoReadHeader();
+    StartMessage();
   }
 
   void OnWriteError(beast::error_code ec) {
-    Log(LogLevel::kDebug, "closing connection: write failed: " + ec.message());
+    Log(LogLevel::kDebug, "closing connection: write failed: " +
+                              (timed_out_ ? std::string("timeout") : ec.message()));
   }
 
   void DoClose() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
   }
 
   // After a response with "Connection: close" the client may still be sending (a rejected
@@ -385,24 +586,31 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void DoLingeringClose() {
     DoClose();
     idle_ = true;  // shutdown may close it at once
-    stream_.expires_after(std::chrono::seconds(2));
+    SetDeadline(std::chrono::seconds(2));
     Drain();
   }
 
   void Drain() {
-    stream_.async_read_some(buffer_.prepare(64 * 1024),
+    socket_.async_read_some(buffer_.prepare(64 * 1024),
                             [self = shared_from_this()](beast::error_code ec, size_t) {
                               if (!ec) self->Drain();  // discarded: never committed
                             });
   }
 
-  beast::tcp_stream stream_;
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  Clock::time_point deadline_;
+  bool timer_armed_ = false;
+  bool timed_out_ = false;
   beast::flat_buffer buffer_;
   Impl& server_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  http::response<http::empty_body> continue_response_;
-  http::response<http::string_body> response_;
-  bool idle_ = false;  // waiting for the next request (or lingering): safe to close
+  HeaderArena header_arena_;  // the parser's header fields; reset per message
+  std::optional<RequestParser> parser_;
+  bool header_seen_ = false;   // the current message's header was parsed
+  std::string body_;           // request body storage, reused across messages
+  std::string head_;           // response head (or "100 Continue"), reused
+  std::string response_body_;  // the body being written
+  bool idle_ = false;          // waiting for the next request (or lingering): safe to close
 };
 
 void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {

@@ -5,12 +5,12 @@
 // from one thread; Stop from any thread, including a signal-free shutdown from tests.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
-#include <vector>
+#include <string_view>
 
 #include "engine/error.h"
 #include "server/config.h"
@@ -21,24 +21,25 @@ class Engine;
 
 namespace ddb::server {
 
-// What Route needs of a request; the session copies these out of Beast's message (and moves
-// the body).
+// What Route needs of a request. The views point into the session's parsed message and are
+// valid while Route runs; the body is the session's buffer, moved in and taken back after.
 struct HttpRequest {
-  std::string method;                        // "GET", "POST", ...
-  std::string target;                        // request target, "/" for DynamoDB
-  std::string host;                          // Host header, possibly with ":port"
-  std::string content_type;                  // Content-Type header, "" when absent
-  std::string amz_target;                    // X-Amz-Target, "" when absent
-  std::optional<std::string> authorization;  // Authorization, nullopt when absent
+  std::string_view method;                        // "GET", "POST", ...
+  std::string_view target;                        // request target, "/" for DynamoDB
+  std::string_view host;                          // Host header, possibly with ":port"
+  std::string_view content_type;                  // Content-Type header, "" when absent
+  std::string_view amz_target;                    // X-Amz-Target, "" when absent
+  std::optional<std::string_view> authorization;  // Authorization, nullopt when absent
   std::string body;
 };
 
 struct HttpResponse {
   int status = 200;
-  std::string content_type;
-  // Extra headers (x-amzn-RequestId, x-amz-crc32, Allow, ...). The session adds
-  // Content-Length, Server and Connection.
-  std::vector<std::pair<std::string, std::string>> headers;
+  std::string_view content_type;  // always a string literal
+  // Adds x-amz-crc32 (decimal CRC32 of the body), as DynamoDB responses carry.
+  bool crc32 = false;
+  // The Allow header's value, or "" for none (405).
+  std::string_view allow;
   std::string body;
 };
 
@@ -46,18 +47,24 @@ struct HttpResponse {
 //   GET /   -> 200 "healthy: <Host without port>" (text/plain), as the service answers.
 //   POST /  -> protocol::HandleRequest with X-Amz-Target (an absent one is passed as ""),
 //              or MissingAuthenticationTokenException when Authorization is absent or empty.
-//              The response has x-amzn-RequestId, x-amz-crc32 (of the body) and
+//              The response has crc32 set (the session then sends x-amz-crc32 of the body) and
 //              Content-Type application/x-amz-json-1.0 (1.1 when the request used 1.1).
 //   other methods on / -> 405; other paths -> 404.
+// The session writes the head: status line, Content-Type, x-amzn-RequestId (on every
+// response), x-amz-crc32, Allow, Connection (when the keep-alive default needs it) and
+// Content-Length, in that order.
 // May move request->body. Does not throw unless the engine or allocation does.
 HttpResponse Route(Engine& engine, HttpRequest* request);
 
-// A DynamoDB error response (with request id and CRC32), e.g. for an exception that escaped
-// Route. `json_1_1` selects the 1.1 content type.
+// A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
+// selects the 1.1 content type.
 HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1);
 
 // A fresh 52-character [A-Z0-9] request id, the shape of the service's x-amzn-RequestId.
 std::string NewRequestId();
+constexpr size_t kRequestIdSize = 52;
+// The same, written to out[0, kRequestIdSize).
+void WriteRequestId(char* out);
 
 class HttpServer {
  public:

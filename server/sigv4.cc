@@ -100,8 +100,48 @@ Result<SigV4Authorization> ParseAuthorization(std::string_view header) {
   return auth;
 }
 
+namespace {
+
+// The common case, cheaply: "AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/SERVICE/aws4_request"
+// followed by ',' or the end, with no blank inside the credential and no second Credential
+// parameter. For such a header both ParseAuthorization's result and the lenient fallback below
+// give this key and region, so the answer is the same without building a SigV4Authorization.
+// Returns false (ctx untouched) for anything else.
+bool FastContext(std::string_view header, RequestContext* ctx) {
+  constexpr std::string_view kPrefix = "AWS4-HMAC-SHA256 Credential=";
+  if (header.substr(0, kPrefix.size()) != kPrefix) return false;
+  // One pass over the credential: split at '/', stop at ',', give up on a blank.
+  std::string_view parts[5];
+  int count = 0;
+  size_t start = kPrefix.size();
+  size_t i = start;
+  for (; i < header.size(); ++i) {
+    const char c = header[i];
+    if (c == ',') break;
+    if (c == ' ' || c == '\t') return false;
+    if (c == '/') {
+      if (count == 4) return false;  // more than five parts
+      parts[count++] = header.substr(start, i - start);
+      start = i + 1;
+    }
+  }
+  if (count != 4) return false;
+  parts[4] = header.substr(start, i - start);
+  for (std::string_view part : parts) {
+    if (part.empty()) return false;
+  }
+  if (parts[4] != "aws4_request") return false;
+  if (header.find("Credential", i) != std::string_view::npos) return false;  // a second one
+  ctx->access_key_id.assign(parts[0]);
+  ctx->region.assign(parts[2]);
+  return true;
+}
+
+}  // namespace
+
 RequestContext ContextFromAuthorization(std::string_view header) {
   RequestContext ctx;
+  if (FastContext(header, &ctx)) return ctx;
   Result<SigV4Authorization> parsed = ParseAuthorization(header);
   if (parsed.ok()) {
     ctx.region = std::move(parsed->region);
