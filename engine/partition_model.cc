@@ -104,21 +104,28 @@ void PartitionModel::SplitWidest(Resource& r) {
     }
   }
   if (width < 2) return;
-  Partition& p = r.partitions[widest];
+  SplitAt(r, widest, r.partitions[widest].start + width / 2 + 1);
+}
+
+void PartitionModel::SplitAt(Resource& r, size_t i, uint64_t at) {
+  Partition& p = r.partitions[i];
+  // The halves share the tokens and burst credit the partition had.
   Partition right;
-  right.start = p.start + width / 2 + 1;
+  right.start = at;
   p.read.tokens /= 2;
   p.write.tokens /= 2;
   right.read = p.read;
   right.write = p.write;
   right.read_ceiling.tokens = kPartitionReadCeiling;
   right.write_ceiling.tokens = kPartitionWriteCeiling;
+  // Data is assumed spread evenly over the range; the counts are estimates from here on.
   right.figures.items = p.figures.items / 2;
   right.figures.bytes = p.figures.bytes / 2;
   p.figures.items -= right.figures.items;
   p.figures.bytes -= right.figures.bytes;
-  r.partitions.insert(r.partitions.begin() + static_cast<std::ptrdiff_t>(widest) + 1,
-                      std::move(right));
+  p.window_throttles = 0;
+  p.key_units.clear();
+  r.partitions.insert(r.partitions.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(right));
   ++r.splits;
 }
 
@@ -288,24 +295,7 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
       at = token + 1;
     }
   }
-  // The halves share the tokens and burst credit the partition had.
-  Partition right;
-  right.start = at;
-  p.read.tokens /= 2;
-  p.write.tokens /= 2;
-  right.read = p.read;
-  right.write = p.write;
-  right.read_ceiling.tokens = kPartitionReadCeiling;
-  right.write_ceiling.tokens = kPartitionWriteCeiling;
-  // Data is assumed spread evenly over the range; the counts are estimates from here on.
-  right.figures.items = p.figures.items / 2;
-  right.figures.bytes = p.figures.bytes / 2;
-  p.figures.items -= right.figures.items;
-  p.figures.bytes -= right.figures.bytes;
-  p.window_throttles = 0;
-  p.key_units.clear();
-  r.partitions.insert(r.partitions.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(right));
-  ++r.splits;
+  SplitAt(r, i, at);
 }
 
 void PartitionModel::Drop(uint32_t id) {

@@ -104,7 +104,8 @@ class PartitionModel {
                                 const ResourceCapacity& capacity,
                                 std::unique_lock<std::mutex>* lock);
 
-  static void SplitWidest(Resource& r);  // REQUIRES: r.mu held
+  static void SplitWidest(Resource& r);                     // REQUIRES: r.mu held
+  static void SplitAt(Resource& r, size_t i, uint64_t at);  // REQUIRES: r.mu held
 
   PartitionModelOptions options_;
   mutable std::shared_mutex mu_;                             // guards the map, not the resources
