@@ -29,8 +29,6 @@ std::string KeySuccessor(std::string key) {
   return key;
 }
 
-AttributeType ToAttributeType(ScalarType t);
-
 AttributeType ToAttributeType(ScalarType t) {
   return t == ScalarType::kS   ? AttributeType::kS
          : t == ScalarType::kN ? AttributeType::kN

@@ -96,22 +96,32 @@ std::string RenderAttributes(std::string_view member, const std::optional<Item>&
   return w.Take();
 }
 
+// The members PutItem, UpdateItem and DeleteItem share: TableName, the item or key
+// ("member"), ReturnValues, the capacity/metrics enums, then the condition and placeholders
+// (and UpdateExpression, when given). Returns the item or key.
+template <typename WriteRequest>
+Result<Item> ReadSingleItemWrite(const JsonObject& request, std::string_view member,
+                                 std::string_view path, WriteRequest* req,
+                                 std::optional<std::string>* update_expression = nullptr) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(req->table_name, ReadTableName(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto target, ReadAttributeMap(request, member, path, &v));
+  DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
+  DDB_ASSIGN_OR_RETURN(req->return_consumed_capacity,
+                       ReadAcceptedEnums(request, &v, &req->return_item_collection_metrics));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, req, update_expression));
+  req->return_values = rv.value_or(ReturnValues::kNone);
+  return std::move(*target);
+}
+
 }  // namespace
 
 Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
                                   const JsonObject& request) {
-  Violations v;
   PutItemRequest req;
-  DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto item, ReadAttributeMap(request, "Item", "item", &v));
-  DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
-                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
-  DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
-  req.item = std::move(*item);
-  req.return_values = rv.value_or(ReturnValues::kNone);
-  DDB_ASSIGN_OR_RETURN(PutItemResult result, engine.PutItem(req));
+  DDB_ASSIGN_OR_RETURN(req.item, ReadSingleItemWrite(request, "Item", "item", &req));
+  DDB_ASSIGN_OR_RETURN(auto result, engine.PutItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
                           req.return_consumed_capacity, result.item_collection_metrics);
 }
@@ -139,36 +149,19 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
 
 Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
                                      const JsonObject& request) {
-  Violations v;
   DeleteItemRequest req;
-  DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
-  DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
-                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
-  DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req));
-  req.key = std::move(*key);
-  req.return_values = rv.value_or(ReturnValues::kNone);
-  DDB_ASSIGN_OR_RETURN(DeleteItemResult result, engine.DeleteItem(req));
+  DDB_ASSIGN_OR_RETURN(req.key, ReadSingleItemWrite(request, "Key", "key", &req));
+  DDB_ASSIGN_OR_RETURN(auto result, engine.DeleteItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
                           req.return_consumed_capacity, result.item_collection_metrics);
 }
 
 Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
                                      const JsonObject& request) {
-  Violations v;
   UpdateItemRequest req;
-  DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
-  DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity,
-                       ReadAcceptedEnums(request, &v, &req.return_item_collection_metrics));
-  DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, &req, &req.update_expression));
-  req.key = std::move(*key);
-  req.return_values = rv.value_or(ReturnValues::kNone);
-  DDB_ASSIGN_OR_RETURN(UpdateItemResult result, engine.UpdateItem(req));
+  DDB_ASSIGN_OR_RETURN(req.key,
+                       ReadSingleItemWrite(request, "Key", "key", &req, &req.update_expression));
+  DDB_ASSIGN_OR_RETURN(auto result, engine.UpdateItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
                           req.return_consumed_capacity, result.item_collection_metrics);
 }
