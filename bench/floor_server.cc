@@ -1,12 +1,17 @@
-// floor_server: the "floor" of the benchmarks. A bare Beast HTTP/1.1 server with the same
-// shape as ddb-server's HTTP layer (one io_context on --threads threads, a strand and a fresh
-// request_parser per connection and message, keep-alive) that answers every request with 200
-// and the body `{}`. What HTTP alone costs on this machine, measured by the same client.
+// floor_server: the "floor" of the benchmarks: what HTTP alone costs on this machine, measured
+// by the same client. It answers every request with 200 and the body `{}`.
 //
-//   floor_server [--host 127.0.0.1] [--port 8000] [--threads N]
+//   floor_server [--host 127.0.0.1] [--port 8000] [--threads N] [--http ddb|beast]
+//
+// --http ddb (default): ddb-server's own HTTP layer (server::HttpServer: session, timers,
+//   hand-written head with x-amzn-RequestId and x-amz-crc32) with a handler that returns `{}`
+//   instead of calling the protocol layer. ddb/floor then isolates the cost of everything
+//   behind HTTP (JSON, engine, RocksDB).
+// --http beast: a textbook Beast session (tcp_stream timeouts, http::async_read, a
+//   http::response and its serializer), for comparison with the usual way to use Beast.
 //
 // --port 0 picks a free port; prints "LISTENING <port>" on stdout when ready, as ddb-server
-// does. SIGINT/SIGTERM stop it. Only this file includes Beast (TOOLCHAIN.md section 4).
+// does. SIGINT/SIGTERM stop it.
 
 // clang-format off
 #include <utility>  // before any Asio header: Boost 1.74 awaitable.hpp needs std::exchange
@@ -29,6 +34,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "server/http_server.h"
+#include "server/log.h"
 
 namespace ddb::bench {
 namespace {
@@ -112,10 +120,36 @@ class Listener {
   tcp::acceptor& acceptor_;
 };
 
+// The default floor: ddb-server's HTTP layer with a constant answer.
+int RunDdbHttp(const std::string& host, int port, int threads) {
+  server::ServerOptions options;
+  options.host = host;
+  options.port = static_cast<uint16_t>(port);
+  options.threads = threads;
+  server::SetLogLevel(server::LogLevel::kWarn);
+  server::HttpServer http(
+      [](server::HttpRequest*) {
+        server::HttpResponse response;
+        response.content_type = "application/x-amz-json-1.0";
+        response.crc32 = true;
+        response.body = "{}";
+        return response;
+      },
+      options);
+  if (Status status = http.Start(); !status.ok()) {
+    std::fprintf(stderr, "floor_server: %s\n", status.error().message().c_str());
+    return 1;
+  }
+  std::printf("LISTENING %u\n", static_cast<unsigned>(http.port()));
+  std::fflush(stdout);
+  http.Run();
+  return 0;
+}
+
 [[noreturn]] void Usage(const char* problem, int exit_code = 2) {
   std::fprintf(exit_code == 0 ? stdout : stderr,
                "floor_server: %s\nusage: floor_server [--host 127.0.0.1] [--port 8000] "
-               "[--threads N (default: number of CPUs)]\n",
+               "[--threads N (default: number of CPUs)] [--http ddb|beast]\n",
                problem);
   std::exit(exit_code);
 }
@@ -124,6 +158,7 @@ int Main(int argc, char** argv) {
   std::string host = "127.0.0.1";
   int port = 8000;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string http_layer = "ddb";
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") Usage("a server that answers every request with {}", 0);
@@ -137,10 +172,15 @@ int Main(int argc, char** argv) {
     } else if (flag == "--threads") {
       threads = std::atoi(value.c_str());
       if (threads < 1 || threads > 1024) Usage("bad --threads");
+    } else if (flag == "--http") {
+      if (value != "ddb" && value != "beast") Usage("--http takes ddb or beast");
+      http_layer = value;
     } else {
       Usage(("unknown flag " + flag).c_str());
     }
   }
+
+  if (http_layer == "ddb") return RunDdbHttp(host, port, threads);
 
   asio::io_context ioc(threads);
   tcp::acceptor acceptor(asio::make_strand(ioc));

@@ -177,8 +177,8 @@ class HttpServer::Impl {
  public:
   class Session;
 
-  Impl(Engine& engine, const ServerOptions& options)
-      : engine_(engine),
+  Impl(RequestHandler handler, const ServerOptions& options)
+      : handler_(std::move(handler)),
         options_(options),
         ioc_(std::max(1, options.threads)),
         strand_(asio::make_strand(ioc_)),
@@ -201,7 +201,7 @@ class HttpServer::Impl {
   uint16_t port() const { return port_; }
 
   // Used by sessions, from their strands.
-  Engine& engine() { return engine_; }
+  HttpResponse Handle(HttpRequest* request) const { return handler_(request); }
   const ServerOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -213,7 +213,7 @@ class HttpServer::Impl {
   void BeginShutdown();  // on strand_
   void RunThread();
 
-  Engine& engine_;
+  const RequestHandler handler_;
   const ServerOptions options_;
 
   // Declared before ioc_: sessions still queued in ioc_ when it is destroyed unregister here.
@@ -485,7 +485,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       }
       request.body = std::move(message.body());
       json_1_1 = UsesJson11(request.content_type);
-      response = Route(server_.engine(), &request);
+      response = server_.Handle(&request);
     } catch (...) {
       Log(LogLevel::kError, "request " + std::string(request.amz_target) +
                                 " failed with an exception: " + DescribeCurrentException());
@@ -743,7 +743,10 @@ void HttpServer::Impl::BeginShutdown() {
 }
 
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options)
-    : impl_(std::make_unique<Impl>(engine, options)) {}
+    : HttpServer([&engine](HttpRequest* request) { return Route(engine, request); }, options) {}
+
+HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
+    : impl_(std::make_unique<Impl>(std::move(handler), options)) {}
 
 HttpServer::~HttpServer() { impl_->Stop(); }
 

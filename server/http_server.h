@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,10 +67,16 @@ constexpr size_t kRequestIdSize = 52;
 // The same, written to out[0, kRequestIdSize).
 void WriteRequestId(char* out);
 
+// Answers one request; called concurrently from the server's threads. Route bound to an
+// engine is ddb-server's; bench/floor_server plugs in a fixed answer to measure HTTP alone.
+using RequestHandler = std::function<HttpResponse(HttpRequest*)>;
+
 class HttpServer {
  public:
   // `engine` must outlive the server. Nothing is bound until Start().
   HttpServer(Engine& engine, const ServerOptions& options);
+  // Passes every request to `handler` instead of Route (no /metrics, no health check).
+  HttpServer(RequestHandler handler, const ServerOptions& options);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
   // Stops (if running), joins threads and closes every connection.
