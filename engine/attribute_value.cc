@@ -135,8 +135,6 @@ bool SortSet(AttributeType type, std::vector<std::string>* members) {
   return std::adjacent_find(members->begin(), members->end()) == members->end();
 }
 
-namespace {
-
 // DynamoDB stores numbers in base 100 with the decimal point on a digit-pair boundary:
 // one byte per pair the significant digits touch, plus one, plus one for a minus sign.
 size_t NumberSize(std::string_view n) {
@@ -165,8 +163,6 @@ size_t NumberSize(std::string_view n) {
   size_t pairs = static_cast<size_t>(pair_of(first) - pair_of(last) + 1);
   return pairs + 1 + (negative ? 1 : 0);
 }
-
-}  // namespace
 
 size_t AttributeValueSize(const AttributeValue& value) {
   switch (value.type()) {

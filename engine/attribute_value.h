@@ -100,5 +100,7 @@ bool SortSet(AttributeType type, std::vector<std::string>* members);
 size_t AttributeValueSize(const AttributeValue& value);
 // Sum over attributes of UTF-8 name length + value size.
 size_t ItemSize(const Item& item);
+// Size of one N value given as normalised decimal text.
+size_t NumberSize(std::string_view number);
 
 }  // namespace ddb

@@ -113,7 +113,66 @@ bool DecodeMap(std::string_view* in, int depth, AttributeMap* out) {
   return true;
 }
 
+// Sizes by AttributeValueSize's rules, kept in step with it (item_codec_test checks both
+// agree): the item's own attributes cost name + value; a list or map value costs 3 bytes plus,
+// per element, 1 + the element (+ its name, in a map).
+class SizeVisitor {
+ public:
+  size_t size() const { return size_; }
+  void BeginMap(uint64_t) {
+    if (!open_.empty()) {
+      Element();
+      size_ += 3;
+    }
+    open_.push_back(open_.empty() ? 'I' : 'M');
+  }
+  void EndMap() { open_.pop_back(); }
+  void Name(std::string_view name) { size_ += name.size() + (open_.back() == 'M' ? 1 : 0); }
+  void Scalar(AttributeType type, std::string_view bytes) {
+    Element();
+    size_ += type == AttributeType::kN ? NumberSize(bytes) : bytes.size();
+  }
+  void Bool(bool) {
+    Element();
+    size_ += 1;
+  }
+  void Null() {
+    Element();
+    size_ += 1;
+  }
+  void BeginSet(AttributeType type, uint64_t) {
+    Element();
+    set_type_ = type;
+  }
+  void Member(std::string_view bytes) {
+    size_ += set_type_ == AttributeType::kNS ? NumberSize(bytes) : bytes.size();
+  }
+  void EndSet() {}
+  void BeginList(uint64_t) {
+    Element();
+    size_ += 3;
+    open_.push_back('L');
+  }
+  void EndList() { open_.pop_back(); }
+
+ private:
+  // A value directly inside a list costs one byte more (a map entry's byte came with its name).
+  void Element() {
+    if (open_.back() == 'L') size_ += 1;
+  }
+
+  size_t size_ = 0;
+  std::string open_;  // the containers we are in: I(tem), M(ap), L(ist)
+  AttributeType set_type_ = AttributeType::kSS;
+};
+
 }  // namespace
+
+std::optional<size_t> EncodedItemSize(std::string_view data) {
+  SizeVisitor visitor;
+  if (!WalkEncodedItem(data, visitor)) return std::nullopt;
+  return visitor.size();
+}
 
 void EncodeItem(const Item& item, std::string* dst) {
   dst->push_back(static_cast<char>(kItemFormatVersion));

@@ -12,10 +12,13 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "engine/attribute_value.h"
+#include "engine/coding.h"
 
 namespace ddb {
 
@@ -25,5 +28,97 @@ inline constexpr uint8_t kItemFormatVersion = 1;
 void EncodeItem(const Item& item, std::string* dst);
 // Decodes an encoded item. Returns false on malformed or unknown-version bytes.
 bool DecodeItem(std::string_view data, Item* item);
+
+// Walks an encoded item without building an Item, for readers that look at it once (JSON
+// output of a Query page, its size). The visitor V gets, in stored order (attribute names and
+// map keys sorted, set members in set order):
+//   BeginMap(count) { Name(name) value }* EndMap()      -- the item itself, and every M
+//   value := Scalar(type, bytes) (S/N/B) | Bool(b) | Null()
+//          | BeginList(count) value* EndList()
+//          | BeginSet(type, count) { Member(bytes) }* EndSet()
+// Returns false on malformed or unknown-version bytes (the visitor may have seen a prefix).
+template <typename V>
+bool WalkEncodedItem(std::string_view data, V& visitor);
+
+// The item's size as ItemSize(DecodeItem(data)) would give it, or nullopt on bad bytes.
+std::optional<size_t> EncodedItemSize(std::string_view data);
+
+namespace item_codec_internal {
+
+inline constexpr int kMaxDepth = 64;  // values deeper than this cannot have been written
+
+template <typename V>
+bool WalkMap(std::string_view* in, int depth, V& v);
+
+template <typename V>
+bool WalkValue(std::string_view* in, int depth, V& v) {
+  if (in->empty() || depth > kMaxDepth) return false;
+  const auto tag = static_cast<AttributeType>(static_cast<uint8_t>(in->front()));
+  in->remove_prefix(1);
+  std::string_view s;
+  uint64_t count;
+  switch (tag) {
+    case AttributeType::kS:
+    case AttributeType::kN:
+    case AttributeType::kB:
+      if (!GetLengthPrefixed(in, &s)) return false;
+      v.Scalar(tag, s);
+      return true;
+    case AttributeType::kBool:
+      if (in->empty()) return false;
+      v.Bool(in->front() != 0);
+      in->remove_prefix(1);
+      return true;
+    case AttributeType::kNull:
+      v.Null();
+      return true;
+    case AttributeType::kSS:
+    case AttributeType::kNS:
+    case AttributeType::kBS:
+      if (!GetVarint64(in, &count) || count > in->size()) return false;
+      v.BeginSet(tag, count);
+      for (uint64_t i = 0; i < count; ++i) {
+        if (!GetLengthPrefixed(in, &s)) return false;
+        v.Member(s);
+      }
+      v.EndSet();
+      return true;
+    case AttributeType::kL:
+      if (!GetVarint64(in, &count) || count > in->size()) return false;
+      v.BeginList(count);
+      for (uint64_t i = 0; i < count; ++i) {
+        if (!WalkValue(in, depth + 1, v)) return false;
+      }
+      v.EndList();
+      return true;
+    case AttributeType::kM:
+      return WalkMap(in, depth + 1, v);
+  }
+  return false;
+}
+
+template <typename V>
+bool WalkMap(std::string_view* in, int depth, V& v) {
+  uint64_t count;
+  if (!GetVarint64(in, &count) || count > in->size()) return false;
+  v.BeginMap(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string_view name;
+    if (!GetLengthPrefixed(in, &name)) return false;
+    v.Name(name);
+    if (!WalkValue(in, depth, v)) return false;
+  }
+  v.EndMap();
+  return true;
+}
+
+}  // namespace item_codec_internal
+
+template <typename V>
+bool WalkEncodedItem(std::string_view data, V& visitor) {
+  if (data.empty() || static_cast<uint8_t>(data.front()) != kItemFormatVersion) return false;
+  data.remove_prefix(1);
+  return item_codec_internal::WalkMap(&data, 0, visitor) && data.empty();
+}
 
 }  // namespace ddb

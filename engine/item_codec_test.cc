@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/random_items_testing.h"
+
 namespace ddb {
 namespace {
 
@@ -42,6 +44,24 @@ TEST(ItemCodec, RejectsTruncatedAndUnknownVersions) {
   }
   encoded[0] = 9;
   EXPECT_FALSE(DecodeItem(encoded, &back));
+}
+
+TEST(ItemCodec, EncodedItemSizeMatchesItemSize) {
+  testing::RandomItems random(7);
+  for (int i = 0; i < 3000; ++i) {
+    Item item = random.Next();
+    std::string encoded;
+    EncodeItem(item, &encoded);
+    std::optional<size_t> size = EncodedItemSize(encoded);
+    ASSERT_TRUE(size.has_value()) << i;
+    EXPECT_EQ(*size, ItemSize(item)) << i;
+  }
+  std::string encoded;
+  EncodeItem(EveryType(), &encoded);
+  EXPECT_EQ(EncodedItemSize(encoded), ItemSize(EveryType()));
+  for (size_t n = 0; n < encoded.size(); ++n) {
+    EXPECT_FALSE(EncodedItemSize(std::string_view(encoded).substr(0, n)).has_value()) << n;
+  }
 }
 
 }  // namespace

@@ -252,12 +252,28 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
   std::optional<Item> last_read;  // the last item read, unless it is result.items.back()
   bool last_in_items = false;
   Status read_status;
+  // Items returned whole stay in stored form when the caller accepts that.
+  const bool keep_encoded = req.accept_encoded_items && !fetch_base && !plan.filter &&
+                            !plan.projection && !plan.count_only;
   DDB_RETURN_IF_ERROR(impl.storage->ForEach(
       target.cf(), lower, upper,
       [&](std::string_view, std::string_view value) {
         if ((limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes) {
           stopped_early = true;
           return false;
+        }
+        if (keep_encoded) {
+          std::optional<size_t> size = EncodedItemSize(value);
+          if (!size) {
+            read_status = Error::Internal("unreadable item");
+            return false;
+          }
+          ++result.scanned_count;
+          ++result.count;
+          bytes += *size;
+          result.encoded_items.append(value);
+          result.encoded_ends.push_back(result.encoded_items.size());
+          return true;
         }
         Item item;
         if (!DecodeItem(value, &item)) {
@@ -294,9 +310,19 @@ Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
   DDB_RETURN_IF_ERROR(read_status);
   // A page that filled its Limit or 1 MB exactly on its last item still reports where it
   // stopped, as the service does.
+  const bool cut =
+      stopped_early || (limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes;
+  if (cut && !result.encoded_ends.empty()) {
+    const size_t n = result.encoded_ends.size();
+    const size_t begin = n > 1 ? result.encoded_ends[n - 2] : 0;
+    Item item;
+    if (!DecodeItem(std::string_view(result.encoded_items).substr(begin), &item)) {
+      return Error::Internal("unreadable item");
+    }
+    last_read = std::move(item);
+  }
   const Item* last = last_in_items ? &result.items.back() : (last_read ? &*last_read : nullptr);
-  if (last &&
-      (stopped_early || (limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes)) {
+  if (last && cut) {
     Item key;
     for (const auto& name : target.key_names()) {
       auto it = last->find(name);

@@ -319,6 +319,9 @@ struct ReadRequestBase {
   bool consistent_read = false;
   std::optional<Item> exclusive_start_key;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  // Lets the page come back in stored form (ReadResult::encoded_items) when its items are
+  // returned whole, for callers that only write them out (the JSON protocol).
+  bool accept_encoded_items = false;
 };
 
 struct QueryRequest : ReadRequestBase {
@@ -333,6 +336,12 @@ struct ScanRequest : ReadRequestBase {
 
 struct ReadResult {
   std::vector<Item> items;  // empty for Select COUNT
+  // With accept_encoded_items, a page whose items need no filter, projection or LSI fetch
+  // has them here instead of in `items`, back to back in stored form: item i is
+  // encoded_items[encoded_ends[i-1], encoded_ends[i]) (read with WalkEncodedItem,
+  // engine/item_codec.h). Saves building an Item per returned item.
+  std::string encoded_items;
+  std::vector<size_t> encoded_ends;
   int64_t count = 0;
   int64_t scanned_count = 0;
   std::optional<Item> last_evaluated_key;

@@ -1,5 +1,6 @@
 #include "protocol/attribute_value_json.h"
 
+#include "engine/item_codec.h"
 #include "engine/item_validation.h"
 #include "engine/number.h"
 #include "protocol/base64.h"
@@ -159,78 +160,126 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth) {
   return item;
 }
 
-void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
-  // Scalars are written straight into the buffer: {"S":"..."}, base64 without a temporary.
-  switch (v.type()) {
-    case AttributeType::kS: {
-      std::string& out = w.RawValue();
+namespace {
+
+// {"S":"..."}, {"N":"..."}, {"B":"<base64>"}: written straight into the buffer, base64
+// without a temporary.
+void WriteScalar(JsonWriter& w, AttributeType type, std::string_view bytes) {
+  std::string& out = w.RawValue();
+  switch (type) {
+    case AttributeType::kS:
       out.append(R"({"S":)");
-      JsonWriter::AppendString(&out, v.scalar());
+      JsonWriter::AppendString(&out, bytes);
       out.push_back('}');
       return;
-    }
-    case AttributeType::kN: {
-      std::string& out = w.RawValue();
+    case AttributeType::kN:
       out.append(R"({"N":)");
-      JsonWriter::AppendString(&out, v.scalar());
+      JsonWriter::AppendString(&out, bytes);
       out.push_back('}');
       return;
-    }
-    case AttributeType::kB: {
-      std::string& out = w.RawValue();
+    default:
       out.append(R"({"B":")");
-      Base64Encode(v.scalar(), &out);  // the base64 alphabet needs no escaping
+      Base64Encode(bytes, &out);  // the base64 alphabet needs no escaping
       out.append(R"("})");
       return;
-    }
-    case AttributeType::kBool:
-      w.RawValue().append(v.boolean() ? R"({"BOOL":true})" : R"({"BOOL":false})");
-      return;
-    case AttributeType::kNull:
-      w.RawValue().append(R"({"NULL":true})");
-      return;
-    case AttributeType::kM:
-    case AttributeType::kL:
-    case AttributeType::kSS:
-    case AttributeType::kNS:
-    case AttributeType::kBS:
-      break;
   }
+}
+
+void WriteBool(JsonWriter& w, bool b) {
+  w.RawValue().append(b ? R"({"BOOL":true})" : R"({"BOOL":false})");
+}
+void WriteNull(JsonWriter& w) { w.RawValue().append(R"({"NULL":true})"); }
+
+// {"SS":[, {"NS":[, {"BS":[ ... ]} and {"L":[ ... ]}
+void BeginTyped(JsonWriter& w, AttributeType type) {
   w.BeginObject();
-  w.Key(AttributeTypeName(v.type()));
+  w.Key(AttributeTypeName(type));
+  w.BeginArray();
+}
+void EndTyped(JsonWriter& w) {
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteSetMember(JsonWriter& w, AttributeType type, std::string_view member) {
+  if (type != AttributeType::kBS) return w.String(member);
+  std::string& out = w.RawValue();
+  out.push_back('"');
+  Base64Encode(member, &out);
+  out.push_back('"');
+}
+
+// Writes an item in stored form as WriteAttributeMap writes the decoded item (same bytes:
+// json_writer_test compares them).
+class EncodedItemWriter {
+ public:
+  explicit EncodedItemWriter(JsonWriter& w) : w_(w) {}
+  void BeginMap(uint64_t) {
+    if (depth_++ > 0) {
+      w_.BeginObject();
+      w_.Key("M");
+    }
+    w_.BeginObject();
+  }
+  void EndMap() {
+    w_.EndObject();
+    if (--depth_ > 0) w_.EndObject();
+  }
+  void Name(std::string_view name) { w_.Key(name); }
+  void Scalar(AttributeType type, std::string_view bytes) { WriteScalar(w_, type, bytes); }
+  void Bool(bool b) { WriteBool(w_, b); }
+  void Null() { WriteNull(w_); }
+  void BeginSet(AttributeType type, uint64_t) {
+    set_type_ = type;
+    BeginTyped(w_, type);
+  }
+  void Member(std::string_view member) { WriteSetMember(w_, set_type_, member); }
+  void EndSet() { EndTyped(w_); }
+  void BeginList(uint64_t) { BeginTyped(w_, AttributeType::kL); }
+  void EndList() { EndTyped(w_); }
+
+ private:
+  JsonWriter& w_;
+  int depth_ = 0;  // maps open; the item itself is the outermost
+  AttributeType set_type_ = AttributeType::kSS;
+};
+
+}  // namespace
+
+void WriteAttributeValue(JsonWriter& w, const AttributeValue& v) {
   switch (v.type()) {
-    case AttributeType::kM:
-      WriteAttributeMap(w, v.map());
-      break;
-    case AttributeType::kL:
-      w.BeginArray();
-      for (const auto& e : v.list()) WriteAttributeValue(w, e);
-      w.EndArray();
-      break;
-    case AttributeType::kSS:
-    case AttributeType::kNS:
-      w.BeginArray();
-      for (const auto& m : v.set()) w.String(m);
-      w.EndArray();
-      break;
-    case AttributeType::kBS:
-      w.BeginArray();
-      for (const auto& m : v.set()) {
-        std::string& out = w.RawValue();
-        out.push_back('"');
-        Base64Encode(m, &out);
-        out.push_back('"');
-      }
-      w.EndArray();
-      break;
-    case AttributeType::kS:  // scalars: written above
+    case AttributeType::kS:
     case AttributeType::kN:
     case AttributeType::kB:
+      return WriteScalar(w, v.type(), v.scalar());
     case AttributeType::kBool:
+      return WriteBool(w, v.boolean());
     case AttributeType::kNull:
-      break;
+      return WriteNull(w);
+    case AttributeType::kM:
+      w.BeginObject();
+      w.Key("M");
+      WriteAttributeMap(w, v.map());
+      w.EndObject();
+      return;
+    case AttributeType::kL:
+      BeginTyped(w, AttributeType::kL);
+      for (const auto& e : v.list()) WriteAttributeValue(w, e);
+      EndTyped(w);
+      return;
+    case AttributeType::kSS:
+    case AttributeType::kNS:
+    case AttributeType::kBS:
+      BeginTyped(w, v.type());
+      for (const auto& m : v.set()) WriteSetMember(w, v.type(), m);
+      EndTyped(w);
+      return;
   }
-  w.EndObject();
+}
+
+bool WriteEncodedItem(JsonWriter& w, std::string_view encoded) {
+  EncodedItemWriter writer(w);
+  return WalkEncodedItem(encoded, writer);
 }
 
 void WriteAttributeMap(JsonWriter& w, const AttributeMap& m) {

@@ -18,6 +18,9 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
 
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v);
 void WriteAttributeMap(JsonWriter& w, const AttributeMap& m);
+// Writes an item in the engine's stored form (ReadResult::encoded_items) exactly as
+// WriteAttributeMap writes it decoded. Returns false on malformed bytes.
+bool WriteEncodedItem(JsonWriter& w, std::string_view encoded);
 // About how many bytes WriteAttributeMap writes for m (for reserving the output).
 size_t JsonSizeHint(const AttributeMap& m);
 
