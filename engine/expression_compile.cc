@@ -212,9 +212,9 @@ Status CheckNodeSemantics(std::string_view kind, const Condition& c) {
   return Status::Ok();
 }
 
-// All item-independent checks and the resolution, in the service's order.
-Result<Condition> CompileConditionTree(const Condition& parsed, std::string_view kind,
-                                       Placeholders* placeholders) {
+// The checks that depend on the text alone, in the service's order; run once per text, at
+// parse time (expr::ParseCondition caches their outcome).
+Status CheckParsedCondition(const Condition& parsed, std::string_view kind) {
   // 1. Redundant parentheses: "((a = :v))" or "((a)) = :v".
   Status status;
   ForEachNode(parsed, [&](const Condition& node) {
@@ -271,10 +271,19 @@ Result<Condition> CompileConditionTree(const Condition& parsed, std::string_view
   });
   DDB_RETURN_IF_ERROR(status);
   // 4. Reserved words.
-  DDB_RETURN_IF_ERROR(
-      ForEachOperand(parsed, [&](const Operand& o) { return expr::CheckReservedWords(o, kind); }));
+  return ForEachOperand(parsed,
+                        [&](const Operand& o) { return expr::CheckReservedWords(o, kind); });
+}
+
+// Parse (cached, with CheckParsedCondition) + the checks that need the request's placeholders,
+// in the service's order.
+Result<Condition> ParseAndCompile(std::string_view text, std::string_view kind,
+                                  Placeholders* placeholders) {
+  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed,
+                       expr::ParseCondition(text, kind, &CheckParsedCondition));
+  Status status;
   // 5. Placeholders: names first, then values.
-  Condition tree = parsed;
+  Condition tree = *parsed;
   ForEachNode(&tree, [&](Condition* node) {
     for (Operand& op : node->operands) {
       if (status.ok()) status = expr::ResolveNames(&op, kind, placeholders);
@@ -330,8 +339,7 @@ Status CheckAllPlaceholdersUsed(const Placeholders& p) {
 
 Result<ConditionPtr> CompileCondition(std::string_view text, std::string_view kind,
                                       Placeholders* placeholders) {
-  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed, expr::ParseCondition(text, kind));
-  DDB_ASSIGN_OR_RETURN(Condition tree, CompileConditionTree(*parsed, kind, placeholders));
+  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kind, placeholders));
   auto compiled = std::make_shared<CompiledCondition>();
   compiled->root = std::move(tree);
   return ConditionPtr(std::move(compiled));
@@ -488,9 +496,7 @@ Status CheckKeyType(const KeyTerm& term, AttributeType type) {
 Result<KeyCondition> CompileKeyCondition(std::string_view text, const std::string& hash_key,
                                          AttributeType hash_type, const std::string* range_key,
                                          AttributeType range_type, Placeholders* placeholders) {
-  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed,
-                       expr::ParseCondition(text, kKeyKind));
-  DDB_ASSIGN_OR_RETURN(Condition tree, CompileConditionTree(*parsed, kKeyKind, placeholders));
+  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kKeyKind, placeholders));
   DDB_RETURN_IF_ERROR(CheckKeyOperators(tree));
   std::vector<const Condition*> conditions;
   FlattenAnd(tree, &conditions);
@@ -554,9 +560,7 @@ Result<KeyCondition> CompileKeyCondition(std::string_view text, const KeyAttribu
                                range_attrs.empty() ? AttributeType::kS : range_attrs[0].second,
                                placeholders);
   }
-  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed,
-                       expr::ParseCondition(text, kKeyKind));
-  DDB_ASSIGN_OR_RETURN(Condition tree, CompileConditionTree(*parsed, kKeyKind, placeholders));
+  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kKeyKind, placeholders));
   DDB_RETURN_IF_ERROR(CheckKeyOperators(tree));
   std::vector<const Condition*> conditions;
   FlattenAnd(tree, &conditions);

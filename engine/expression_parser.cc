@@ -465,10 +465,11 @@ ParseCache& Cache() {
   return *cache;
 }
 
-std::string CacheKey(Grammar grammar, std::string_view kind, std::string_view text) {
+std::string CacheKey(Grammar grammar, bool checked, std::string_view kind, std::string_view text) {
   std::string key;
-  key.reserve(kind.size() + text.size() + 2);
+  key.reserve(kind.size() + text.size() + 3);
   key.push_back(static_cast<char>('0' + static_cast<int>(grammar)));
+  key.push_back(checked ? '+' : '-');
   key.append(kind);
   key.push_back('\0');
   key.append(text);
@@ -477,8 +478,10 @@ std::string CacheKey(Grammar grammar, std::string_view kind, std::string_view te
 
 template <typename Tree, typename ParseFn>
 Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_view kind,
-                                                std::string_view text, ParseFn parse) {
-  std::string key = CacheKey(grammar, kind, text);
+                                                std::string_view text, ParseFn parse,
+                                                Status (*check)(const Tree&,
+                                                                std::string_view) = nullptr) {
+  std::string key = CacheKey(grammar, check != nullptr, kind, text);
   ParseCache& cache = Cache();
   {
     std::lock_guard<std::mutex> lock(cache.mu);
@@ -495,7 +498,12 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
     Parser parser(text, kind, grammar);
     auto tree = std::make_shared<Tree>();
     if (parse(parser, tree.get())) {
-      entry = std::shared_ptr<const Tree>(std::move(tree));
+      Status checked = check != nullptr ? check(*tree, kind) : Status::Ok();
+      if (checked.ok()) {
+        entry = std::shared_ptr<const Tree>(std::move(tree));
+      } else {
+        entry = checked.error();
+      }
     } else {
       entry = parser.SyntaxError();
     }
@@ -512,10 +520,10 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
 }  // namespace
 
 Result<std::shared_ptr<const Condition>> ParseCondition(std::string_view text,
-                                                        std::string_view kind) {
-  return CachedParse<Condition>(Grammar::kCondition, kind, text, [](Parser& p, Condition* c) {
-    return p.ParseConditionExpression(c);
-  });
+                                                        std::string_view kind, TreeCheck check) {
+  return CachedParse<Condition>(
+      Grammar::kCondition, kind, text,
+      [](Parser& p, Condition* c) { return p.ParseConditionExpression(c); }, check);
 }
 
 Result<std::shared_ptr<const ParsedUpdate>> ParseUpdate(std::string_view text) {
