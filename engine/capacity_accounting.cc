@@ -66,15 +66,11 @@ void Engine::Impl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
                                const std::optional<Item>& old_item,
                                const std::optional<Item>& new_item, const ConsumedCapacity& cost) {
   const TableDescription& d = table.description;
-  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
-  int64_t items = (new_item ? 1 : 0) - (old_item ? 1 : 0);
-  int64_t bytes = static_cast<int64_t>(new_item ? ItemSize(*new_item) : 0) -
-                  static_cast<int64_t>(old_item ? ItemSize(*old_item) : 0);
   // LSI writes land in the table's partition (an LSI shares its partition key).
   double units = cost.table_units;
   for (const auto& [name, u] : cost.local_secondary_indexes) units += u;
-  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), pk, units,
-                     true, items, bytes);
+  ChargeTableWrite(table, item_or_key, old_item ? static_cast<int64_t>(ItemSize(*old_item)) : -1,
+                   new_item ? static_cast<int64_t>(ItemSize(*new_item)) : -1, units);
   for (const auto& [name, u] : cost.global_secondary_indexes) {
     const IndexSchema* index = table.FindIndex(name);
     if (!index) continue;
@@ -87,6 +83,16 @@ void Engine::Impl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
     partitions->Charge(index->index_id, d.table_name, name, IndexCapacity(d, name), part->second,
                        part->first, u, true, (in_after ? 1 : 0) - (in_before ? 1 : 0), 0);
   }
+}
+
+void Engine::Impl::ChargeTableWrite(const TableInfo& table, const Item& item_or_key,
+                                    int64_t old_size, int64_t new_size, double units) {
+  const TableDescription& d = table.description;
+  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
+  const int64_t items = (new_size >= 0 ? 1 : 0) - (old_size >= 0 ? 1 : 0);
+  const int64_t bytes = std::max<int64_t>(new_size, 0) - std::max<int64_t>(old_size, 0);
+  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), pk, units,
+                     true, items, bytes);
 }
 
 Status Engine::Impl::AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token) {

@@ -185,6 +185,8 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
     batch->AddToStats(StatsKey(table_id), item_delta, new_size - old_size);
   }
   if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
+  // (PutWithoutIndexes skips all of the below for tables that need none of it: keep the two
+  // in step when a table gains another kind of consumer.)
   // GSIs learn of the write from the change log, appended in the same batch; the sequence
   // is taken under the item's lock so that one item's changes are logged in order.
   if (current->has_gsi()) {
@@ -221,6 +223,34 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
   return old;
 }
 
+Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id,
+                                                               const std::string& key,
+                                                               const Item& item,
+                                                               int64_t item_size) {
+  std::lock_guard lock(StripeFor(key));
+  // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
+  std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
+  if (!current) return TableNotFound();
+  if (!current->indexes.empty()) return std::optional<int64_t>();
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
+  int64_t old_size = -1;
+  if (raw) {
+    std::optional<size_t> size = EncodedItemSize(*raw);
+    if (!size) return Error::Internal("unreadable item");
+    old_size = static_cast<int64_t>(*size);
+  }
+  std::string value;
+  EncodeItem(item, &value);
+  Storage::Batch batch(*storage);
+  batch.Put(Cf::kItems, key, value);
+  if (old_size < 0 || old_size != item_size) {
+    batch.AddToStats(StatsKey(table_id), old_size < 0 ? 1 : 0,
+                     item_size - std::max<int64_t>(old_size, 0));
+  }
+  DDB_RETURN_IF_ERROR(storage->Write(batch));
+  return std::optional<int64_t>(old_size);
+}
+
 namespace {
 
 Status CheckPutDeleteReturnValues(ReturnValues rv) {
@@ -245,8 +275,24 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(PreparedWrite write,
                        PrepareWrite(PreparedWrite::Kind::kPut, table, req.item, std::nullopt, req));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   PutItemResult result;
+  if (!write.condition && req.return_values == ReturnValues::kNone && table->indexes.empty()) {
+    // Nothing needs the old item but its size: no decoding, no copy of the new item.
+    const auto size = static_cast<int64_t>(ItemSize(req.item));
+    DDB_ASSIGN_OR_RETURN(std::optional<int64_t> old_size,
+                         impl_->PutWithoutIndexes(table->id, write.key, req.item, size));
+    if (old_size) {
+      const double units =
+          WriteUnits(static_cast<size_t>(std::max(*old_size, size)), /*transactional=*/false);
+      impl_->ChargeTableWrite(*table, req.item, *old_size, size, units);
+      if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+        result.consumed_capacity = ConsumedCapacity(req.table_name);
+        result.consumed_capacity->AddTable(units, /*write=*/true);
+      }
+      return result;
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   result.item_collection_metrics =
       impl_->CollectionMetrics(*table, req.item, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);

@@ -132,12 +132,22 @@ class Engine::Impl {
   // when new_item is given, stores the new one there.
   Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
 
+  // An unconditional put that needs the old item only for its size: when the table (as of
+  // now, under the item's lock) has no index and logs no changes, writes "item" and the
+  // counters without decoding the old item and returns its size (-1: there was none).
+  // Returns nullopt, having written nothing, when the table needs the full write path.
+  Result<std::optional<int64_t>> PutWithoutIndexes(uint32_t table_id, const std::string& key,
+                                                   const Item& item, int64_t item_size);
+
   // The partition model's view of requests (capacity_accounting.cc). Admit* answer
   // whether a request may run (only throttles when simulating); Charge* record its cost.
   Status AdmitKey(const TableInfo& table, const Item& item_or_key, bool write);
   void ChargeWrite(const TableInfo& table, const Item& item_or_key,
                    const std::optional<Item>& old_item, const std::optional<Item>& new_item,
                    const ConsumedCapacity& cost);
+  // The table's share of ChargeWrite, from item sizes (-1: no item).
+  void ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
+                        int64_t new_size, double units);
   void ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
                   const std::string& key, double units);
   // A read of the table (index null) or a GSI at "token".
