@@ -351,6 +351,18 @@ std::string JoinNames(const Strings& names, std::string_view sep) {
 }
 
 // "Can not use both expression and non-expression parameters in the same request: ...".
+// Whether any of "names" is a member with a non-null value: one pass over the request, so
+// that the common request, which uses no legacy parameter, costs no more than that.
+bool AnyPresent(const JsonObject& request, std::initializer_list<std::string_view> names) {
+  for (auto field : request) {
+    if (field.value.is_null()) continue;
+    for (std::string_view name : names) {
+      if (field.key == name) return true;
+    }
+  }
+  return false;
+}
+
 Status CheckNotMixed(const JsonObject& request, const std::vector<std::string_view>& legacy,
                      const std::vector<std::string_view>& expressions) {
   std::vector<std::string_view> expr = PresentMembers(request, expressions);
@@ -534,6 +546,9 @@ Result<std::optional<std::string>> TranslateAttributeUpdates(const JsonObject& r
 Status ApplyLegacyWriteParameters(const JsonObject& request, ConditionalWrite* write,
                                   std::optional<std::string>* update_expression) {
   const bool update = update_expression != nullptr;
+  if (!AnyPresent(request, {"AttributeUpdates", "Expected", "ConditionalOperator"})) {
+    return Status::Ok();
+  }
   const std::vector<std::string_view> legacy =
       update ? std::vector<std::string_view>{"AttributeUpdates", "Expected", "ConditionalOperator"}
              : std::vector<std::string_view>{"Expected", "ConditionalOperator"};
@@ -557,6 +572,10 @@ Status ApplyLegacyWriteParameters(const JsonObject& request, ConditionalWrite* w
 }
 
 Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query) {
+  if (!AnyPresent(request,
+                  {"AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"})) {
+    return Status::Ok();
+  }
   // KeyConditions may go with a FilterExpression or ProjectionExpression; it only clashes
   // with a KeyConditionExpression.
   std::vector<std::string_view> legacy = {"AttributesToGet", "QueryFilter", "ConditionalOperator"};
@@ -579,6 +598,9 @@ Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query
 }
 
 Status ApplyLegacyScanParameters(const JsonObject& request, ScanRequest* scan) {
+  if (!AnyPresent(request, {"AttributesToGet", "ScanFilter", "ConditionalOperator"})) {
+    return Status::Ok();
+  }
   const std::vector<std::string_view> expressions = {"ProjectionExpression", "FilterExpression"};
   DDB_RETURN_IF_ERROR(CheckNotMixed(
       request, {"AttributesToGet", "ScanFilter", "ConditionalOperator"}, expressions));
