@@ -21,23 +21,28 @@ using expr::Operand;
 
 namespace {
 
-// Visits every condition node, pre-order (text order for the operands of a node).
-void ForEachNode(const Condition& c, const std::function<void(const Condition&)>& f) {
+// Visits every condition node, pre-order (text order for the operands of a node). Templates,
+// not std::function: these run for every expression of every request.
+template <typename F>
+void ForEachNode(const Condition& c, const F& f) {
   f(c);
   for (const Condition& child : c.children) ForEachNode(child, f);
 }
-void ForEachNode(Condition* c, const std::function<void(Condition*)>& f) {
+template <typename F>
+void ForEachNode(Condition* c, const F& f) {
   f(c);
   for (Condition& child : c->children) ForEachNode(&child, f);
 }
 
 // Visits every operand, including function arguments, stopping at the first error.
-Status ForEachOperand(const Operand& op, const std::function<Status(const Operand&)>& f) {
+template <typename F>
+Status ForEachOperand(const Operand& op, const F& f) {
   DDB_RETURN_IF_ERROR(f(op));
   for (const Operand& arg : op.args) DDB_RETURN_IF_ERROR(ForEachOperand(arg, f));
   return Status::Ok();
 }
-Status ForEachOperand(const Condition& c, const std::function<Status(const Operand&)>& f) {
+template <typename F>
+Status ForEachOperand(const Condition& c, const F& f) {
   Status status;
   ForEachNode(c, [&](const Condition& node) {
     if (!status.ok()) return;

@@ -465,9 +465,11 @@ ParseCache& Cache() {
   return *cache;
 }
 
-std::string CacheKey(Grammar grammar, bool checked, std::string_view kind, std::string_view text) {
-  std::string key;
-  key.reserve(kind.size() + text.size() + 3);
+// Written into a per-thread buffer that keeps its capacity: a cache hit allocates nothing.
+const std::string& CacheKey(Grammar grammar, bool checked, std::string_view kind,
+                            std::string_view text) {
+  thread_local std::string key;
+  key.clear();
   key.push_back(static_cast<char>('0' + static_cast<int>(grammar)));
   key.push_back(checked ? '+' : '-');
   key.append(kind);
@@ -481,7 +483,7 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
                                                 std::string_view text, ParseFn parse,
                                                 Status (*check)(const Tree&,
                                                                 std::string_view) = nullptr) {
-  std::string key = CacheKey(grammar, check != nullptr, kind, text);
+  const std::string& key = CacheKey(grammar, check != nullptr, kind, text);
   ParseCache& cache = Cache();
   {
     std::lock_guard<std::mutex> lock(cache.mu);
@@ -511,7 +513,7 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
   {
     std::lock_guard<std::mutex> lock(cache.mu);
     if (cache.entries.size() >= kMaxCacheEntries) cache.entries.clear();
-    cache.entries.emplace(std::move(key), entry);
+    cache.entries.emplace(key, entry);  // a copy: key is the thread's buffer
   }
   if (const Error* e = std::get_if<Error>(&entry)) return *e;
   return std::get<std::shared_ptr<const Tree>>(entry);
