@@ -314,10 +314,22 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
           req.projection_expression, req.attributes_to_get,
           req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/false));
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> item,
-                       impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
   GetItemResult result;
-  double units = ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read);
+  std::optional<Item> item;
+  size_t size = 0;
+  if (req.accept_encoded_item && !projection) {
+    DDB_ASSIGN_OR_RETURN(result.encoded_item,
+                         impl_->storage->Get(Cf::kItems, impl_->ItemKeyOf(*table, req.key)));
+    if (result.encoded_item) {
+      std::optional<size_t> encoded_size = EncodedItemSize(*result.encoded_item);
+      if (!encoded_size) return Error::Internal("unreadable item");
+      size = *encoded_size;
+    }
+  } else {
+    DDB_ASSIGN_OR_RETURN(item, impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
+    if (item) size = ItemSize(*item);
+  }
+  double units = ReadUnits(size, req.consistent_read);
   const std::string& pk = KeyBytes(req.key.at(table->description.hash_key()));
   impl_->ChargeRead(*table, nullptr, PartitionToken(pk), pk, units);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {

@@ -221,10 +221,15 @@ struct GetItemRequest {
   std::map<std::string, std::string> expression_attribute_names;
   bool has_expression_attribute_names = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  // Lets an item returned whole come back in stored form (GetItemResult::encoded_item).
+  bool accept_encoded_item = false;
 };
 
 struct GetItemResult {
   std::optional<Item> item;
+  // With accept_encoded_item and no projection: the item in stored form (engine/item_codec.h,
+  // WalkEncodedItem) instead of `item`.
+  std::optional<std::string> encoded_item;
   std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
 };
 

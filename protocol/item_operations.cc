@@ -68,16 +68,23 @@ Result<std::optional<Item>> ReadAttributeMap(const JsonObject& request, std::str
   return std::optional<Item>(std::move(item));
 }
 
-std::string RenderAttributes(std::string_view member, const std::optional<Item>& item,
-                             const std::optional<ConsumedCapacity>& capacity,
-                             ReturnConsumedCapacity mode,
-                             const std::optional<ItemCollectionMetrics>& metrics = std::nullopt) {
+// `encoded`, when given, is the item in stored form (and `item` is empty).
+Result<std::string> RenderAttributes(
+    std::string_view member, const std::optional<Item>& item,
+    const std::optional<ConsumedCapacity>& capacity, ReturnConsumedCapacity mode,
+    const std::optional<ItemCollectionMetrics>& metrics = std::nullopt,
+    const std::optional<std::string>& encoded = std::nullopt) {
   JsonWriter w;
   if (item) w.Reserve(JsonSizeHint(*item) + 64);
+  if (encoded) w.Reserve(2 * encoded->size() + 64);
   w.BeginObject();
   if (item) {
     w.Key(member);
     WriteAttributeMap(w, *item);
+  }
+  if (encoded) {
+    w.Key(member);
+    if (!WriteEncodedItem(w, *encoded)) return Error::Internal("unreadable stored item");
   }
   WriteConsumedCapacity(w, capacity, mode);
   if (metrics) {
@@ -142,9 +149,10 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req.expression_attribute_names,
                                                    &req.has_expression_attribute_names));
   req.key = std::move(*key);
+  req.accept_encoded_item = true;  // written straight to JSON
   DDB_ASSIGN_OR_RETURN(GetItemResult result, engine.GetItem(req));
   return RenderAttributes("Item", result.item, result.consumed_capacity,
-                          req.return_consumed_capacity);
+                          req.return_consumed_capacity, std::nullopt, result.encoded_item);
 }
 
 Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
