@@ -141,7 +141,43 @@ HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1) {
   return DynamoResponse(wire.status, std::move(wire.body), json_1_1);
 }
 
+namespace {
+
+// CORS, as the service answers browsers: any origin; the response headers a script may read;
+// a preflight's requested method and headers allowed as asked.
+void AddCorsHeaders(const HttpRequest& request, bool preflight, HttpResponse* response) {
+  if (request.origin.empty()) return;
+  std::string& h = response->extra_headers;
+  h += "Access-Control-Allow-Origin: *\r\n";
+  h += "Access-Control-Expose-Headers: "
+       "x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date\r\n";
+  if (!preflight) return;
+  if (!request.cors_request_method.empty()) {
+    h += "Access-Control-Allow-Methods: ";
+    h += request.cors_request_method;
+    h += "\r\n";
+  }
+  if (!request.cors_request_headers.empty()) {
+    h += "Access-Control-Allow-Headers: ";
+    h += request.cors_request_headers;
+    h += "\r\n";
+  }
+  h += "Access-Control-Max-Age: 172800\r\n";
+}
+
+HttpResponse RouteRequest(Engine& engine, HttpRequest* request);
+
+}  // namespace
+
 HttpResponse Route(Engine& engine, HttpRequest* request) {
+  HttpResponse response = RouteRequest(engine, request);
+  AddCorsHeaders(*request, request->method == "OPTIONS", &response);
+  return response;
+}
+
+namespace {
+
+HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
   const std::string_view target = request->target;
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/metrics" && request->method == "GET") {
@@ -155,9 +191,10 @@ HttpResponse Route(Engine& engine, HttpRequest* request) {
     // some SDK health checks probe it.
     return PlainResponse(200, "healthy: " + std::string(HostWithoutPort(request->host)));
   }
+  if (request->method == "OPTIONS") return PlainResponse(200, "");
   if (request->method != "POST") {
     HttpResponse response = PlainResponse(405, "Method Not Allowed\n");
-    response.allow = "GET, POST";
+    response.allow = "GET, POST, OPTIONS";
     return response;
   }
 
@@ -172,6 +209,8 @@ HttpResponse Route(Engine& engine, HttpRequest* request) {
       protocol::HandleRequest(engine, ctx, request->amz_target, request->body);
   return DynamoResponse(wire.status, std::move(wire.body), json_1_1);
 }
+
+}  // namespace
 
 class HttpServer::Impl {
  public:
@@ -473,6 +512,15 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
           case http::field::authorization:
             if (!request.authorization) request.authorization = f.value();
             break;
+          case http::field::origin:
+            if (request.origin.empty()) request.origin = f.value();
+            break;
+          case http::field::access_control_request_method:
+            if (request.cors_request_method.empty()) request.cors_request_method = f.value();
+            break;
+          case http::field::access_control_request_headers:
+            if (request.cors_request_headers.empty()) request.cors_request_headers = f.value();
+            break;
           case http::field::unknown:
             if (!amz_target && beast::iequals(f.name_string(), "X-Amz-Target")) {
               amz_target = true;
@@ -545,7 +593,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     if (version >= 11 && !keep_alive) head_ += "\r\nConnection: close";
     if (version < 11 && keep_alive) head_ += "\r\nConnection: keep-alive";
-    head_ += "\r\nContent-Length: ";
+    head_ += "\r\n";
+    head_ += response.extra_headers;
+    head_ += "Content-Length: ";
     AppendDecimal(&head_, response.body.size());
     head_ += "\r\n\r\n";
   }

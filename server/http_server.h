@@ -31,6 +31,10 @@ struct HttpRequest {
   std::string_view content_type;                  // Content-Type header, "" when absent
   std::string_view amz_target;                    // X-Amz-Target, "" when absent
   std::optional<std::string_view> authorization;  // Authorization, nullopt when absent
+  // CORS: Origin, Access-Control-Request-Method and -Headers ("" when absent).
+  std::string_view origin;
+  std::string_view cors_request_method;
+  std::string_view cors_request_headers;
   std::string body;
 };
 
@@ -41,6 +45,8 @@ struct HttpResponse {
   bool crc32 = false;
   // The Allow header's value, or "" for none (405).
   std::string_view allow;
+  // Further header lines, each ending in "\r\n" (CORS), or "".
+  std::string extra_headers;
   std::string body;
 };
 
@@ -50,7 +56,12 @@ struct HttpResponse {
 //              or MissingAuthenticationTokenException when Authorization is absent or empty.
 //              The response has crc32 set (the session then sends x-amz-crc32 of the body) and
 //              Content-Type application/x-amz-json-1.0 (1.1 when the request used 1.1).
+//   OPTIONS /  -> 200, empty: a browser's CORS preflight.
 //   other methods on / -> 405; other paths -> 404.
+// A request with an Origin header (a browser's) gets, as from the service,
+// Access-Control-Allow-Origin: * and Access-Control-Expose-Headers on every response; a
+// preflight also Access-Control-Max-Age and, echoing its request, Access-Control-Allow-Methods
+// and Access-Control-Allow-Headers.
 // The session writes the head: status line, Content-Type, x-amzn-RequestId (on every
 // response), x-amz-crc32, Allow, Connection (when the keep-alive default needs it) and
 // Content-Length, in that order.
