@@ -136,7 +136,7 @@ Result<std::string> HandleTagResource(Engine& engine, const RequestContext&,
   DDB_RETURN_IF_ERROR(v.ToStatus());
   if (tags.empty()) return Error::Validation("Atleast one Tag needs to be provided as Input.");
   DDB_RETURN_IF_ERROR(engine.TagResource(table, tags));
-  return std::string("{}");
+  return std::string();  // "an HTTP 200 response with an empty HTTP body"
 }
 
 Result<std::string> HandleUntagResource(Engine& engine, const RequestContext&,
@@ -157,7 +157,7 @@ Result<std::string> HandleUntagResource(Engine& engine, const RequestContext&,
   DDB_RETURN_IF_ERROR(v.ToStatus());
   if (keys.empty()) return Error::Validation("Atleast one Tag Key needs to be provided as Input.");
   DDB_RETURN_IF_ERROR(engine.UntagResource(table, keys));
-  return std::string("{}");
+  return std::string();  // "an HTTP 200 response with an empty HTTP body"
 }
 
 Result<std::string> HandleListTagsOfResource(Engine& engine, const RequestContext&,

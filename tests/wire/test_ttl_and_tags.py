@@ -65,6 +65,16 @@ def test_tags_round_trip(ddb, table_s):
     assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "b"}]
 
 
+def test_tag_and_untag_answer_with_an_empty_body(raw, table_s):
+    # The API reference: "If the action is successful, the service sends back an HTTP 200
+    # response with an empty HTTP body."
+    arn = table_arn(table_s)
+    r = raw("TagResource", {"ResourceArn": arn, "Tags": [{"Key": "k", "Value": "v"}]})
+    assert r.status == 200 and r.body == b""
+    r = raw("UntagResource", {"ResourceArn": arn, "TagKeys": ["k"]})
+    assert r.status == 200 and r.body == b""
+
+
 def test_create_table_tags(ddb, table_factory):
     name = table_factory(("pk", "S"), Tags=[{"Key": "k", "Value": "v"}])
     assert ddb.list_tags_of_resource(ResourceArn=table_arn(name))["Tags"] == [
