@@ -88,6 +88,17 @@ class Engine {
   // Errors: kResourceNotFound, kValidation.
   Result<TransactGetItemsResult> TransactGetItems(const TransactGetItemsRequest& req);
 
+  // PartiQL (engine/partiql_parser.h for the statements understood), compiled to the
+  // operations above: SELECT to GetItem/Query/Scan (Query when the WHERE clause fixes the
+  // partition key), INSERT to a PutItem that refuses an existing key (kDuplicateItem),
+  // UPDATE/DELETE to UpdateItem/DeleteItem on the key the WHERE clause fixes.
+  Result<ExecuteStatementResult> ExecuteStatement(const RequestContext& ctx,
+                                                  const ExecuteStatementRequest& req);
+  Result<BatchExecuteStatementResult> BatchExecuteStatement(
+      const RequestContext& ctx, const BatchExecuteStatementRequest& req);
+  Result<ExecuteTransactionResult> ExecuteTransaction(const RequestContext& ctx,
+                                                      const ExecuteTransactionRequest& req);
+
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
   // and index, and the GSI applier's lag, for /metrics.
   struct Metrics {

@@ -34,6 +34,7 @@ enum class ErrorCode : uint8_t {
   kInvalidSignature,
   kRequestLimitExceeded,
   kLimitExceeded,
+  kDuplicateItem,  // PartiQL INSERT of an existing key
   kInternal,
 };
 

@@ -298,6 +298,52 @@ struct TransactGetItemsResult {
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
 };
 
+// --- PartiQL (engine/partiql.cc) ---
+
+struct ExecuteStatementRequest {
+  std::string statement;
+  std::vector<AttributeValue> parameters;
+  bool consistent_read = false;
+  std::optional<int64_t> limit;             // SELECT: items read per page
+  std::optional<Item> exclusive_start_key;  // SELECT: where the previous page stopped
+  bool return_old_on_condition_failure = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+
+struct ExecuteStatementResult {
+  std::vector<Item> items;
+  std::optional<Item> last_evaluated_key;  // SELECT: more to read
+  std::optional<ConsumedCapacity> consumed_capacity;
+};
+
+struct BatchStatementResponse {
+  std::string table_name;
+  std::optional<Item> item;    // a read's item, when found
+  std::optional<Error> error;  // this statement failed (the others ran)
+};
+
+struct BatchExecuteStatementRequest {
+  std::vector<ExecuteStatementRequest> statements;  // 1..25, all reads or all writes
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+
+struct BatchExecuteStatementResult {
+  std::vector<BatchStatementResponse> responses;  // one per statement, in order
+  std::vector<ConsumedCapacity> consumed_capacity;
+};
+
+struct ExecuteTransactionRequest {
+  std::vector<ExecuteStatementRequest> statements;  // 1..100, all reads or all writes
+  std::optional<std::string> client_request_token;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+
+struct ExecuteTransactionResult {
+  bool reads = false;
+  std::vector<std::optional<Item>> items;  // reads: one per statement
+  std::vector<ConsumedCapacity> consumed_capacity;
+};
+
 // --- Query and Scan ---
 
 enum class Select : uint8_t {

@@ -56,6 +56,8 @@ WireError ToWire(ErrorCode code) {
       return {"RequestLimitExceeded", 400};
     case ErrorCode::kLimitExceeded:
       return {"LimitExceededException", 400};
+    case ErrorCode::kDuplicateItem:
+      return {"DuplicateItemException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -78,6 +80,9 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"UpdateItem", HandleUpdateItem},
       {"UpdateTable", HandleUpdateTable},
       {"TransactWriteItems", HandleTransactWriteItems},
+      {"ExecuteStatement", HandleExecuteStatement},
+      {"BatchExecuteStatement", HandleBatchExecuteStatement},
+      {"ExecuteTransaction", HandleExecuteTransaction},
       {"TransactGetItems", HandleTransactGetItems},
       {"UpdateTimeToLive", HandleUpdateTimeToLive},
       {"DescribeTimeToLive", HandleDescribeTimeToLive},

@@ -40,6 +40,9 @@ Result<std::string> HandleQuery(Engine&, const RequestContext&, const JsonObject
 Result<std::string> HandleScan(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleBatchGetItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleBatchWriteItem(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleBatchExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleExecuteTransaction(Engine&, const RequestContext&, const JsonObject&);
 
 // Shared request pieces (request_members.cc).
 // Whether the member is present and not null.

@@ -1,0 +1,592 @@
+// PartiQL statements compiled to the engine's own operations. The WHERE clause and SET
+// values are rendered as DynamoDB expressions with generated placeholders (#pN, :pN), so
+// conditions, filters and updates keep the exact semantics and messages of the expression
+// engine.
+#include <map>
+
+#include "engine/engine.h"
+#include "engine/partiql_parser.h"
+
+namespace ddb {
+namespace {
+
+using partiql::Expr;
+using partiql::Statement;
+
+// The names and values the generated expressions refer to.
+class Generated {
+ public:
+  std::string Name(const std::string& attribute) {
+    auto [it, added] = by_attribute_.emplace(attribute, "");
+    if (added) {
+      it->second = "#p" + std::to_string(by_attribute_.size());
+      names_[it->second] = attribute;
+    }
+    return it->second;
+  }
+  std::string Path(const DocumentPath& path) {
+    std::string out;
+    for (const PathElement& e : path) {
+      if (e.index >= 0) {
+        out += "[" + std::to_string(e.index) + "]";
+      } else {
+        if (!out.empty()) out += ".";
+        out += Name(e.name);
+      }
+    }
+    return out;
+  }
+  std::string Value(const AttributeValue& v) {
+    std::string name = ":p" + std::to_string(values_.size() + 1);
+    values_[name] = v;
+    return name;
+  }
+  void ApplyTo(ConditionalWrite* w) const {
+    w->expression_attribute_names = names_;
+    w->has_expression_attribute_names = !names_.empty();
+    w->expression_attribute_values = values_;
+    w->has_expression_attribute_values = !values_.empty();
+  }
+  void ApplyTo(ReadRequestBase* r) const {
+    r->expression_attribute_names = names_;
+    r->has_expression_attribute_names = !names_.empty();
+    r->expression_attribute_values = values_;
+    r->has_expression_attribute_values = !values_.empty();
+  }
+  const std::map<std::string, std::string>& names() const { return names_; }
+
+ private:
+  std::map<std::string, std::string> by_attribute_;
+  std::map<std::string, std::string> names_;
+  Item values_;
+};
+
+Error Unsupported(const std::string& what) {
+  return Error::Validation("Statement wasn't well formed, can't be processed: " + what);
+}
+
+// A condition (or an operand of one) as expression text; every node that is not a leaf is
+// parenthesised once, so the result never has the redundant parentheses the expression
+// parser refuses.
+Result<std::string> Render(const Expr& e, Generated* ph) {
+  auto arg = [&](size_t i) { return Render(e.args[i], ph); };
+  switch (e.kind) {
+    case Expr::Kind::kPath:
+      return ph->Path(e.path);
+    case Expr::Kind::kValue:
+      return ph->Value(e.value);
+    case Expr::Kind::kCompare: {
+      DDB_ASSIGN_OR_RETURN(std::string a, arg(0));
+      DDB_ASSIGN_OR_RETURN(std::string b, arg(1));
+      return "(" + a + " " + e.op + " " + b + ")";
+    }
+    case Expr::Kind::kBetween: {
+      DDB_ASSIGN_OR_RETURN(std::string s, arg(0));
+      DDB_ASSIGN_OR_RETURN(std::string lo, arg(1));
+      DDB_ASSIGN_OR_RETURN(std::string hi, arg(2));
+      return "(" + s + " BETWEEN " + lo + " AND " + hi + ")";
+    }
+    case Expr::Kind::kIn: {
+      DDB_ASSIGN_OR_RETURN(std::string s, arg(0));
+      std::string out = "(" + s + " IN (";
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        DDB_ASSIGN_OR_RETURN(std::string c, arg(i));
+        out += (i > 1 ? ", " : "") + c;
+      }
+      return out + "))";
+    }
+    case Expr::Kind::kAnd:
+    case Expr::Kind::kOr: {
+      DDB_ASSIGN_OR_RETURN(std::string a, arg(0));
+      DDB_ASSIGN_OR_RETURN(std::string b, arg(1));
+      return "(" + a + (e.kind == Expr::Kind::kAnd ? " AND " : " OR ") + b + ")";
+    }
+    case Expr::Kind::kNot: {
+      DDB_ASSIGN_OR_RETURN(std::string a, arg(0));
+      return "(NOT " + a + ")";
+    }
+    case Expr::Kind::kMissing:
+    case Expr::Kind::kNull: {
+      if (e.args[0].kind != Expr::Kind::kPath) return Unsupported("IS needs an attribute path");
+      const std::string p = ph->Path(e.args[0].path);
+      if (e.kind == Expr::Kind::kMissing) {
+        return std::string(e.negated ? "attribute_exists(" : "attribute_not_exists(") + p + ")";
+      }
+      // PartiQL: MISSING IS NULL too.
+      const std::string null_type = ph->Value(AttributeValue::S("NULL"));
+      if (e.negated) {
+        return "(attribute_exists(" + p + ") AND (NOT attribute_type(" + p + ", " + null_type +
+               ")))";
+      }
+      return "(attribute_not_exists(" + p + ") OR attribute_type(" + p + ", " + null_type + "))";
+    }
+    case Expr::Kind::kFunction: {
+      std::string out = e.op + "(";
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        DDB_ASSIGN_OR_RETURN(std::string a, arg(i));
+        out += (i > 0 ? ", " : "") + a;
+      }
+      return out + ")";
+    }
+    case Expr::Kind::kAdd:
+    case Expr::Kind::kSub: {
+      DDB_ASSIGN_OR_RETURN(std::string a, arg(0));
+      DDB_ASSIGN_OR_RETURN(std::string b, arg(1));
+      return a + (e.kind == Expr::Kind::kAdd ? " + " : " - ") + b;
+    }
+  }
+  return Unsupported("unknown expression");
+}
+
+void FlattenAnd(const Expr& e, std::vector<const Expr*>* terms) {
+  if (e.kind == Expr::Kind::kAnd) {
+    FlattenAnd(e.args[0], terms);
+    FlattenAnd(e.args[1], terms);
+  } else {
+    terms->push_back(&e);
+  }
+}
+
+bool IsAttribute(const Expr& e, const std::string& name) {
+  return e.kind == Expr::Kind::kPath && e.path.size() == 1 && e.path[0].index < 0 &&
+         e.path[0].name == name;
+}
+
+// "name = value" (either way round): the value, else null.
+const AttributeValue* EqualityOn(const Expr& term, const std::string& name) {
+  if (term.kind != Expr::Kind::kCompare || term.op != "=") return nullptr;
+  if (IsAttribute(term.args[0], name) && term.args[1].kind == Expr::Kind::kValue) {
+    return &term.args[1].value;
+  }
+  if (IsAttribute(term.args[1], name) && term.args[0].kind == Expr::Kind::kValue) {
+    return &term.args[0].value;
+  }
+  return nullptr;
+}
+
+// Terms joined by AND, parenthesised once when there are several.
+Result<std::string> RenderAll(const std::vector<const Expr*>& terms, Generated* ph) {
+  std::string out;
+  for (const Expr* t : terms) {
+    DDB_ASSIGN_OR_RETURN(std::string r, Render(*t, ph));
+    out += (out.empty() ? "" : " AND ") + r;
+  }
+  return terms.size() > 1 ? "(" + out + ")" : out;
+}
+
+struct KeyNames {
+  std::string hash;
+  std::optional<std::string> range;
+};
+
+KeyNames KeysOf(const std::vector<KeySchemaElement>& schema) {
+  KeyNames k;
+  for (const KeySchemaElement& e : schema) {
+    if (e.key_type == KeyType::kHash && k.hash.empty()) k.hash = e.attribute_name;
+    if (e.key_type == KeyType::kRange && !k.range) k.range = e.attribute_name;
+  }
+  return k;
+}
+
+// The item key the WHERE clause fixes, and its other terms. Errors: kValidation when an
+// equality on a key attribute is missing.
+Result<std::pair<Item, std::vector<const Expr*>>> SplitKey(const Statement& st,
+                                                           const KeyNames& keys) {
+  std::vector<const Expr*> terms;
+  if (st.where) FlattenAnd(*st.where, &terms);
+  Item key;
+  std::vector<const Expr*> rest;
+  for (const Expr* t : terms) {
+    bool used = false;
+    for (const std::string* name : {&keys.hash, keys.range ? &*keys.range : nullptr}) {
+      if (name == nullptr || key.count(*name)) continue;
+      if (const AttributeValue* v = EqualityOn(*t, *name)) {
+        key.emplace(*name, *v);
+        used = true;
+        break;
+      }
+    }
+    if (!used) rest.push_back(t);
+  }
+  if (!key.count(keys.hash) || (keys.range && !key.count(*keys.range))) {
+    return Error::Validation(
+        "Where clause does not contain a mandatory equality on all key attributes");
+  }
+  return std::make_pair(std::move(key), std::move(rest));
+}
+
+// One write statement as a transaction action (the form every write takes here).
+struct CompiledWrite {
+  TransactWriteAction action;
+  ReturnValues return_values = ReturnValues::kNone;
+  bool insert = false;
+};
+
+Result<CompiledWrite> CompileWrite(const Statement& st, const TableDescription& table,
+                                   const ExecuteStatementRequest& req) {
+  if (st.index) return Unsupported("a write cannot name an index");
+  const KeyNames keys = KeysOf(table.key_schema);
+  CompiledWrite w;
+  w.action.table_name = st.table;
+  w.action.return_old_on_condition_failure = req.return_old_on_condition_failure;
+  w.return_values = st.returning;
+  Generated ph;
+  if (st.kind == Statement::Kind::kInsert) {
+    w.insert = true;
+    w.action.kind = TransactWriteAction::Kind::kPut;
+    w.action.item_or_key = st.item;
+    w.action.condition_expression = "attribute_not_exists(" + ph.Name(keys.hash) + ")";
+    ph.ApplyTo(&w.action);
+    return w;
+  }
+  DDB_ASSIGN_OR_RETURN(auto split, SplitKey(st, keys));
+  w.action.item_or_key = std::move(split.first);
+  DDB_ASSIGN_OR_RETURN(std::string rest, RenderAll(split.second, &ph));
+  if (st.kind == Statement::Kind::kDelete) {
+    // A missing item is deleted quietly; an existing one must meet the rest of WHERE.
+    w.action.kind = TransactWriteAction::Kind::kDelete;
+    if (!rest.empty()) {
+      w.action.condition_expression = "attribute_not_exists(" + ph.Name(keys.hash) + ") OR " + rest;
+    }
+    ph.ApplyTo(&w.action);
+    return w;
+  }
+  // UPDATE: only an existing item, meeting the rest of WHERE.
+  w.action.kind = TransactWriteAction::Kind::kUpdate;
+  w.action.condition_expression =
+      "attribute_exists(" + ph.Name(keys.hash) + ")" + (rest.empty() ? "" : " AND " + rest);
+  std::string set, add, del, remove;
+  for (const partiql::SetAction& a : st.sets) {
+    const std::string path = ph.Path(a.path);
+    if (a.value.kind == Expr::Kind::kFunction &&
+        (a.value.op == "set_add" || a.value.op == "set_delete")) {
+      if (a.value.args.size() != 2 || a.value.args[1].kind != Expr::Kind::kValue) {
+        return Unsupported(a.value.op + " takes an attribute and a set");
+      }
+      std::string& clause = a.value.op == "set_add" ? add : del;
+      clause += (clause.empty() ? "" : ", ") + path + " " + ph.Value(a.value.args[1].value);
+      continue;
+    }
+    DDB_ASSIGN_OR_RETURN(std::string value, Render(a.value, &ph));
+    set += (set.empty() ? "" : ", ") + path + " = " + value;
+  }
+  for (const DocumentPath& p : st.removes) remove += (remove.empty() ? "" : ", ") + ph.Path(p);
+  std::string update;
+  for (auto [keyword, clause] : {std::pair<const char*, std::string*>{"SET ", &set},
+                                 {"REMOVE ", &remove},
+                                 {"ADD ", &add},
+                                 {"DELETE ", &del}}) {
+    if (!clause->empty()) update += (update.empty() ? "" : " ") + std::string(keyword) + *clause;
+  }
+  w.action.update_expression = std::move(update);
+  ph.ApplyTo(&w.action);
+  return w;
+}
+
+Error DuplicateItem() {
+  return Error(ErrorCode::kDuplicateItem, "Duplicate primary key exists in table");
+}
+
+}  // namespace
+
+Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ctx,
+                                                        const ExecuteStatementRequest& req) {
+  DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(req.statement, req.parameters));
+  DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, st.table));
+  ExecuteStatementResult result;
+  if (!st.is_read()) {
+    DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+    const TransactWriteAction& a = w.action;
+    std::optional<Item> returned;
+    std::optional<ConsumedCapacity> capacity;
+    Status status;
+    if (a.kind == TransactWriteAction::Kind::kPut) {
+      PutItemRequest put;
+      static_cast<ConditionalWrite&>(put) = a;
+      put.table_name = a.table_name;
+      put.item = a.item_or_key;
+      put.return_consumed_capacity = req.return_consumed_capacity;
+      Result<PutItemResult> r = PutItem(put);
+      if (!r.ok()) {
+        if (r.error().code() == ErrorCode::kConditionalCheckFailed) return DuplicateItem();
+        return r.error();
+      }
+      capacity = std::move(r.value().consumed_capacity);
+    } else if (a.kind == TransactWriteAction::Kind::kDelete) {
+      DeleteItemRequest del;
+      static_cast<ConditionalWrite&>(del) = a;
+      del.table_name = a.table_name;
+      del.key = a.item_or_key;
+      del.return_values = w.return_values;
+      del.return_consumed_capacity = req.return_consumed_capacity;
+      DDB_ASSIGN_OR_RETURN(DeleteItemResult r, DeleteItem(del));
+      returned = std::move(r.attributes);
+      capacity = std::move(r.consumed_capacity);
+    } else {
+      UpdateItemRequest update;
+      static_cast<ConditionalWrite&>(update) = a;
+      update.table_name = a.table_name;
+      update.key = a.item_or_key;
+      update.update_expression = a.update_expression;
+      update.return_values = w.return_values;
+      update.return_consumed_capacity = req.return_consumed_capacity;
+      DDB_ASSIGN_OR_RETURN(UpdateItemResult r, UpdateItem(update));
+      returned = std::move(r.attributes);
+      capacity = std::move(r.consumed_capacity);
+    }
+    if (returned) result.items.push_back(std::move(*returned));
+    result.consumed_capacity = std::move(capacity);
+    return result;
+  }
+
+  // SELECT: a Query when WHERE fixes the partition key of the table or index read, else a
+  // Scan; the other terms filter.
+  KeyNames keys = KeysOf(table.key_schema);
+  if (st.index) {
+    for (const auto* list : {&table.local_secondary_indexes, &table.global_secondary_indexes}) {
+      for (const auto& index : *list) {
+        if (index.index_name == *st.index) keys = KeysOf(index.key_schema);
+      }
+    }
+  }
+  std::vector<const Expr*> terms;
+  if (st.where) FlattenAnd(*st.where, &terms);
+  const Expr* hash_term = nullptr;
+  const Expr* range_term = nullptr;
+  for (const Expr* t : terms) {
+    if (!hash_term && EqualityOn(*t, keys.hash)) {
+      hash_term = t;
+    } else if (!range_term && keys.range) {
+      const bool on_range =
+          (t->kind == Expr::Kind::kCompare && t->op != "<>" &&
+           IsAttribute(t->args[0], *keys.range) && t->args[1].kind == Expr::Kind::kValue) ||
+          (t->kind == Expr::Kind::kBetween && IsAttribute(t->args[0], *keys.range)) ||
+          (t->kind == Expr::Kind::kFunction && t->op == "begins_with" && t->args.size() == 2 &&
+           IsAttribute(t->args[0], *keys.range));
+      if (on_range) range_term = t;
+    }
+  }
+  Generated ph;
+  std::vector<const Expr*> rest;
+  for (const Expr* t : terms) {
+    if (hash_term && (t == hash_term || t == range_term)) continue;
+    rest.push_back(t);
+  }
+  std::optional<std::string> projection;
+  if (!st.projection.empty()) {
+    std::string p;
+    for (const DocumentPath& path : st.projection) p += (p.empty() ? "" : ", ") + ph.Path(path);
+    projection = std::move(p);
+  }
+  ReadResult page;
+  if (hash_term) {
+    QueryRequest q;
+    DDB_ASSIGN_OR_RETURN(std::string hash, Render(*hash_term, &ph));
+    q.key_condition_expression = hash;
+    if (range_term) {
+      DDB_ASSIGN_OR_RETURN(std::string range, Render(*range_term, &ph));
+      q.key_condition_expression += " AND " + range;
+    }
+    if (!rest.empty()) {
+      DDB_ASSIGN_OR_RETURN(std::string filter, RenderAll(rest, &ph));
+      q.filter_expression = std::move(filter);
+    }
+    q.scan_index_forward = !st.descending;
+    q.table_name = st.table;
+    q.index_name = st.index;
+    q.projection_expression = projection;
+    q.consistent_read = req.consistent_read;
+    q.limit = req.limit;
+    q.exclusive_start_key = req.exclusive_start_key;
+    q.return_consumed_capacity = req.return_consumed_capacity;
+    ph.ApplyTo(&q);
+    DDB_ASSIGN_OR_RETURN(page, Query(q));
+  } else {
+    if (st.order_by) {
+      return Error::Validation(
+          "Must have WHERE clause in the statement when using ORDER BY clause.");
+    }
+    ScanRequest s;
+    if (!rest.empty()) {
+      DDB_ASSIGN_OR_RETURN(std::string filter, RenderAll(rest, &ph));
+      s.filter_expression = std::move(filter);
+    }
+    s.table_name = st.table;
+    s.index_name = st.index;
+    s.projection_expression = projection;
+    s.consistent_read = req.consistent_read;
+    s.limit = req.limit;
+    s.exclusive_start_key = req.exclusive_start_key;
+    s.return_consumed_capacity = req.return_consumed_capacity;
+    ph.ApplyTo(&s);
+    DDB_ASSIGN_OR_RETURN(page, Scan(s));
+  }
+  result.items = std::move(page.items);
+  result.last_evaluated_key = std::move(page.last_evaluated_key);
+  result.consumed_capacity = std::move(page.consumed_capacity);
+  return result;
+}
+
+namespace {
+
+// A read in a batch or transaction: one item by its full key.
+Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescription& table) {
+  if (st.index) return Unsupported("a read by key cannot name an index");
+  DDB_ASSIGN_OR_RETURN(auto split, SplitKey(st, KeysOf(table.key_schema)));
+  if (!split.second.empty()) {
+    return Error::Validation(
+        "Where clause of a read in a batch or transaction may only fix the key attributes");
+  }
+  TransactGetAction get;
+  get.table_name = st.table;
+  get.key = std::move(split.first);
+  if (!st.projection.empty()) {
+    Generated ph;
+    std::string p;
+    for (const DocumentPath& path : st.projection) p += (p.empty() ? "" : ", ") + ph.Path(path);
+    get.projection_expression = std::move(p);
+    get.expression_attribute_names = ph.names();
+    get.has_expression_attribute_names = true;
+  }
+  return get;
+}
+
+Status CheckAllReadsOrAllWrites(const std::vector<Statement>& statements) {
+  for (const Statement& st : statements) {
+    if (st.is_read() != statements.front().is_read()) {
+      return Error::Validation(
+          "Statements must all be reads (SELECT) or all be writes (INSERT, UPDATE, DELETE)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
+    const RequestContext& ctx, const BatchExecuteStatementRequest& req) {
+  if (req.statements.empty() || req.statements.size() > 25) {
+    return Error::Validation(
+        "1 validation error detected: Value at 'statements' failed to "
+        "satisfy constraint: Member must have length less than or equal "
+        "to 25");
+  }
+  BatchExecuteStatementResult result;
+  std::vector<Statement> parsed;
+  for (const ExecuteStatementRequest& s : req.statements) {
+    Result<Statement> st = partiql::Parse(s.statement, s.parameters);
+    if (st.ok()) {
+      parsed.push_back(std::move(st.value()));
+    }
+  }
+  DDB_RETURN_IF_ERROR(parsed.empty() ? Status::Ok() : CheckAllReadsOrAllWrites(parsed));
+  for (const ExecuteStatementRequest& s : req.statements) {
+    BatchStatementResponse response;
+    Result<Statement> st = partiql::Parse(s.statement, s.parameters);
+    if (!st.ok()) {
+      response.error = st.error();
+      result.responses.push_back(std::move(response));
+      continue;
+    }
+    response.table_name = st.value().table;
+    if (st.value().is_read()) {
+      Result<TableDescription> table = DescribeTable(ctx, st.value().table);
+      Result<TransactGetAction> get = table.ok() ? CompileKeyRead(st.value(), table.value())
+                                                 : Result<TransactGetAction>(table.error());
+      if (!get.ok()) {
+        response.error = get.error();
+      } else {
+        GetItemRequest g;
+        g.table_name = get.value().table_name;
+        g.key = get.value().key;
+        g.projection_expression = get.value().projection_expression;
+        g.expression_attribute_names = get.value().expression_attribute_names;
+        g.has_expression_attribute_names = get.value().has_expression_attribute_names;
+        g.consistent_read = s.consistent_read;
+        Result<GetItemResult> r = GetItem(g);
+        if (r.ok()) {
+          response.item = std::move(r.value().item);
+        } else {
+          response.error = r.error();
+        }
+      }
+    } else {
+      ExecuteStatementRequest single = s;
+      single.return_consumed_capacity = ReturnConsumedCapacity::kNone;
+      Result<ExecuteStatementResult> r = ExecuteStatement(ctx, single);
+      if (!r.ok()) response.error = r.error();
+    }
+    result.responses.push_back(std::move(response));
+  }
+  return result;
+}
+
+Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext& ctx,
+                                                            const ExecuteTransactionRequest& req) {
+  if (req.statements.empty() || req.statements.size() > 100) {
+    return Error::Validation(
+        "1 validation error detected: Value at 'transactStatements' failed "
+        "to satisfy constraint: Member must have length less than or equal "
+        "to 100");
+  }
+  std::vector<Statement> parsed;
+  for (const ExecuteStatementRequest& s : req.statements) {
+    DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(s.statement, s.parameters));
+    parsed.push_back(std::move(st));
+  }
+  DDB_RETURN_IF_ERROR(CheckAllReadsOrAllWrites(parsed));
+  ExecuteTransactionResult result;
+  if (parsed.front().is_read()) {
+    result.reads = true;
+    TransactGetItemsRequest get;
+    get.return_consumed_capacity = req.return_consumed_capacity;
+    for (const Statement& st : parsed) {
+      DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, st.table));
+      DDB_ASSIGN_OR_RETURN(TransactGetAction action, CompileKeyRead(st, table));
+      get.actions.push_back(std::move(action));
+    }
+    DDB_ASSIGN_OR_RETURN(TransactGetItemsResult r, TransactGetItems(get));
+    result.items = std::move(r.items);
+    result.consumed_capacity = std::move(r.consumed_capacity);
+    return result;
+  }
+  TransactWriteItemsRequest write;
+  write.client_request_token = req.client_request_token;
+  write.return_consumed_capacity = req.return_consumed_capacity;
+  std::vector<bool> inserts;
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, parsed[i].table));
+    DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(parsed[i], table, req.statements[i]));
+    if (w.return_values != ReturnValues::kNone) {
+      return Error::Validation("RETURNING is not supported in a transaction");
+    }
+    inserts.push_back(w.insert);
+    write.actions.push_back(std::move(w.action));
+  }
+  Result<TransactWriteItemsResult> r = TransactWriteItems(write);
+  if (!r.ok()) {
+    const Error& e = r.error();
+    if (e.code() != ErrorCode::kTransactionCanceled || !e.detail()) return e;
+    // An INSERT's failed "key absent" condition is a duplicate key.
+    auto detail = std::make_shared<ErrorDetail>(*e.detail());
+    std::string codes;
+    for (size_t i = 0; i < detail->cancellation_reasons.size(); ++i) {
+      CancellationReason& reason = detail->cancellation_reasons[i];
+      if (i < inserts.size() && inserts[i] && reason.code == "ConditionalCheckFailed") {
+        reason.code = "DuplicateItem";
+        reason.message = "Duplicate primary key exists in table";
+      }
+      codes += (i > 0 ? ", " : "") + reason.code;
+    }
+    Error patched(ErrorCode::kTransactionCanceled,
+                  "Transaction cancelled, please refer cancellation reasons for specific reasons "
+                  "[" +
+                      codes + "]");
+    patched.WithDetail(std::move(detail));
+    return patched;
+  }
+  result.consumed_capacity = std::move(r.value().consumed_capacity);
+  return result;
+}
+
+}  // namespace ddb
