@@ -166,6 +166,38 @@ describe("item commands", () => {
     assert.deepEqual(ua.Attributes.stats, { hp: 2, attack: 3 });
   });
 
+  test("conditions: attribute comparisons, size, type, contains, not/or, in", async () => {
+    await Pokemon.build(PutItemCommand).item({ trainerId: "cond", pokemonId: "c1", name: "Cond", nickname: "Cond", pokeType: "water", level: 7, moves: ["a", "b"], tags: new Set(["x"]) }).send();
+    const ok = async (condition) => Pokemon.build(UpdateItemCommand).item({ trainerId: "cond", pokemonId: "c1", level: $add(0) }).options({ condition }).send().then(() => true, (e) => {
+      if (isConditionCheckFailed(e)) return false;
+      throw e;
+    });
+    assert.equal(await ok({ attr: "name", eq: { attr: "nickname" } }), true);
+    assert.equal(await ok({ attr: "level", gt: { attr: "name" } }), false);
+    assert.equal(await ok({ size: "moves", eq: 2 }), true);
+    assert.equal(await ok({ size: "name", between: [1, 3] }), false);
+    assert.equal(await ok({ attr: "level", type: "N" }), true);
+    assert.equal(await ok({ attr: "tags", type: "SS" }), true);
+    assert.equal(await ok({ attr: "moves", contains: "b" }), true);
+    assert.equal(await ok({ attr: "tags", contains: "y" }), false);
+    assert.equal(await ok({ not: { attr: "level", in: [1, 2, 3] } }), true);
+    assert.equal(await ok({ or: [{ attr: "captured", exists: true }, { attr: "name", beginsWith: "Co" }] }), true);
+    assert.equal(await ok({ and: [{ attr: "stats", exists: false }, { not: { or: [{ attr: "level", lte: 6 }, { attr: "name", ne: "Cond" }] } }] }), true);
+  });
+
+  test("update with computed values: $get with default, $sum of attributes, nested $add", async () => {
+    await Pokemon.build(PutItemCommand).item({ trainerId: "calc", pokemonId: "c1", name: "Calc", pokeType: "fire", level: 3, stats: { hp: 10, attack: 4 } }).send();
+    const r = await Pokemon.build(UpdateItemCommand).item({
+      trainerId: "calc", pokemonId: "c1",
+      level: $sum($get("stats.hp"), $get("stats.attack")),
+      stats: { hp: $add(5) },
+      nickname: $get("nickname", "none-yet"),
+    }).options({ returnValues: "ALL_NEW" }).send().catch(failed("computed update"));
+    assert.equal(r.Attributes.level, 14);
+    assert.equal(r.Attributes.stats.hp, 15);
+    assert.equal(r.Attributes.nickname, "none-yet");
+  });
+
   test("DeleteItemCommand with condition and returnValues", async () => {
     await Trainer.build(PutItemCommand).item({ trainerId: "brock", name: "Brock", badges: 1 }).send().catch(failed("trainer put"));
     const fail = await Trainer.build(DeleteItemCommand).key({ trainerId: "brock" }).options({ condition: { attr: "badges", gt: 5 } }).send().catch((e) => e);
