@@ -432,6 +432,15 @@ describe("DocumentClient", () => {
     assert.equal(lsiAll.Items[0].body, "x".repeat(100));
   });
 
+  test("Query with an empty partition key value is a ValidationException, not an empty result", async () => {
+    const err = await doc.send(new DocQuery({ TableName: TABLE, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": "" } })).catch((e) => e);
+    assert.equal(err.name, "ValidationException");
+    assert.equal(err.message, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk");
+    const gerr = await doc.send(new DocQuery({ TableName: TABLE, IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :g", ExpressionAttributeValues: { ":g": "" } })).catch((e) => e);
+    assert.equal(gerr.name, "ValidationException");
+    assert.match(gerr.message, /IndexName: gsi1, IndexKey: gsi1pk$/);
+  });
+
   test("GSI query and Scan with paginateScan and parallel segments", async () => {
     const put = [];
     for (let i = 0; i < 30; i++) put.push({ PutRequest: { Item: { pk: `s#${i}`, sk: "x", gsi1pk: i % 2 ? "odd" : "even", gsi1sk: i } } });
