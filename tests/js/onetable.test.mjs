@@ -227,3 +227,58 @@ describe("OneTable", () => {
     assert.deepEqual(await Event.find({ stream: "s1" }), []);
   });
 });
+
+describe("OneTable partial updates of nested schemas", () => {
+  let PTable, Person;
+  before(async () => {
+    PTable = new Table({
+      client, name: uniqueName("partial"), partial: true,
+      schema: {
+        format: "onetable:1.1.0", version: "0.0.1",
+        indexes: { primary: { hash: "pk", sort: "sk", project: "all" }, gs1: { hash: "gs1pk", sort: "gs1sk", project: "all" } },
+        models: {
+          Person: {
+            pk: { type: "string", value: "${_type}#${id}" },
+            sk: { type: "string", value: "${_type}#" },
+            id: { type: "string", generate: "ulid" },
+            email: { type: "string", required: true },
+            address: { type: Object, schema: { street: { type: "string" }, zip: { type: "number" }, geo: { type: Object, schema: { lat: { type: "number" }, lng: { type: "number" } } } } },
+            phones: { type: Array, items: { type: Object, schema: { kind: { type: "string" }, number: { type: "string" } } } },
+            gs1pk: { type: "string", value: "email#${email}" },
+            gs1sk: { type: "string", value: "${_type}#" },
+          },
+        },
+        params: {},
+      },
+    });
+    await PTable.createTable().catch(failed("createTable"));
+    Person = PTable.getModel("Person");
+  });
+
+  test("create, get and find with nested properties", async () => {
+    const p = await Person.create({ email: "p@x.com", address: { street: "42 Park Ave", zip: 12345, geo: { lat: 1, lng: 2 } }, phones: [{ kind: "home", number: "1" }] }).catch(failed("create"));
+    const got = await Person.get({ id: p.id, address: { zip: 12345 } }).catch(failed("get"));
+    assert.equal(got.address.street, "42 Park Ave");
+    const found = await Person.find({ id: p.id, address: { zip: 12345 } }).catch(failed("find nested filter"));
+    assert.equal(found.length, 1);
+    const none = await Person.find({ id: p.id, address: { zip: 1 } });
+    assert.equal(none.length, 0);
+  });
+
+  test("partial update keeps sibling properties; partial: false replaces the map", async () => {
+    const [p] = await Person.find({ email: "p@x.com" }, { index: "gs1", follow: true });
+    let u = await Person.update({ id: p.id, email: "q@x.com" }).catch(failed("update email"));
+    assert.equal(u.email, "q@x.com");
+    assert.equal(u.address.street, "42 Park Ave");
+    u = await Person.update({ id: p.id, address: { zip: 99999, geo: { lat: 5 } } }).catch(failed("partial nested"));
+    assert.equal(u.address.street, "42 Park Ave");
+    assert.equal(u.address.zip, 99999);
+    assert.deepEqual(u.address.geo, { lat: 5, lng: 2 });
+    u = await Person.update({ id: p.id, address: { zip: 22222 } }, { partial: false }).catch(failed("full replace"));
+    assert.equal(u.address.street, undefined);
+    assert.equal(u.address.zip, 22222);
+    u = await Person.update({ id: p.id }, { set: { "address.street": "Main St" }, remove: ["phones"] }).catch(failed("set path"));
+    assert.equal(u.address.street, "Main St");
+    assert.equal(u.phones, undefined);
+  });
+});
