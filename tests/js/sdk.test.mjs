@@ -198,6 +198,25 @@ describe("tables", () => {
   });
 });
 
+describe("HTTP", () => {
+  test("responses carry x-amzn-RequestId, x-amz-crc32 and a Date the SDK can use for clock skew", async () => {
+    const c = srv.client();
+    const seen = [];
+    c.middlewareStack.add((next) => async (args) => {
+      const out = await next(args);
+      seen.push(out.response.headers);
+      return out;
+    }, { step: "deserialize", name: "captureHeaders" });
+    await c.send(new ListTablesCommand({}));
+    const h = seen[0];
+    assert.match(h["x-amzn-requestid"], /^[A-Z0-9]{52}$/);
+    assert.match(h["x-amz-crc32"], /^\d+$/);
+    assert.ok(h.date, "Date header");
+    assert.ok(Math.abs(Date.parse(h.date) - Date.now()) < 120000);
+    assert.equal(h["content-type"], "application/x-amz-json-1.0");
+  });
+});
+
 describe("items (low-level)", () => {
   test("every attribute type round-trips through marshall/unmarshall", async () => {
     const item = {
