@@ -223,6 +223,28 @@ describe("queries", () => {
     assert.deepEqual(filt.data.map((t) => t.points).sort((a, b) => a - b), [3, 6, 9, 12]);
   });
 
+  test("every .where() operator, on scalars, lists, sets and nested map paths", async () => {
+    await Employee.put(emp(90, { skills: ["c", "go"], projects: ["x", "y"], address: { city: "Boise", zip: "83702" }, manager: "e1" })).go();
+    const match = async (fn) => (await Employee.query.employee({ employee: "e90" }).where(fn).go().catch(failed("where op"))).data.length === 1;
+    assert.equal(await match(({ salary }, { eq }) => eq(salary, 90000)), true);
+    assert.equal(await match(({ salary }, { ne }) => ne(salary, 90000)), false);
+    assert.equal(await match(({ salary }, { gt, lt }) => `${gt(salary, 1)} AND ${lt(salary, 100000)}`), true);
+    assert.equal(await match(({ salary }, { gte, lte }) => `${gte(salary, 90000)} AND ${lte(salary, 90000)}`), true);
+    assert.equal(await match(({ lastName }, { between }) => between(lastName, "Last8", "Last99")), true);
+    assert.equal(await match(({ lastName }, { begins }) => begins(lastName, "Last9")), true);
+    assert.equal(await match(({ manager, dateHired }, { exists, notExists }) => `${exists(manager)} AND ${notExists(dateHired) === "" ? "" : "attribute_exists(#dateHired)"}`.replace(/ AND $/, "")), true);
+    assert.equal(await match(({ projects }, { contains }) => contains(projects, "y")), true);
+    assert.equal(await match(({ skills }, { notContains }) => notContains(skills, "rust")), true);
+    assert.equal(await match(({ projects }, { size, value }) => `${size(projects)} = ${value(projects, 2)}`), true);
+    assert.equal(await match(({ skills }, { type }) => type(skills, "SS")), true);
+    assert.equal(await match(({ address }, { eq }) => eq(address.city, "Boise")), true);
+    assert.equal(await match(({ address }, { begins }) => begins(address.zip, "837")), true);
+    assert.equal(await match(({ projects }, { eq }) => eq(projects[1], "y")), true);
+    assert.equal(await match(({ firstName }, { value, name }) => `${name(firstName)} IN (${value(firstName, "First90")}, ${value(firstName, "Other")})`), true);
+    assert.equal(await match(({ firstName, lastName }, { name }) => `${name(firstName)} <> ${name(lastName)}`), true);
+    assert.equal(await match((attr, { field, escape }) => `${field("office")} = ${escape("portland")}`), false);
+  });
+
   test("pagination with cursors, limit and order", async () => {
     const all = [];
     let cursor = null;
