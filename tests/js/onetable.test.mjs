@@ -282,3 +282,59 @@ describe("OneTable partial updates of nested schemas", () => {
     assert.equal(u.phones, undefined);
   });
 });
+
+describe("OneTable mapped and packed attributes", () => {
+  let MTable, MUser;
+  before(async () => {
+    MTable = new Table({
+      client, name: uniqueName("mapped"), partial: false,
+      schema: {
+        format: "onetable:1.1.0", version: "0.0.1",
+        indexes: { primary: { hash: "pk", sort: "sk" }, gs1: { hash: "pk1", sort: "sk1", project: ["pk1", "sk1", "data"] } },
+        models: {
+          User: {
+            primaryHash: { type: String, value: "us#${id}", map: "pk" },
+            primarySort: { type: String, value: "us#", map: "sk" },
+            id: { type: String, generate: "ulid" },
+            name: { type: String, map: "nm" },
+            email: { type: String, map: "em" },
+            status: { type: String, map: "st" },
+            address: { type: String, map: "data.address" },
+            city: { type: String, map: "data.city" },
+            zip: { type: String, map: "data.zip" },
+            gs1pk: { type: String, value: "ty#us", map: "pk1" },
+            gs1sk: { type: String, value: "us#${email}", map: "sk1" },
+          },
+        },
+        params: {},
+      },
+    });
+    await MTable.createTable().catch(failed("createTable with key attributes in the INCLUDE projection"));
+    MUser = MTable.getModel("User");
+  });
+
+  test("create, get (raw and via the GSI), find, update, remove attributes", async () => {
+    let user = await MUser.create({ name: "Peter Smith", status: "active", email: "peter@example.com", address: "444 Cherry Tree Lane", city: "Paris", zip: "1234567" }).catch(failed("create"));
+    assert.equal(user.city, "Paris");
+    const raw = await MUser.get({ id: user.id }, { hidden: true, parse: false }).catch(failed("raw get"));
+    assert.equal(raw.em.S, "peter@example.com");
+    assert.deepEqual(raw.data.M.city, { S: "Paris" });
+    const viaGsi = await MUser.get({ email: user.email }, { index: "gs1", follow: true }).catch(failed("gsi follow"));
+    assert.equal(viaGsi.name, "Peter Smith");
+    const gsiItems = await MUser.find({ email: user.email }, { index: "gs1" }).catch(failed("gsi find"));
+    assert.equal(gsiItems[0].zip, "1234567", "the packed map is projected into the index");
+    // With partial: false OneTable rewrites the whole packed map, so every packed property goes along.
+    user = await MUser.update({ id: user.id, status: "inactive", city: "Lyon", address: "444 Cherry Tree Lane", zip: "1234567" }).catch(failed("update packed"));
+    assert.equal(user.status, "inactive");
+    assert.equal(user.city, "Lyon");
+    assert.equal(user.address, "444 Cherry Tree Lane");
+    user = await MUser.update({ id: user.id, status: null }).catch(failed("remove via null"));
+    assert.equal(user.status, undefined);
+    user = await MUser.update({ id: user.id, email: "peter@gmail.com" }, { remove: ["name"], hidden: true }).catch(failed("remove option"));
+    assert.equal(user.name, undefined);
+    assert.equal(user.email, "peter@gmail.com");
+    assert.equal(user.primarySort, "us#");
+    await MUser.remove({ id: user.id });
+    assert.equal(await MUser.get({ id: user.id }), undefined);
+  });
+});
