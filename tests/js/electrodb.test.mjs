@@ -117,6 +117,11 @@ describe("entity CRUD", () => {
     assert.ok(err instanceof Error);
     assert.match(err.message, /The conditional request failed/);
     assert.equal(err.cause?.name, "ConditionalCheckFailedException");
+    // ReturnValuesOnConditionCheckFailure through ElectroDB: the rejected write reports the
+    // stored item from the exception's Item.
+    const rejected = await Employee.create(emp(2, { firstName: "Other" })).go({ returnOnConditionCheckFailure: "all_old" }).catch(failed("create all_old"));
+    assert.equal(rejected.rejected, true);
+    assert.equal(rejected.data.firstName, "First2");
   });
 
   test("patch and update with set/add/subtract/append/remove/delete/data", async () => {
