@@ -104,17 +104,23 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
         return Error(ErrorCode::kTransactionInProgress,
                      "The transaction with the given request token is already in progress");
       }
-      return TransactWriteItemsResult{};  // the first call succeeded; apply nothing again
+      // The first call succeeded: apply nothing again, report its consumption.
+      TransactWriteItemsResult replay;
+      if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+        replay.consumed_capacity = it->second.consumed;
+      }
+      replay.replayed = true;
+      return replay;
     }
     // Claimed before anything runs, so that a concurrent retry cannot apply it again.
-    impl_->tokens[*req.client_request_token] = {fingerprint, now, false};
+    impl_->tokens[*req.client_request_token] = {fingerprint, now, false, {}};
   }
   Result<TransactWriteItemsResult> result = RunTransactWrite(req);
   if (req.client_request_token) {
     std::lock_guard lock(impl_->tokens_mu);
     if (result.ok()) {
       impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now(),
-                                                  true};
+                                                  true, result->consumed_capacity};
     } else {
       impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
     }
@@ -206,7 +212,9 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
       return added.error();
     }
     DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
-    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    // With a token the consumption is kept for a replay, whose own ReturnConsumedCapacity
+    // decides whether it is reported.
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone || req.client_request_token) {
       std::map<std::string, ConsumedCapacity> capacity;
       for (size_t i = 0; i < writes.size(); ++i) {
         const std::string& name = writes[i].table->description.table_name;

@@ -277,7 +277,12 @@ struct TransactWriteItemsRequest {
 };
 
 struct TransactWriteItemsResult {
-  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+  // Per table, when asked for (computed too when a ClientRequestToken is given).
+  std::vector<ConsumedCapacity> consumed_capacity;
+  // A repeat of a successful call with the same ClientRequestToken: nothing was applied
+  // again, and consumed_capacity is the first call's, which the service then reports as
+  // read units (it reads the stored result).
+  bool replayed = false;
 };
 
 struct TransactGetAction {

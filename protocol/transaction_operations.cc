@@ -113,7 +113,8 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
   DDB_ASSIGN_OR_RETURN(TransactWriteItemsResult result, engine.TransactWriteItems(req));
   JsonWriter w;
   w.BeginObject();
-  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity,
+                            result.replayed ? CapacitySplit::kRead : CapacitySplit::kWrite);
   w.EndObject();
   return w.Take();
 }
@@ -164,7 +165,8 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
   DDB_ASSIGN_OR_RETURN(TransactGetItemsResult result, engine.TransactGetItems(req));
   JsonWriter w;
   w.BeginObject();
-  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity,
+                            CapacitySplit::kRead);
   w.Key("Responses");
   w.BeginArray();
   for (const auto& item : result.items) {

@@ -534,14 +534,18 @@ describe("DocumentClient", () => {
       ],
       ClientRequestToken: "tok-1",
     }));
-    await doc.send(new TransactWriteCommand({
+    const tw = await doc.send(new TransactWriteCommand({
+      ReturnConsumedCapacity: "TOTAL",
       TransactItems: [
         { Update: { TableName: TABLE, Key: { pk: "t#1", sk: "x" }, UpdateExpression: "SET bal = bal - :a", ConditionExpression: "bal >= :a", ExpressionAttributeValues: { ":a": 30 } } },
         { Update: { TableName: TABLE, Key: { pk: "t#2", sk: "x" }, UpdateExpression: "SET bal = bal + :a", ExpressionAttributeValues: { ":a": 30 } } },
         { ConditionCheck: { TableName: TABLE, Key: { pk: "q", sk: "item#000" }, ConditionExpression: "attribute_exists(pk)" } },
       ],
     }));
+    // Transactional responses split the units by kind (single-item ones do not).
+    assert.deepEqual(tw.ConsumedCapacity, [{ TableName: TABLE, CapacityUnits: 6, WriteCapacityUnits: 6 }]);
     const g = await doc.send(new TransactGetCommand({
+      ReturnConsumedCapacity: "INDEXES",
       TransactItems: [
         { Get: { TableName: TABLE, Key: { pk: "t#1", sk: "x" } } },
         { Get: { TableName: TABLE, Key: { pk: "t#2", sk: "x" }, ProjectionExpression: "bal" } },
@@ -549,6 +553,8 @@ describe("DocumentClient", () => {
       ],
     }));
     assert.deepEqual(g.Responses, [{ Item: { pk: "t#1", sk: "x", bal: 70 } }, { Item: { bal: 30 } }, {}]);
+    assert.equal(g.ConsumedCapacity[0].ReadCapacityUnits, g.ConsumedCapacity[0].CapacityUnits);
+    assert.equal(g.ConsumedCapacity[0].Table.ReadCapacityUnits, g.ConsumedCapacity[0].Table.CapacityUnits);
 
     const err = await doc.send(new TransactWriteCommand({
       TransactItems: [
