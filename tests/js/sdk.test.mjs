@@ -389,6 +389,16 @@ describe("DocumentClient", () => {
       ExpressionAttributeValues: { ":d": new Set(["x", "w", "y"]) }, ReturnValues: "UPDATED_NEW",
     }));
     assert.equal(d.Attributes, undefined, "deleting every element removes the set attribute");
+    // size() of a string counts UTF-16 code units, like JavaScript's String#length.
+    const word = "é𝄞";
+    await doc.send(new UpdateCommand({
+      TableName: TABLE, Key: { pk: "doc#1", sk: "profile" }, UpdateExpression: "SET word = :w",
+      ExpressionAttributeValues: { ":w": word },
+    }));
+    await doc.send(new UpdateCommand({
+      TableName: TABLE, Key: { pk: "doc#1", sk: "profile" }, UpdateExpression: "REMOVE word",
+      ConditionExpression: "size(word) = :len", ExpressionAttributeValues: { ":len": word.length },
+    }));
     const del = await doc.send(new DeleteCommand({ TableName: TABLE, Key: { pk: "doc#1", sk: "profile" }, ConditionExpression: "visits = :one", ExpressionAttributeValues: { ":one": 1 }, ReturnValues: "ALL_OLD" }));
     assert.equal(del.Attributes.name, "Grace");
     const gone = await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: "doc#1", sk: "profile" } }));
