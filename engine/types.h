@@ -277,11 +277,10 @@ struct TransactWriteItemsRequest {
 };
 
 struct TransactWriteItemsResult {
-  // Per table, when asked for (computed too when a ClientRequestToken is given).
-  std::vector<ConsumedCapacity> consumed_capacity;
+  std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
   // A repeat of a successful call with the same ClientRequestToken: nothing was applied
-  // again, and consumed_capacity is the first call's, which the service then reports as
-  // read units (it reads the stored result).
+  // again, and consumed_capacity holds read units, as the service reports a replay: a
+  // transactional read (2 units per 4 KB) of each item the first call wrote or checked.
   bool replayed = false;
 };
 

@@ -395,8 +395,8 @@ def test_transaction_capacity_split_and_replay(ddb, table_factory):
     # Observed on the service: a ConditionCheck on its own reports 2 write units; a
     # TransactGetItems reports read units in the Table breakdown too; a repeat of a
     # successful TransactWriteItems with the same ClientRequestToken applies nothing and
-    # reports the first call's consumption as read units (it reads the stored result),
-    # under its own ReturnConsumedCapacity.
+    # reports a transactional read of the items (2 x ceil(size / 4 KB)), not the first
+    # call's write units, under its own ReturnConsumedCapacity.
     t = table_factory()
     ddb.put_item(TableName=t, Item=item_of_size(100, pk="c"))
     r = ddb.transact_write_items(TransactItems=[
@@ -418,8 +418,12 @@ def test_transaction_capacity_split_and_replay(ddb, table_factory):
     assert "ConsumedCapacity" not in first
     again = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1",
                                      ReturnConsumedCapacity="TOTAL")
-    assert again["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 4.0,
-                                          "ReadCapacityUnits": 4.0}]
+    assert again["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 2.0,
+                                          "ReadCapacityUnits": 2.0}]
+    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-2",
+                                     ReturnConsumedCapacity="TOTAL")
+    assert first["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 4.0,
+                                          "WriteCapacityUnits": 4.0}]
     quiet = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1")
     assert "ConsumedCapacity" not in quiet
 
