@@ -171,7 +171,9 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
   w.BeginArray();
   for (const auto& item : result.items) {
     w.BeginObject();
-    if (item) {
+    // "If the requested item has no projected attributes, the corresponding ItemResponse
+    // object is an empty map": unlike GetItem's {"Item": {}}, no Item member at all.
+    if (item && !item->empty()) {
       w.Key("Item");
       WriteAttributeMap(w, *item);
     }
