@@ -48,6 +48,11 @@ export async function startServer(extraArgs = []) {
     });
   });
   proc.removeAllListeners("exit");
+  // Never outlive the test process, even when it dies before stop().
+  const reap = () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  };
+  process.once("exit", reap);
   const endpoint = `http://127.0.0.1:${port}`;
   const clients = [];
   return {
@@ -65,6 +70,7 @@ export async function startServer(extraArgs = []) {
       return DynamoDBDocumentClient.from(client ?? this.client(), translateConfig);
     },
     async stop() {
+      process.removeListener("exit", reap);
       for (const c of clients) c.destroy();
       if (proc.exitCode !== null) throw new Error(`server died early (${proc.exitCode}); stderr: ${stderr}`);
       const code = await new Promise((resolve) => {
