@@ -135,8 +135,10 @@ class Engine {
 
  private:
   explicit Engine(std::unique_ptr<Impl> impl);
-  // TransactWriteItems without the ClientRequestToken bookkeeping.
-  Result<TransactWriteItemsResult> RunTransactWrite(const TransactWriteItemsRequest& req);
+  // TransactWriteItems without the ClientRequestToken bookkeeping. With a token, *replay
+  // receives what a repeat of the call reports: transactional reads of the items written.
+  Result<TransactWriteItemsResult> RunTransactWrite(const TransactWriteItemsRequest& req,
+                                                    std::vector<ConsumedCapacity>* replay);
   std::unique_ptr<Impl> impl_;
 };
 

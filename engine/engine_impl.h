@@ -68,6 +68,7 @@ class Engine::Impl {
     uint64_t fingerprint;
     std::chrono::steady_clock::time_point when;
     bool done;  // false while the first call with the token is still running
+    std::vector<ConsumedCapacity> replay;  // what a repeat reports (RunTransactWrite)
   };
   std::mutex tokens_mu;
   std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu

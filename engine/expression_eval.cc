@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "engine/expression.h"
 #include "engine/expression_resolve.h"
@@ -14,6 +15,22 @@ namespace ddb {
 using expr::CompareOp;
 using expr::Condition;
 using expr::Operand;
+
+namespace {
+
+// size() of a string counts UTF-16 code units, as the service does (its strings are Java
+// strings): one per character, two for a character outside the Basic Multilingual Plane
+// (a 4-byte UTF-8 sequence). Item sizes, by contrast, count UTF-8 bytes.
+size_t Utf16Length(std::string_view utf8) {
+  size_t units = 0;
+  for (unsigned char c : utf8) {
+    if ((c & 0xC0) == 0x80) continue;  // continuation byte
+    units += c >= 0xF0 ? 2 : 1;
+  }
+  return units;
+}
+
+}  // namespace
 
 const AttributeValue* ResolvePath(const Item& item, const DocumentPath& path) {
   if (path.empty() || path[0].index >= 0) return nullptr;
@@ -55,6 +72,8 @@ const AttributeValue* EvaluateOperand(const Operand& op, const Item* item,
       size_t size;
       switch (v->type()) {
         case AttributeType::kS:
+          size = Utf16Length(v->scalar());
+          break;
         case AttributeType::kB:
           size = v->scalar().size();
           break;

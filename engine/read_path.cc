@@ -402,6 +402,23 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
       }
     }
   }
+  // An empty string or binary can never be a partition key, and the service says so rather
+  // than returning nothing (the index form of the message names the index and attribute).
+  for (size_t i = 0; i < kc.hash_values.size() && i < hash_attrs.size(); ++i) {
+    const AttributeValue& v = kc.hash_values[i];
+    if (v.type() == AttributeType::kN || !v.scalar().empty()) continue;
+    const std::string kind = v.type() == AttributeType::kS ? "string" : "binary";
+    if (target.index) {
+      return Error::Validation(
+          "One or more parameter values are not valid. A value specified for a secondary index "
+          "key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+          kind + " value. IndexName: " + target.index->name + ", IndexKey: " + hash_attrs[i].first);
+    }
+    return Error::Validation(
+        "One or more parameter values are not valid. The AttributeValue for a key attribute "
+        "cannot contain an empty " +
+        kind + " value. Key: " + hash_attrs[i].first);
+  }
   if (kc.hash_value.scalar().size() > kMaxPartitionKeySize) {
     return Error::Validation(
         "One or more parameter values were invalid: Size of hashkey has exceeded the maximum "

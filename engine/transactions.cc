@@ -104,17 +104,24 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
         return Error(ErrorCode::kTransactionInProgress,
                      "The transaction with the given request token is already in progress");
       }
-      return TransactWriteItemsResult{};  // the first call succeeded; apply nothing again
+      // The first call succeeded: apply nothing again.
+      TransactWriteItemsResult replay;
+      if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+        replay.consumed_capacity = it->second.replay;
+      }
+      replay.replayed = true;
+      return replay;
     }
     // Claimed before anything runs, so that a concurrent retry cannot apply it again.
-    impl_->tokens[*req.client_request_token] = {fingerprint, now, false};
+    impl_->tokens[*req.client_request_token] = {fingerprint, now, false, {}};
   }
-  Result<TransactWriteItemsResult> result = RunTransactWrite(req);
+  std::vector<ConsumedCapacity> replay;
+  Result<TransactWriteItemsResult> result = RunTransactWrite(req, &replay);
   if (req.client_request_token) {
     std::lock_guard lock(impl_->tokens_mu);
     if (result.ok()) {
       impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now(),
-                                                  true};
+                                                  true, std::move(replay)};
     } else {
       impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
     }
@@ -122,7 +129,8 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
   return result;
 }
 
-Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteItemsRequest& req) {
+Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteItemsRequest& req,
+                                                          std::vector<ConsumedCapacity>* replay) {
   // Validate and compile every action before locking anything.
   std::vector<PreparedWrite> writes;
   std::set<std::string> seen;
@@ -206,6 +214,18 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
       return added.error();
     }
     DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
+    if (req.client_request_token) {
+      // A replay reads: per item written or checked, its size as this call left it.
+      std::map<std::string, ConsumedCapacity> reads;
+      for (size_t i = 0; i < writes.size(); ++i) {
+        const std::string& name = writes[i].table->description.table_name;
+        const std::optional<Item>& item =
+            writes[i].kind == PreparedWrite::Kind::kConditionCheck ? olds[i] : news[i];
+        reads.try_emplace(name, ConsumedCapacity{name})
+            .first->second.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
+      }
+      for (auto& [name, c] : reads) replay->push_back(std::move(c));
+    }
     if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
       std::map<std::string, ConsumedCapacity> capacity;
       for (size_t i = 0; i < writes.size(); ++i) {

@@ -278,6 +278,10 @@ struct TransactWriteItemsRequest {
 
 struct TransactWriteItemsResult {
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+  // A repeat of a successful call with the same ClientRequestToken: nothing was applied
+  // again, and consumed_capacity holds read units, as the service reports a replay: a
+  // transactional read (2 units per 4 KB) of each item the first call wrote or checked.
+  bool replayed = false;
 };
 
 struct TransactGetAction {

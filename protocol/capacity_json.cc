@@ -3,22 +3,31 @@
 namespace ddb::protocol {
 namespace {
 
-void WriteUnits(JsonWriter& w, double units) {
+void WriteSplit(JsonWriter& w, double units, CapacitySplit split) {
+  if (split == CapacitySplit::kNone) return;
+  w.Key(split == CapacitySplit::kRead ? "ReadCapacityUnits" : "WriteCapacityUnits");
+  w.Number(units);
+}
+
+void WriteUnits(JsonWriter& w, double units, CapacitySplit split = CapacitySplit::kNone) {
   w.BeginObject();
   w.Key("CapacityUnits");
   w.Number(units);
+  WriteSplit(w, units, split);
   w.EndObject();
 }
 
-void WriteOne(JsonWriter& w, const ConsumedCapacity& c, ReturnConsumedCapacity mode) {
+void WriteOne(JsonWriter& w, const ConsumedCapacity& c, ReturnConsumedCapacity mode,
+              CapacitySplit split) {
   w.BeginObject();
   w.Key("TableName");
   w.String(c.table_name);
   w.Key("CapacityUnits");
   w.Number(c.capacity_units);
+  WriteSplit(w, c.capacity_units, split);
   if (mode == ReturnConsumedCapacity::kIndexes) {
     w.Key("Table");
-    WriteUnits(w, c.table_units);
+    WriteUnits(w, c.table_units, split);
     for (const auto& [member, indexes] :
          {std::pair{"LocalSecondaryIndexes", &c.local_secondary_indexes},
           std::pair{"GlobalSecondaryIndexes", &c.global_secondary_indexes}}) {
@@ -51,15 +60,15 @@ void WriteConsumedCapacity(JsonWriter& w, const std::optional<ConsumedCapacity>&
                            ReturnConsumedCapacity mode) {
   if (!c || mode == ReturnConsumedCapacity::kNone) return;
   w.Key("ConsumedCapacity");
-  WriteOne(w, *c, mode);
+  WriteOne(w, *c, mode, CapacitySplit::kNone);
 }
 
 void WriteConsumedCapacityList(JsonWriter& w, const std::vector<ConsumedCapacity>& list,
-                               ReturnConsumedCapacity mode) {
+                               ReturnConsumedCapacity mode, CapacitySplit split) {
   if (mode == ReturnConsumedCapacity::kNone) return;
   w.Key("ConsumedCapacity");
   w.BeginArray();
-  for (const auto& c : list) WriteOne(w, c, mode);
+  for (const auto& c : list) WriteOne(w, c, mode, split);
   w.EndArray();
 }
 

@@ -20,8 +20,16 @@ Result<ReturnConsumedCapacity> ReadReturnConsumedCapacity(const JsonObject& requ
 // Table / LocalSecondaryIndexes / GlobalSecondaryIndexes breakdown), or nothing.
 void WriteConsumedCapacity(JsonWriter& w, const std::optional<ConsumedCapacity>& c,
                            ReturnConsumedCapacity mode);
+// Which units a response reports besides CapacityUnits. Single-item, Query/Scan and batch
+// responses report CapacityUnits alone; transactional ones split them (as observed on the
+// service): TransactWriteItems as WriteCapacityUnits, TransactGetItems and a replayed
+// TransactWriteItems (same ClientRequestToken) as ReadCapacityUnits, at the top level and
+// in the INDEXES Table breakdown.
+enum class CapacitySplit { kNone, kRead, kWrite };
+
 // The list form of batch and transaction responses.
 void WriteConsumedCapacityList(JsonWriter& w, const std::vector<ConsumedCapacity>& list,
-                               ReturnConsumedCapacity mode);
+                               ReturnConsumedCapacity mode,
+                               CapacitySplit split = CapacitySplit::kNone);
 
 }  // namespace ddb::protocol

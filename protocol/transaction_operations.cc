@@ -113,7 +113,8 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
   DDB_ASSIGN_OR_RETURN(TransactWriteItemsResult result, engine.TransactWriteItems(req));
   JsonWriter w;
   w.BeginObject();
-  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity,
+                            result.replayed ? CapacitySplit::kRead : CapacitySplit::kWrite);
   w.EndObject();
   return w.Take();
 }
@@ -164,12 +165,15 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
   DDB_ASSIGN_OR_RETURN(TransactGetItemsResult result, engine.TransactGetItems(req));
   JsonWriter w;
   w.BeginObject();
-  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity,
+                            CapacitySplit::kRead);
   w.Key("Responses");
   w.BeginArray();
   for (const auto& item : result.items) {
     w.BeginObject();
-    if (item) {
+    // "If the requested item has no projected attributes, the corresponding ItemResponse
+    // object is an empty map": unlike GetItem's {"Item": {}}, no Item member at all.
+    if (item && !item->empty()) {
       w.Key("Item");
       WriteAttributeMap(w, *item);
     }

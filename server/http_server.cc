@@ -28,6 +28,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstddef>
+#include <ctime>
 #include <exception>
 #include <mutex>
 #include <random>
@@ -114,6 +115,44 @@ void AppendDecimal(std::string* out, uint64_t v) {
   char digits[20];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
   out->append(digits, end);
+}
+
+// The HTTP Date header (IMF-fixdate, RFC 9110), as the service sends it; formatted at most
+// once a second per thread.
+void AppendHttpDate(std::string* out) {
+  thread_local std::time_t cached_second = -1;
+  thread_local char cached[29];
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  if (now != cached_second) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    static constexpr char kDays[] = "SunMonTueWedThuFriSat";
+    static constexpr char kMonths[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    char* p = cached;
+    auto two = [&p](int v) {
+      *p++ = static_cast<char>('0' + v / 10 % 10);
+      *p++ = static_cast<char>('0' + v % 10);
+    };
+    p = std::copy_n(kDays + 3 * tm.tm_wday, 3, p);
+    *p++ = ',';
+    *p++ = ' ';
+    two(tm.tm_mday);
+    *p++ = ' ';
+    p = std::copy_n(kMonths + 3 * tm.tm_mon, 3, p);
+    *p++ = ' ';
+    const int year = tm.tm_year + 1900;
+    two(year / 100);
+    two(year % 100);
+    *p++ = ' ';
+    two(tm.tm_hour);
+    *p++ = ':';
+    two(tm.tm_min);
+    *p++ = ':';
+    two(tm.tm_sec);
+    p = std::copy_n(" GMT", 4, p);
+    cached_second = now;
+  }
+  out->append(cached, sizeof cached);
 }
 
 }  // namespace
@@ -566,8 +605,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
   // fields, keep_alive() and prepare_payload(): status line, Content-Type, x-amzn-RequestId,
-  // x-amz-crc32, Allow, Connection (HTTP/1.1 closing: "close"; HTTP/1.0 keeping alive:
-  // "keep-alive"; otherwise absent), Content-Length.
+  // x-amz-crc32, Allow, Date (as the service sends it), Connection (HTTP/1.1 closing: "close";
+  // HTTP/1.0 keeping alive: "keep-alive"; otherwise absent), Content-Length.
   void WriteHead(const HttpResponse& response, unsigned version, bool keep_alive) {
     head_.clear();
     head_ += "HTTP/1.1 ";
@@ -591,6 +630,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       head_ += "\r\nAllow: ";
       head_ += response.allow;
     }
+    head_ += "\r\nDate: ";
+    AppendHttpDate(&head_);
     if (version >= 11 && !keep_alive) head_ += "\r\nConnection: close";
     if (version < 11 && keep_alive) head_ += "\r\nConnection: keep-alive";
     head_ += "\r\n";

@@ -9,6 +9,8 @@ set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config librocksdb-dev libboost-dev libsimdjson-dev
             libxxhash-dev zlib1g-dev libssl-dev libgtest-dev)
 test_pkgs=(python3 python3-boto3 python3-pytest awscli)
+# The JS wire tests need node >= 20 and npm: Debian 12's nodejs is 18, so only install
+# Debian's when there is no node at all (tests/js/package.json states the engine).
 
 pkgs=("${build_pkgs[@]}")
 if [[ "${1:-}" != "--build" ]]; then
@@ -21,6 +23,9 @@ for p in "${pkgs[@]}"; do
     missing+=("$p")
   fi
 done
+if [[ "${1:-}" != "--build" ]] && ! command -v node >/dev/null; then
+  missing+=(nodejs npm)
+fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "install-deps: installing ${missing[*]}" >&2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs every test: the layer check, the GoogleTest unit
-# tests (ctest) and the wire tests (pytest, boto3 and the AWS CLI against the real server).
+# tests (ctest), the wire tests (pytest, boto3 and the AWS CLI against the real server) and
+# the JS wire tests (AWS SDK for JavaScript v3, ElectroDB, dynamodb-toolbox, OneTable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -8,3 +9,5 @@ tools/check_layers.sh
 tools/build.sh
 (cd build && ctest --output-on-failure -j2)
 DDB_SERVER="$PWD/build/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
+(cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
+DDB_SERVER="$PWD/build/ddb-server" node --test tests/js/

@@ -362,14 +362,18 @@ def test_transactions_cost_double(ddb, table_factory):
         {"Delete": {"TableName": t, "Key": {"pk": {"S": "del"}}}},                 # 2 x 3
         {"Delete": {"TableName": t, "Key": {"pk": {"S": "missing"}}}},             # 2 x 1
     ], ReturnConsumedCapacity="TOTAL")
-    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 16.0}]
+    # Transactional responses (only they) also split the units by kind, as observed on the
+    # service: write units for TransactWriteItems, read units for TransactGetItems.
+    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 16.0,
+                                      "WriteCapacityUnits": 16.0}]
 
     ddb.put_item(TableName=t, Item=item_of_size(4097, pk="big"))
     r = ddb.transact_get_items(TransactItems=[
         {"Get": {"TableName": t, "Key": {"pk": {"S": "big"}}}},    # 2 x 2
         {"Get": {"TableName": t, "Key": {"pk": {"S": "upd"}}}},    # 2 x 1
     ], ReturnConsumedCapacity="TOTAL")
-    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 6.0}]
+    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 6.0,
+                                      "ReadCapacityUnits": 6.0}]
 
 
 def test_transactions_report_each_table(ddb, table_factory):
@@ -381,9 +385,47 @@ def test_transactions_report_each_table(ddb, table_factory):
     ], ReturnConsumedCapacity="INDEXES")
     cc = by_table(r)
     assert cc[t1]["CapacityUnits"] == 2
-    assert cc[t1]["Table"] == {"CapacityUnits": 2.0}
+    assert cc[t1]["WriteCapacityUnits"] == 2
+    assert cc[t1]["Table"] == {"CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}
     assert cc[t2]["CapacityUnits"] == 4
-    assert cc[t2]["Table"] == {"CapacityUnits": 4.0}
+    assert cc[t2]["Table"] == {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0}
+
+
+def test_transaction_capacity_split_and_replay(ddb, table_factory):
+    # Observed on the service: a ConditionCheck on its own reports 2 write units; a
+    # TransactGetItems reports read units in the Table breakdown too; a repeat of a
+    # successful TransactWriteItems with the same ClientRequestToken applies nothing and
+    # reports a transactional read of the items (2 x ceil(size / 4 KB)), not the first
+    # call's write units, under its own ReturnConsumedCapacity.
+    t = table_factory()
+    ddb.put_item(TableName=t, Item=item_of_size(100, pk="c"))
+    r = ddb.transact_write_items(TransactItems=[
+        {"ConditionCheck": {"TableName": t, "Key": {"pk": {"S": "c"}},
+                            "ConditionExpression": "attribute_exists(pk)"}}],
+        ReturnConsumedCapacity="INDEXES")
+    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 2.0,
+                                      "WriteCapacityUnits": 2.0,
+                                      "Table": {"CapacityUnits": 2.0,
+                                                "WriteCapacityUnits": 2.0}}]
+    r = ddb.transact_get_items(TransactItems=[
+        {"Get": {"TableName": t, "Key": {"pk": {"S": "c"}}}}], ReturnConsumedCapacity="INDEXES")
+    assert r["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 2.0,
+                                      "ReadCapacityUnits": 2.0,
+                                      "Table": {"CapacityUnits": 2.0,
+                                                "ReadCapacityUnits": 2.0}}]
+    items = [{"Put": {"TableName": t, "Item": item_of_size(1500, pk="tok")}}]
+    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1")
+    assert "ConsumedCapacity" not in first
+    again = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1",
+                                     ReturnConsumedCapacity="TOTAL")
+    assert again["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 2.0,
+                                          "ReadCapacityUnits": 2.0}]
+    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-2",
+                                     ReturnConsumedCapacity="TOTAL")
+    assert first["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 4.0,
+                                          "WriteCapacityUnits": 4.0}]
+    quiet = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1")
+    assert "ConsumedCapacity" not in quiet
 
 
 # --------------------------------------------------------------------------
@@ -477,7 +519,7 @@ def test_gsi_transactional_index_writes_double(ddb, gsi_table):
         {"Put": {"TableName": gsi_table, "Item": item_of_size(500, g="g1", h="h1")}}],
         ReturnConsumedCapacity="INDEXES")
     cc = r["ConsumedCapacity"][0]
-    assert cc["Table"] == {"CapacityUnits": 2.0}
+    assert cc["Table"] == {"CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}
     assert cc["GlobalSecondaryIndexes"] == {"byg": {"CapacityUnits": 2.0},
                                             "byh": {"CapacityUnits": 2.0}}
     assert cc["CapacityUnits"] == 6

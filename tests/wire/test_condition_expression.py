@@ -409,6 +409,17 @@ def test_function(ddb, cond_item, cond, values, expected):
     assert holds(ddb, table, item, cond, values) is expected
 
 
+def test_size_of_a_string_counts_utf16_code_units(ddb, expr_table):
+    # As observed on the service: size() of "é𝄞" is 3 (é is one unit, 𝄞 a surrogate pair),
+    # not its 6 UTF-8 bytes nor its 2 code points.
+    item = {"pk": S(fresh_key()), "u": S("é𝄞"), "cjk": S("中文"), "emoji": S("😀😀a")}
+    ddb.put_item(TableName=expr_table, Item=item)
+    assert holds(ddb, expr_table, item, "size(u) = :v", {":v": N(3)})
+    assert not holds(ddb, expr_table, item, "size(u) = :v", {":v": N(6)})
+    assert holds(ddb, expr_table, item, "size(cjk) = :v", {":v": N(2)})
+    assert holds(ddb, expr_table, item, "size(emoji) = :v", {":v": N(5)})
+
+
 def test_function_on_key_attribute(ddb, cond_item):
     table, item = cond_item
     pk = item["pk"]["S"]

@@ -1,7 +1,10 @@
 """Protocol-level tests (raw HTTP): framing, headers, error envelope, keep-alive."""
 
+import email.utils
 import http.client
 import json
+import re
+import time
 import zlib
 
 import pytest
@@ -134,6 +137,20 @@ def test_error_response_headers(raw):
     clen = resp.header("Content-Length")
     if clen is not None:
         assert int(clen) == len(resp.body)
+
+
+def test_responses_carry_a_date_header(raw):
+    # The service sends an IMF-fixdate Date header on every response (RFC 9110 requires it
+    # of an origin server with a clock); the JS SDKs read it to correct clock skew.
+    for resp in (raw("ListTables", {}),
+                 raw("DescribeTable", {"TableName": unique_name("nosuch")})):
+        date = resp.header("Date")
+        assert date is not None, "response lacks Date"
+        assert re.fullmatch(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d "
+                            r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+                            r"\d\d:\d\d:\d\d GMT", date), date
+        sent = email.utils.parsedate_to_datetime(date)
+        assert abs(sent.timestamp() - time.time()) < 120
 
 
 def test_crc32_of_non_ascii_body(raw, table_s):

@@ -279,6 +279,35 @@ def test_query_missing_partition_is_empty(ddb, str_table):
     assert "LastEvaluatedKey" not in resp
 
 
+def test_query_empty_partition_key_value_rejected(ddb, str_table, table_factory):
+    # The service refuses an empty string/binary partition key in a key condition (as it
+    # does in GetItem) instead of returning no items (exact text as observed on the
+    # service; the index form names the index and the key attribute).
+    expect_error(lambda: _query(ddb, str_table, "pk = :p", {":p": {"S": ""}}),
+                 "ValidationException",
+                 "One or more parameter values are not valid. The AttributeValue for a key "
+                 "attribute cannot contain an empty string value. Key: pk")
+    tb = table_factory(("pk", "B"))
+    expect_error(lambda: _query(ddb, tb, "pk = :p", {":p": {"B": b""}}),
+                 "ValidationException",
+                 "One or more parameter values are not valid. The AttributeValue for a key "
+                 "attribute cannot contain an empty binary value. Key: pk")
+    tg = table_factory(("pk", "S"), AttributeDefinitions=[
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "name", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byName",
+                                 "KeySchema": [{"AttributeName": "name", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}])
+    expect_error(lambda: ddb.query(TableName=tg, IndexName="byName",
+                                   KeyConditionExpression="#n = :v",
+                                   ExpressionAttributeNames={"#n": "name"},
+                                   ExpressionAttributeValues={":v": {"S": ""}}),
+                 "ValidationException",
+                 "One or more parameter values are not valid. A value specified for a secondary "
+                 "index key is not supported. The AttributeValue for a key attribute cannot "
+                 "contain an empty string value. IndexName: byName, IndexKey: name")
+
+
 def test_query_hash_only_table(ddb, table_s):
     ddb.put_item(TableName=table_s, Item={"pk": {"S": "one"}, "x": {"N": "1"}})
     ddb.put_item(TableName=table_s, Item={"pk": {"S": "two"}, "x": {"N": "2"}})

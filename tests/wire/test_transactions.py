@@ -635,6 +635,17 @@ def test_get_hundred_items(ddb, table_s):
             assert r == {}
 
 
+def test_get_projection_matching_nothing_omits_item(ddb, table_s):
+    # TransactGetItems (only it: GetItem answers {"Item": {}}) leaves Item out when the
+    # projection selects no attribute of a present item (API reference, ItemResponse).
+    ddb.put_item(TableName=table_s, Item={"pk": S("proj-none"), "a": N(1)})
+    ddb.put_item(TableName=table_s, Item={"pk": S("proj-some"), "a": N(1)})
+    resp = ddb.transact_get_items(TransactItems=[
+        t_get(table_s, {"pk": S("proj-none")}, "absent"),
+        t_get(table_s, {"pk": S("proj-some")}, "a")])
+    assert resp["Responses"] == [{}, {"Item": {"a": N(1)}}]
+
+
 def test_get_items_limits(ddb, table_s):
     expect_error(lambda: ddb.transact_get_items(TransactItems=[]), VE,
                  contains="Member must have length greater than or equal to 1")
