@@ -51,6 +51,8 @@ class ChangeSequencer {
   void End(uint64_t sequence);
   // Every sequence <= SafePoint() has ended.
   uint64_t SafePoint() const;
+  // The sequence the next Begin() will return.
+  uint64_t Peek() const;
   // Waits until SafePoint() > "after" or the timeout passes, or Wake() is called.
   void WaitBeyond(uint64_t after, int timeout_ms);
   void Wake();

@@ -34,6 +34,8 @@ enum class ErrorCode : uint8_t {
   kInvalidSignature,
   kRequestLimitExceeded,
   kLimitExceeded,
+  kExpiredIterator,    // DynamoDB Streams: a shard iterator older than 15 minutes
+  kTrimmedDataAccess,  // DynamoDB Streams: records past the 24-hour retention
   kInternal,
 };
 

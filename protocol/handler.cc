@@ -56,6 +56,10 @@ WireError ToWire(ErrorCode code) {
       return {"RequestLimitExceeded", 400};
     case ErrorCode::kLimitExceeded:
       return {"LimitExceededException", 400};
+    case ErrorCode::kExpiredIterator:
+      return {"ExpiredIteratorException", 400};
+    case ErrorCode::kTrimmedDataAccess:
+      return {"TrimmedDataAccessException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
