@@ -43,12 +43,14 @@ bool FromBase64(std::string_view in, std::string* out) {
   out->clear();
   uint32_t v = 0;
   int bits = 0;
+  size_t padding = 0;
   for (size_t i = 0; i < in.size(); ++i) {
     char c = in[i];
     if (c == '=') {
-      if (i + 2 < in.size()) return false;
+      if (i + 2 < in.size() || ++padding > 2) return false;
       continue;
     }
+    if (padding) return false;
     const char* p = std::char_traits<char>::find(kBase64, 64, c);
     if (!p) return false;
     v = (v << 6) | static_cast<uint32_t>(p - kBase64);
@@ -58,7 +60,7 @@ bool FromBase64(std::string_view in, std::string* out) {
       out->push_back(static_cast<char>((v >> bits) & 0xff));
     }
   }
-  return true;
+  return (v & ((1u << bits) - 1)) == 0;  // only the canonical encoding
 }
 
 bool ValidTableName(std::string_view name) {
@@ -241,11 +243,11 @@ std::string EncodeShardIterator(std::string_view region, const ShardIteratorToke
   PutFixed32BE(&payload, token.table_id);
   PutFixed64BE(&payload, token.position);
   PutFixed64BE(&payload, token.issued_ms);
-  std::string signed_part = payload + token.table_name + "/" + token.label;
+  std::string arn = StreamArn(region, token.table_name, token.label);
+  std::string signed_part = payload + arn;
   PutFixed64BE(&payload,
                XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed));
-  return StreamArn(region, token.table_name, token.label) + std::string(kIteratorMark) +
-         ToBase64(payload);
+  return arn + std::string(kIteratorMark) + ToBase64(payload);
 }
 
 bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token) {
@@ -263,7 +265,8 @@ bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token) {
   GetFixedBE(&in, 8, &t.position);
   GetFixedBE(&in, 8, &t.issued_ms);
   GetFixedBE(&in, 8, &checksum);
-  std::string signed_part = payload.substr(0, payload.size() - 8) + t.table_name + "/" + t.label;
+  std::string signed_part =
+      payload.substr(0, payload.size() - 8) + std::string(text.substr(0, mark));
   if (XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed) != checksum) {
     return false;
   }
