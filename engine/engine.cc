@@ -220,6 +220,13 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
     sequences->push_back(sequence);
     std::string change = EncodeChange(table_id, NowMillis(), key, old, updated);
     if (stream) {
+      // Looked at again now that the sequence is taken: a stream closed in between has
+      // already fixed its last sequence (CloseStream) and must get no record past it.
+      auto again = catalog->FindById(table_id);
+      stream = again && again->description.stream_specification &&
+               again->description.latest_stream_label == d.latest_stream_label;
+    }
+    if (stream) {
       batch->Put(Cf::kStreams, StreamRecordKey(table_id, *d.latest_stream_label, sequence),
                  EncodeStreamRecord(origin, change));
     }

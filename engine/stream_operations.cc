@@ -95,7 +95,9 @@ Status Engine::Impl::OpenStream(const TableInfo& table, uint64_t start_sequence)
 }
 
 Status Engine::Impl::CloseStream(const std::string& table, const std::string& label) {
-  // Writers that saw the stream enabled have taken their sequences by now.
+  // REQUIRES: the catalog no longer shows the stream enabled. A writer that takes its
+  // sequence after this Peek() sees that when it looks again (AddWrite), so no record of
+  // the stream lies past the end.
   return streams->Close(table, label, sequencer->Peek() - 1, NowMs());
 }
 
