@@ -535,3 +535,20 @@ def test_streams_survive_restart(tmp_path):
         assert seqs == sorted(seqs) and len(set(seqs)) == 4
     finally:
         srv.stop_and_check()
+
+
+def test_recreated_table_gets_a_new_stream(ddb, streams):
+    name = unique_name()
+    spec = {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    arns = []
+    for value in ("first", "second"):
+        ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST", **key_schema_kwargs(),
+                         StreamSpecification=spec)
+        ddb.put_item(TableName=name, Item={"pk": S(value)})
+        arns.append(ddb.delete_table(TableName=name)["TableDescription"]["LatestStreamArn"])
+    assert arns[0] != arns[1] and ARN_RE.match(arns[1])["label"] > ARN_RE.match(arns[0])["label"]
+    listed = [s["StreamArn"] for s in streams.list_streams(TableName=name)["Streams"]]
+    assert listed == arns
+    for arn, value in zip(arns, ("first", "second")):
+        records, _ = read_all(streams, arn)
+        assert [r["dynamodb"]["NewImage"]["pk"]["S"] for r in records] == [value]
