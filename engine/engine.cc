@@ -269,7 +269,10 @@ Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
   if (!current) return TableNotFound();
-  if (!current->indexes.empty()) return std::optional<int64_t>();
+  // A stream needs the old item too (images, and no record for an unchanged item).
+  if (!current->indexes.empty() || current->description.stream_specification) {
+    return std::optional<int64_t>();
+  }
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
   int64_t old_size = -1;
   if (raw) {

@@ -143,8 +143,8 @@ class Engine::Impl {
   Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
 
   // An unconditional put that needs the old item only for its size: when the table (as of
-  // now, under the item's lock) has no index and logs no changes, writes "item" and the
-  // counters without decoding the old item and returns its size (-1: there was none).
+  // now, under the item's lock) has no index and no stream (nothing logs changes), writes "item"
+  // and the counters without decoding the old item and returns its size (-1: there was none).
   // Returns nullopt, having written nothing, when the table needs the full write path.
   Result<std::optional<int64_t>> PutWithoutIndexes(uint32_t table_id, const std::string& key,
                                                    const Item& item, int64_t item_size);
