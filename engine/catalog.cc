@@ -123,6 +123,7 @@ Item ToRecord(const TableInfo& info) {
         {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
          {"ViewType", Str(d.stream_specification->stream_view_type)}});
   }
+  if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
   if (d.table_class) r["TableClass"] = Str(*d.table_class);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
   if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
@@ -157,6 +158,7 @@ TableDescription FromRecord(const Item& r) {
     d.stream_specification = StreamSpecification{it->second.map().at("Enabled").boolean(),
                                                  it->second.map().at("ViewType").scalar()};
   }
+  if (auto it = r.find("StreamLabel"); it != r.end()) d.latest_stream_label = it->second.scalar();
   if (auto it = r.find("TableClass"); it != r.end()) d.table_class = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();
   if (auto it = r.find("Ttl"); it != r.end()) d.ttl_attribute = it->second.scalar();

@@ -90,6 +90,11 @@ uint64_t ChangeSequencer::SafePoint() const {
   return in_flight_.empty() ? next_ - 1 : *in_flight_.begin() - 1;
 }
 
+uint64_t ChangeSequencer::Peek() const {
+  std::lock_guard lock(mu_);
+  return next_;
+}
+
 void ChangeSequencer::WaitBeyond(uint64_t after, int timeout_ms) {
   std::unique_lock lock(mu_);
   cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {

@@ -1,6 +1,6 @@
-// The change log: one record per committed write of a table that has consumers (GSIs now;
-// streams and TTL later), written in the same WriteBatch as the item, in the changes
-// column family:
+// The change log: one record per committed write of a table with GSIs, written in the
+// same WriteBatch as the item, in the changes column family (trimmed once applied; stream
+// records use the same encoding and sequences but live in the streams family, streams.h):
 //
 //   record key   := sequence (fixed64 BE), allocated by Begin()
 //   record value := table_id (fixed32 BE) | commit time ms (fixed64 BE)
@@ -51,6 +51,8 @@ class ChangeSequencer {
   void End(uint64_t sequence);
   // Every sequence <= SafePoint() has ended.
   uint64_t SafePoint() const;
+  // The sequence the next Begin() will return.
+  uint64_t Peek() const;
   // Waits until SafePoint() > "after" or the timeout passes, or Wake() is called.
   void WaitBeyond(uint64_t after, int timeout_ms);
   void Wake();

@@ -63,6 +63,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     uint64_t seq = 0;
     if (GetFixedBE(&k, 8, &seq)) last = std::max(last, seq);
   }
+  DDB_ASSIGN_OR_RETURN(impl->streams, StreamRegistry::Load(impl->storage.get()));
+  last = std::max(last, impl->streams->LastSequence());
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
   impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
       .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
@@ -79,6 +81,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       if (raw->stopping) break;
       lock.unlock();
       raw->SweepExpiredItems();
+      raw->streams->Trim(NowMillis(), static_cast<uint64_t>(raw->options.stream_retention_ms));
       lock.lock();
     }
   });
@@ -98,6 +101,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
                                              const CreateTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
+  if (req.stream_specification && req.stream_specification->stream_enabled &&
+      req.stream_specification->stream_view_type.empty()) {
+    // The service's UpdateTable wording (CreateTable's is not documented).
+    return Error::Validation(
+        "One or more parameter values were invalid: If stream is being enabled then "
+        "UpdateViewType is required");
+  }
   TableDescription d;
   d.table_name = req.table_name;
   d.table_id = NewUuid();
@@ -112,11 +122,16 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.on_demand_throughput = req.on_demand_throughput;
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
+    d.latest_stream_label = impl_->streams->NewLabel(req.table_name, NowMillis());
   }
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;
+  uint64_t stream_start = impl_->sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Create(std::move(d)));
+  if (info->description.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl_->OpenStream(*info, stream_start));
+  }
   TableDescription out = impl_->Describe(ctx, *info);
   return out;
 }
@@ -137,6 +152,10 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
   TableDescription before;
   if (existing) before = impl_->Describe(ctx, *existing);
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name));
+  // The stream outlives the table, closed, for the retention period.
+  if (info->description.stream_specification && info->description.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl_->CloseStream(name, *info->description.latest_stream_label));
+  }
   impl_->partitions->Drop(info->id);
   for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
   if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
@@ -165,7 +184,8 @@ Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
 
 Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
                               const std::optional<Item>& old, const std::optional<Item>& updated,
-                              Storage::Batch* batch, std::vector<uint64_t>* sequences) {
+                              Storage::Batch* batch, std::vector<uint64_t>* sequences,
+                              WriteOrigin origin) {
   // The indexes as of now, under the item's lock: a GSI added since the caller looked the
   // table up must see this write (its backfill takes the same lock per item).
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
@@ -188,12 +208,29 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   // (PutWithoutIndexes skips all of the below for tables that need none of it: keep the two
   // in step when a table gains another kind of consumer.)
   // GSIs learn of the write from the change log, appended in the same batch; the sequence
-  // is taken under the item's lock so that one item's changes are logged in order.
-  if (current->has_gsi()) {
+  // is taken under the item's lock so that one item's changes are logged in order. The
+  // table's stream gets a record with the same sequence, unless nothing changed (the
+  // service writes no stream record for a write that leaves the item as it was).
+  const TableDescription& d = current->description;
+  bool gsi = current->has_gsi();
+  bool stream = d.stream_specification && d.latest_stream_label && (old || updated) &&
+                !(old && updated && *old == *updated);
+  if (gsi || stream) {
     uint64_t sequence = sequencer->Begin();
     sequences->push_back(sequence);
-    batch->Put(Cf::kChanges, ChangeKey(sequence),
-               EncodeChange(table_id, NowMillis(), key, old, updated));
+    std::string change = EncodeChange(table_id, NowMillis(), key, old, updated);
+    if (stream) {
+      // Looked at again now that the sequence is taken: a stream closed in between has
+      // already fixed its last sequence (CloseStream) and must get no record past it.
+      auto again = catalog->FindById(table_id);
+      stream = again && again->description.stream_specification &&
+               again->description.latest_stream_label == d.latest_stream_label;
+    }
+    if (stream) {
+      batch->Put(Cf::kStreams, StreamRecordKey(table_id, *d.latest_stream_label, sequence),
+                 EncodeStreamRecord(origin, change));
+    }
+    if (gsi) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
   }
   return Status::Ok();
 }
@@ -206,14 +243,15 @@ Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& 
 
 Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
                                                  const ComputeNewItem& compute,
-                                                 std::optional<Item>* new_item) {
+                                                 std::optional<Item>* new_item,
+                                                 WriteOrigin origin) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
   if (!old && !updated) return old;  // deleting what is not there writes nothing
   Storage::Batch batch(*storage);
   std::vector<uint64_t> sequences;
-  Status added = AddWrite(table.id, key, old, updated, &batch, &sequences);
+  Status added = AddWrite(table.id, key, old, updated, &batch, &sequences, origin);
   if (!added.ok()) {
     for (uint64_t s : sequences) sequencer->End(s);
     return added.error();
@@ -231,7 +269,10 @@ Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
   if (!current) return TableNotFound();
-  if (!current->indexes.empty()) return std::optional<int64_t>();
+  // A stream needs the old item too (images, and no record for an unchanged item).
+  if (!current->indexes.empty() || current->description.stream_specification) {
+    return std::optional<int64_t>();
+  }
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
   int64_t old_size = -1;
   if (raw) {

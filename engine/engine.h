@@ -26,6 +26,8 @@ struct EngineOptions {
   bool simulate_capacity = false;
   // Item bytes at which a partition splits. Default: 10 GB
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
+  // How long stream records (and disabled streams) are kept. Default: 24 hours
+  int64_t stream_retention_ms = int64_t{24} * 60 * 60 * 1000;
 };
 
 class Engine {
@@ -129,6 +131,27 @@ class Engine {
   // Up to 25 puts and deletes over several tables, each applied on its own; nothing is
   // written when any request is invalid. Errors: kResourceNotFound, kValidation.
   Result<BatchWriteItemResult> BatchWriteItem(const BatchWriteItemRequest& req);
+
+  // DynamoDB Streams. A table's stream (StreamSpecification on CreateTable/UpdateTable)
+  // records every item change in commit order for 24 hours, with the images its view type
+  // asks for; one shard per stream. Disabled streams (and those of deleted tables) stay
+  // readable for 24 hours.
+  //
+  // Streams ordered by table name, then label. Errors: kValidation (malformed start ARN).
+  Result<ListStreamsResult> ListStreams(const RequestContext& ctx, const ListStreamsRequest& req);
+  // Errors: kValidation (malformed ARN), kResourceNotFound.
+  Result<StreamDescription> DescribeStream(const RequestContext& ctx,
+                                           const DescribeStreamRequest& req);
+  // Returns an opaque iterator, valid for 15 minutes. Errors: kValidation (malformed ARN,
+  // sequence number missing, superfluous or out of the shard), kResourceNotFound (stream,
+  // shard), kTrimmedDataAccess (a sequence number past the retention).
+  Result<std::string> GetShardIterator(const RequestContext& ctx,
+                                       const GetShardIteratorRequest& req);
+  // Up to `limit` records (and about 1 MB) from the iterator's position, and the iterator
+  // of what follows (none once a closed shard is read to its end). Errors: kValidation
+  // (not an iterator), kExpiredIterator, kTrimmedDataAccess, kResourceNotFound (the stream
+  // has aged out).
+  Result<GetRecordsResult> GetRecords(const RequestContext& ctx, const GetRecordsRequest& req);
 
  public:
   class Impl;  // engine_impl.h; opaque to users

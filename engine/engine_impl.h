@@ -26,6 +26,7 @@
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
+#include "engine/streams.h"
 #include "engine/write_path.h"
 
 namespace ddb {
@@ -56,6 +57,7 @@ class Engine::Impl {
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<ChangeSequencer> sequencer;
   std::unique_ptr<PartitionModel> partitions;
+  std::unique_ptr<StreamRegistry> streams;
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
@@ -118,14 +120,22 @@ class Engine::Impl {
   // When new_item is given, the new item is moved there after the write.
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute,
-                                     std::optional<Item>* new_item = nullptr);
+                                     std::optional<Item>* new_item = nullptr,
+                                     WriteOrigin origin = WriteOrigin::kRequest);
 
-  // Adds one item's write (nullopt deletes) with its counters, LSI entries and change-log
-  // record to *batch; appends the change sequence taken (if any) to *sequences, which the
-  // caller must pass to Commit. REQUIRES: the item's stripe is locked.
+  // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
+  // record (tables with GSIs) and stream record (tables with an enabled stream, unless the
+  // item does not change) to *batch; appends the change sequence taken (if any) to
+  // *sequences, which the caller must pass to Commit. REQUIRES: the item's stripe is locked.
   Status AddWrite(uint32_t table_id, const std::string& key, const std::optional<Item>& old,
                   const std::optional<Item>& updated, Storage::Batch* batch,
-                  std::vector<uint64_t>* sequences);
+                  std::vector<uint64_t>* sequences, WriteOrigin origin = WriteOrigin::kRequest);
+
+  // Streams of table lifecycle events (stream_operations.cc): a new stream for a table whose
+  // description just gained a label (start: the first sequence it may hold), and closing
+  // the stream "label" of "table".
+  Status OpenStream(const TableInfo& table, uint64_t start_sequence);
+  Status CloseStream(const std::string& table, const std::string& label);
   // Writes the batch and ends its change sequences (also when the write failed).
   Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
 
@@ -134,8 +144,8 @@ class Engine::Impl {
   Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
 
   // An unconditional put that needs the old item only for its size: when the table (as of
-  // now, under the item's lock) has no index and logs no changes, writes "item" and the
-  // counters without decoding the old item and returns its size (-1: there was none).
+  // now, under the item's lock) has no index and no stream (nothing logs changes), writes "item"
+  // and the counters without decoding the old item and returns its size (-1: there was none).
   // Returns nullopt, having written nothing, when the table needs the full write path.
   Result<std::optional<int64_t>> PutWithoutIndexes(uint32_t table_id, const std::string& key,
                                                    const Item& item, int64_t item_size);
@@ -161,6 +171,9 @@ class Engine::Impl {
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
     d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
+    if (d.latest_stream_label) {
+      d.latest_stream_arn = StreamArn(ctx.region, d.table_name, *d.latest_stream_label);
+    }
     auto stats = [&](uint32_t id) {
       auto v = storage->GetStats(StatsKey(id));
       return v.ok() ? v.value() : std::pair<int64_t, int64_t>{0, 0};

@@ -34,7 +34,9 @@ enum class ErrorCode : uint8_t {
   kInvalidSignature,
   kRequestLimitExceeded,
   kLimitExceeded,
-  kDuplicateItem,  // PartiQL INSERT of an existing key
+  kDuplicateItem,      // PartiQL INSERT of an existing key
+  kExpiredIterator,    // DynamoDB Streams: a shard iterator older than 15 minutes
+  kTrimmedDataAccess,  // DynamoDB Streams: records past the 24-hour retention
   kInternal,
 };
 

@@ -16,8 +16,8 @@
 namespace ddb {
 namespace {
 
-constexpr const char* kCfNames[] = {"default", "items", "changes", "meta", "indexes"};
-constexpr size_t kCfCount = 5;
+constexpr const char* kCfNames[] = {"default", "items", "changes", "meta", "indexes", "streams"};
+constexpr size_t kCfCount = 6;
 
 std::string EncodeInt64(int64_t v) {
   std::string s(8, '\0');

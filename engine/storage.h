@@ -7,6 +7,7 @@
 //   meta     counters: next table id; per-table and per-index item count and size (int64
 //            add merges); the GSI applier's watermark
 //   indexes  secondary-index entries (index_key.h)
+//   streams  DynamoDB Streams records, kept 24 hours (streams.h)
 //
 // Thread safety: all methods may be called concurrently; a Batch is used by one thread.
 #pragma once
@@ -22,7 +23,14 @@
 
 namespace ddb {
 
-enum class Cf : uint8_t { kCatalog = 0, kItems = 1, kChanges = 2, kMeta = 3, kIndexes = 4 };
+enum class Cf : uint8_t {
+  kCatalog = 0,
+  kItems = 1,
+  kChanges = 2,
+  kMeta = 3,
+  kIndexes = 4,
+  kStreams = 5,
+};
 
 struct StorageOptions {
   std::string path;        // RocksDB directory. Ignored when in_memory.

@@ -106,15 +106,17 @@ void Engine::Impl::SweepExpiredItems() {
     if (!s.ok()) continue;
     for (const std::string& key : expired) {
       // Re-checked under the item's lock: the item may have been rewritten meanwhile.
-      Result<std::optional<Item>> deleted =
-          Mutate(*table, key, [&](const std::optional<Item>& old) -> Result<std::optional<Item>> {
+      Result<std::optional<Item>> deleted = Mutate(
+          *table, key,
+          [&](const std::optional<Item>& old) -> Result<std::optional<Item>> {
             if (!old) return std::optional<Item>();
             auto it = old->find(attr);
             bool still_expired = it != old->end() && it->second.type() == AttributeType::kN &&
                                  CompareNumbers(it->second.scalar(), now_text) < 0;
             if (still_expired) return std::optional<Item>();
             return old;
-          });
+          },
+          nullptr, WriteOrigin::kTimeToLive);
       (void)deleted;
     }
   }

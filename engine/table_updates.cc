@@ -54,8 +54,37 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
   return Status::Ok();
 }
 
+// Enabling or disabling the stream. "new_label" labels a stream enabled now.
+Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new_label,
+                         TableDescription* d) {
+  // Messages as the service words them (tests/wire/test_streams.py).
+  if (spec.stream_enabled) {
+    if (d->stream_specification) {
+      return Error::Validation("Table already has an enabled stream: TableName: " + d->table_name);
+    }
+    if (spec.stream_view_type.empty()) {
+      return Error::Validation(kInvalid +
+                               "If stream is being enabled then UpdateViewType is required");
+    }
+    d->stream_specification = spec;
+    d->latest_stream_label = new_label;
+    return Status::Ok();
+  }
+  if (!spec.stream_view_type.empty()) {
+    return Error::Validation(kInvalid +
+                             "If stream is being disabled, then UpdateViewType must not be "
+                             "specified");
+  }
+  if (!d->stream_specification) {
+    return Error::Validation("Table has no stream to disable: TableName: " + d->table_name);
+  }
+  d->stream_specification.reset();  // LatestStreamArn/Label linger, as in the service
+  return Status::Ok();
+}
+
 // Applies the request to a copy of the description (inside Catalog::Update).
-Status ApplyUpdate(const UpdateTableRequest& req, TableDescription* d) {
+Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
+                   TableDescription* d) {
   if (req.billing_mode) d->billing_mode = *req.billing_mode;
   if (d->billing_mode == BillingMode::kPayPerRequest) {
     d->provisioned_throughput = ProvisionedThroughput{};
@@ -64,11 +93,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, TableDescription* d) {
   }
   if (req.on_demand_throughput) d->on_demand_throughput = req.on_demand_throughput;
   if (req.stream_specification) {
-    if (req.stream_specification->stream_enabled) {
-      d->stream_specification = req.stream_specification;
-    } else {
-      d->stream_specification.reset();
-    }
+    DDB_RETURN_IF_ERROR(ApplyStreamUpdate(*req.stream_specification, new_label, d));
   }
   if (req.table_class) d->table_class = req.table_class;
   if (req.deletion_protection_enabled) {
@@ -165,9 +190,24 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
                                              const UpdateTableRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto before, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(ValidateUpdate(req, before->description));
+  std::string new_label = impl_->streams->NewLabel(
+      req.table_name, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                std::chrono::system_clock::now().time_since_epoch())
+                                                .count()));
+  // A stream enabled now holds no record below this sequence (writers that see the new
+  // description take their sequences later).
+  uint64_t stream_start = impl_->sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto after, impl_->catalog->Update(req.table_name, [&](TableDescription* d) {
-    return ApplyUpdate(req, d);
+    return ApplyUpdate(req, new_label, d);
   }));
+  const TableDescription& was = before->description;
+  const TableDescription& now = after->description;
+  if (was.stream_specification && !now.stream_specification && was.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl_->CloseStream(req.table_name, *was.latest_stream_label));
+  }
+  if (now.stream_specification && now.latest_stream_label != was.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl_->OpenStream(*after, stream_start));
+  }
   for (const IndexSchema& index : before->indexes) {
     if (!after->FindIndex(index.name)) {
       Storage::Batch batch(*impl_->storage);

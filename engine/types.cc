@@ -28,6 +28,20 @@ std::string_view TableStatusName(TableStatus s) {
   return "ACTIVE";
 }
 
+std::string_view StreamStatusName(StreamStatus s) {
+  switch (s) {
+    case StreamStatus::kEnabling:
+      return "ENABLING";
+    case StreamStatus::kEnabled:
+      return "ENABLED";
+    case StreamStatus::kDisabling:
+      return "DISABLING";
+    case StreamStatus::kDisabled:
+      return "DISABLED";
+  }
+  return "ENABLED";
+}
+
 std::string_view ProjectionTypeName(ProjectionType p) {
   switch (p) {
     case ProjectionType::kAll:

@@ -103,7 +103,12 @@ struct TableDescription {
   BillingMode billing_mode = BillingMode::kProvisioned;
   ProvisionedThroughput provisioned_throughput;  // zeros for PAY_PER_REQUEST
   std::optional<OnDemandThroughput> on_demand_throughput;
-  std::optional<StreamSpecification> stream_specification;
+  std::optional<StreamSpecification> stream_specification;  // absent when no stream enabled
+  // The table's newest stream (ISO-8601 UTC time with milliseconds, "2026-11-30T13:45:12.345");
+  // it lingers after the stream is disabled, as in the service. latest_stream_arn is filled
+  // by DescribeTable from it.
+  std::optional<std::string> latest_stream_label;
+  std::optional<std::string> latest_stream_arn;
   std::optional<std::string> table_class;
   bool deletion_protection_enabled = false;
   int64_t item_count = 0;
@@ -440,6 +445,91 @@ struct BatchWriteItemRequest {
 struct BatchWriteItemResult {
   std::vector<std::pair<std::string, std::vector<WriteRequest>>> unprocessed_items;
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+};
+
+// --- DynamoDB Streams (DynamoDBStreams_20120810) ---
+
+enum class StreamStatus : uint8_t { kEnabling, kEnabled, kDisabling, kDisabled };
+std::string_view StreamStatusName(StreamStatus s);  // "ENABLED", ...
+
+struct StreamSummary {
+  std::string stream_arn;
+  std::string table_name;
+  std::string stream_label;
+};
+
+struct ListStreamsRequest {
+  std::optional<std::string> table_name;
+  std::optional<std::string> exclusive_start_stream_arn;
+  int limit = 100;  // 1..100
+};
+
+struct ListStreamsResult {
+  std::vector<StreamSummary> streams;
+  std::optional<std::string> last_evaluated_stream_arn;
+};
+
+struct DescribeStreamRequest {
+  std::string stream_arn;
+  std::optional<std::string> exclusive_start_shard_id;
+  int limit = 100;  // 1..100
+};
+
+struct StreamShard {
+  std::string shard_id;
+  std::string starting_sequence_number;
+  std::optional<std::string> ending_sequence_number;  // present once the shard is closed
+  std::optional<std::string> parent_shard_id;
+};
+
+struct StreamDescription {
+  std::string stream_arn;
+  std::string stream_label;
+  StreamStatus stream_status = StreamStatus::kEnabled;
+  std::string stream_view_type;
+  double creation_request_date_time = 0;  // seconds since the epoch, with milliseconds
+  std::string table_name;
+  std::vector<KeySchemaElement> key_schema;
+  std::vector<StreamShard> shards;
+  std::optional<std::string> last_evaluated_shard_id;
+};
+
+enum class ShardIteratorType : uint8_t {
+  kTrimHorizon,
+  kLatest,
+  kAtSequenceNumber,
+  kAfterSequenceNumber
+};
+
+struct GetShardIteratorRequest {
+  std::string stream_arn;
+  std::string shard_id;
+  ShardIteratorType shard_iterator_type = ShardIteratorType::kTrimHorizon;
+  std::optional<std::string> sequence_number;  // AT_/AFTER_SEQUENCE_NUMBER only
+};
+
+struct GetRecordsRequest {
+  std::string shard_iterator;
+  int limit = 1000;  // 1..1000
+};
+
+struct StreamRecord {
+  std::string event_id;
+  std::string event_name;  // INSERT, MODIFY, REMOVE
+  std::string aws_region;
+  double approximate_creation_date_time = 0;  // epoch seconds
+  Item keys;
+  std::optional<Item> new_image;  // per the stream's view type
+  std::optional<Item> old_image;
+  std::string sequence_number;
+  int64_t size_bytes = 0;
+  std::string stream_view_type;
+  bool by_time_to_live = false;  // deleted by the TTL process (userIdentity on the wire)
+};
+
+struct GetRecordsResult {
+  std::vector<StreamRecord> records;
+  std::optional<std::string> next_shard_iterator;  // absent once a closed shard is read out
 };
 
 }  // namespace ddb

@@ -16,6 +16,7 @@ namespace ddb::protocol {
 namespace {
 
 constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
+constexpr std::string_view kStreamsTargetPrefix = "DynamoDBStreams_20120810.";
 
 struct WireError {
   std::string_view type;
@@ -58,6 +59,10 @@ WireError ToWire(ErrorCode code) {
       return {"LimitExceededException", 400};
     case ErrorCode::kDuplicateItem:
       return {"DuplicateItemException", 400};
+    case ErrorCode::kExpiredIterator:
+      return {"ExpiredIteratorException", 400};
+    case ErrorCode::kTrimmedDataAccess:
+      return {"TrimmedDataAccessException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -91,6 +96,16 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"ListTagsOfResource", HandleListTagsOfResource},
       {"DescribeLimits", HandleDescribeLimits},
       {"DescribeEndpoints", HandleDescribeEndpoints},
+  };
+  return handlers;
+}
+
+const std::unordered_map<std::string_view, OperationHandler>& StreamsHandlers() {
+  static const std::unordered_map<std::string_view, OperationHandler> handlers = {
+      {"ListStreams", HandleListStreams},
+      {"DescribeStream", HandleDescribeStream},
+      {"GetShardIterator", HandleGetShardIterator},
+      {"GetRecords", HandleGetRecords},
   };
   return handlers;
 }
@@ -156,14 +171,17 @@ WireResponse ErrorResponseIn(const Error& error, std::string_view region) {
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {
   OperationHandler handler = nullptr;
-  if (target.substr(0, kTargetPrefix.size()) == kTargetPrefix) {
-    auto it = Handlers().find(target.substr(kTargetPrefix.size()));
-    if (it != Handlers().end()) handler = it->second;
+  std::string_view operation;
+  for (auto [prefix, table] : {std::pair{kTargetPrefix, &Handlers()},
+                               std::pair{kStreamsTargetPrefix, &StreamsHandlers()}}) {
+    if (target.substr(0, prefix.size()) != prefix) continue;
+    operation = target.substr(prefix.size());
+    auto it = table->find(operation);
+    if (it != table->end()) handler = it->second;
   }
   if (handler == nullptr) {
     return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
   }
-  std::string_view operation = target.substr(kTargetPrefix.size());
   auto started = std::chrono::steady_clock::now();
   auto finish = [&](Result<std::string>&& response) -> WireResponse {
     WireResponse wire = response.ok() ? WireResponse{200, std::move(response).value()}

@@ -43,6 +43,11 @@ Result<std::string> HandleBatchWriteItem(Engine&, const RequestContext&, const J
 Result<std::string> HandleExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleBatchExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleExecuteTransaction(Engine&, const RequestContext&, const JsonObject&);
+// DynamoDB Streams (stream_operations.cc).
+Result<std::string> HandleListStreams(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeStream(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleGetShardIterator(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleGetRecords(Engine&, const RequestContext&, const JsonObject&);
 
 // Shared request pieces (request_members.cc).
 // Whether the member is present and not null.

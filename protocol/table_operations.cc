@@ -364,6 +364,12 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.String(d.stream_specification->stream_view_type);
     w.EndObject();
   }
+  if (d.latest_stream_label && d.latest_stream_arn) {
+    w.Key("LatestStreamLabel");
+    w.String(*d.latest_stream_label);
+    w.Key("LatestStreamArn");
+    w.String(*d.latest_stream_arn);
+  }
   if (d.on_demand_throughput) {
     w.Key("OnDemandThroughput");
     WriteOnDemand(w, *d.on_demand_throughput);
