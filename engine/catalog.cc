@@ -127,6 +127,11 @@ Item ToRecord(const TableInfo& info) {
   if (d.table_class) r["TableClass"] = Str(*d.table_class);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
   if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
+  if (d.pitr_enabled_since) {
+    r["PitrSinceMs"] =
+        AttributeValue::N(std::to_string(static_cast<int64_t>(*d.pitr_enabled_since * 1000)));
+    r["PitrDays"] = AttributeValue::N(std::to_string(d.pitr_recovery_period_days));
+  }
   std::vector<AttributeValue> tags;
   for (const auto& t : d.tags) {
     tags.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
@@ -162,6 +167,10 @@ TableDescription FromRecord(const Item& r) {
   if (auto it = r.find("TableClass"); it != r.end()) d.table_class = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();
   if (auto it = r.find("Ttl"); it != r.end()) d.ttl_attribute = it->second.scalar();
+  if (auto it = r.find("PitrSinceMs"); it != r.end()) {
+    d.pitr_enabled_since = std::stoll(it->second.scalar()) / 1000.0;
+    d.pitr_recovery_period_days = std::stoi(r.at("PitrDays").scalar());
+  }
   if (auto it = r.find("Tags"); it != r.end()) {
     for (const auto& t : it->second.list()) {
       d.tags.push_back({t.map().at("Key").scalar(), t.map().at("Value").scalar()});

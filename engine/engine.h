@@ -58,6 +58,11 @@ class Engine {
                                                    const TimeToLiveSpecification& spec);
   // Errors: kResourceNotFound.
   Result<std::optional<std::string>> DescribeTimeToLive(const std::string& table);
+  // Point-in-time recovery settings. `recovery_period_days` (1..35) only when enabling.
+  // Errors: kTableNotFound ("Table not found: <name>").
+  Result<ContinuousBackupsDescription> UpdateContinuousBackups(
+      const std::string& table, bool enabled, std::optional<int> recovery_period_days);
+  Result<ContinuousBackupsDescription> DescribeContinuousBackups(const std::string& table);
   // Tags of a table: add/replace, remove, list. Errors: kResourceNotFound, kValidation.
   Status TagResource(const std::string& table, const std::vector<Tag>& tags);
   Status UntagResource(const std::string& table, const std::vector<std::string>& keys);

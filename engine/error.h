@@ -35,6 +35,7 @@ enum class ErrorCode : uint8_t {
   kRequestLimitExceeded,
   kLimitExceeded,
   kDuplicateItem,      // PartiQL INSERT of an existing key
+  kTableNotFound,      // the continuous-backups operations' own "table not found"
   kExpiredIterator,    // DynamoDB Streams: a shard iterator older than 15 minutes
   kTrimmedDataAccess,  // DynamoDB Streams: records past the 24-hour retention
   kInternal,

@@ -41,6 +41,53 @@ Result<std::optional<std::string>> Engine::DescribeTimeToLive(const std::string&
   return info->description.ttl_attribute;
 }
 
+namespace {
+
+double EpochSeconds() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+ContinuousBackupsDescription DescribeBackups(const TableDescription& d) {
+  ContinuousBackupsDescription c;
+  if (!d.pitr_enabled_since) return c;
+  c.pitr_enabled = true;
+  c.recovery_period_days = d.pitr_recovery_period_days;
+  // The service restores up to ~5 minutes ago, back to the enabling or the period's start.
+  const double now = EpochSeconds();
+  c.latest_restorable = std::max(*d.pitr_enabled_since, now - 300);
+  c.earliest_restorable = std::max(*d.pitr_enabled_since, now - 86400.0 * c.recovery_period_days);
+  return c;
+}
+
+Error BackupsTableNotFound(const std::string& table) {
+  return Error(ErrorCode::kTableNotFound, "Table not found: " + table);
+}
+
+}  // namespace
+
+Result<ContinuousBackupsDescription> Engine::UpdateContinuousBackups(
+    const std::string& table, bool enabled, std::optional<int> recovery_period_days) {
+  if (!impl_->catalog->Find(table)) return BackupsTableNotFound(table);
+  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Update(table, [&](TableDescription* d) -> Status {
+    if (!enabled) {
+      d->pitr_enabled_since.reset();
+      d->pitr_recovery_period_days = 35;
+      return Status::Ok();
+    }
+    if (!d->pitr_enabled_since) d->pitr_enabled_since = EpochSeconds();
+    d->pitr_recovery_period_days = recovery_period_days.value_or(35);
+    return Status::Ok();
+  }));
+  return DescribeBackups(info->description);
+}
+
+Result<ContinuousBackupsDescription> Engine::DescribeContinuousBackups(const std::string& table) {
+  auto info = impl_->catalog->Find(table);
+  if (!info) return BackupsTableNotFound(table);
+  return DescribeBackups(info->description);
+}
+
 Status Engine::TagResource(const std::string& table, const std::vector<Tag>& tags) {
   return impl_->catalog
       ->Update(table,

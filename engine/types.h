@@ -115,6 +115,10 @@ struct TableDescription {
   int64_t table_size_bytes = 0;
   // Time to Live: the attribute holding expiry times (epoch seconds), when enabled.
   std::optional<std::string> ttl_attribute;
+  // Point-in-time recovery (UpdateContinuousBackups): since when (epoch seconds), for how many
+  // days. Recorded and described; restores are not offered.
+  std::optional<double> pitr_enabled_since;
+  int pitr_recovery_period_days = 35;
   std::vector<Tag> tags;
 
   // Convenience accessors over key_schema / attribute_definitions.
@@ -305,6 +309,15 @@ struct TransactGetItemsRequest {
 struct TransactGetItemsResult {
   std::vector<std::optional<Item>> items;           // one per action, in order
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+};
+
+// --- Continuous backups (point-in-time recovery settings) ---
+
+struct ContinuousBackupsDescription {
+  bool pitr_enabled = false;
+  double earliest_restorable = 0;  // epoch seconds, when enabled
+  double latest_restorable = 0;
+  int recovery_period_days = 35;
 };
 
 // --- PartiQL (engine/partiql.cc) ---

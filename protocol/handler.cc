@@ -59,6 +59,8 @@ WireError ToWire(ErrorCode code) {
       return {"LimitExceededException", 400};
     case ErrorCode::kDuplicateItem:
       return {"DuplicateItemException", 400};
+    case ErrorCode::kTableNotFound:
+      return {"TableNotFoundException", 400};
     case ErrorCode::kExpiredIterator:
       return {"ExpiredIteratorException", 400};
     case ErrorCode::kTrimmedDataAccess:
@@ -86,6 +88,8 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"UpdateTable", HandleUpdateTable},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"ExecuteStatement", HandleExecuteStatement},
+      {"DescribeContinuousBackups", HandleDescribeContinuousBackups},
+      {"UpdateContinuousBackups", HandleUpdateContinuousBackups},
       {"BatchExecuteStatement", HandleBatchExecuteStatement},
       {"ExecuteTransaction", HandleExecuteTransaction},
       {"TransactGetItems", HandleTransactGetItems},

@@ -25,6 +25,10 @@ Result<std::string> HandleDescribeTimeToLive(Engine&, const RequestContext&, con
 Result<std::string> HandleTagResource(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUntagResource(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleListTagsOfResource(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeContinuousBackups(Engine&, const RequestContext&,
+                                                    const JsonObject&);
+Result<std::string> HandleUpdateContinuousBackups(Engine&, const RequestContext&,
+                                                  const JsonObject&);
 // CreateTable's Tags (settings_operations.cc).
 Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v);
 Result<std::string> HandleDescribeLimits(Engine&, const RequestContext&, const JsonObject&);

@@ -1,4 +1,5 @@
-// Time to Live and tags: UpdateTimeToLive, DescribeTimeToLive, TagResource, UntagResource,
+// Time to Live, continuous backups and tags: UpdateTimeToLive, DescribeTimeToLive,
+// Describe/UpdateContinuousBackups, TagResource, UntagResource,
 // ListTagsOfResource.
 #include "engine/table_validation.h"
 #include "protocol/json_writer.h"
@@ -125,6 +126,76 @@ Result<std::string> HandleDescribeTimeToLive(Engine& engine, const RequestContex
   w.EndObject();
   w.EndObject();
   return w.Take();
+}
+
+namespace {
+
+std::string RenderContinuousBackups(const ContinuousBackupsDescription& c) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("ContinuousBackupsDescription");
+  w.BeginObject();
+  w.Key("ContinuousBackupsStatus");
+  w.String("ENABLED");  // always, as the service says of every table
+  w.Key("PointInTimeRecoveryDescription");
+  w.BeginObject();
+  w.Key("PointInTimeRecoveryStatus");
+  w.String(c.pitr_enabled ? "ENABLED" : "DISABLED");
+  if (c.pitr_enabled) {
+    w.Key("RecoveryPeriodInDays");
+    w.Int(c.recovery_period_days);
+    w.Key("EarliestRestorableDateTime");
+    w.Double(c.earliest_restorable);
+    w.Key("LatestRestorableDateTime");
+    w.Double(c.latest_restorable);
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace
+
+Result<std::string> HandleDescribeContinuousBackups(Engine& engine, const RequestContext&,
+                                                    const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, ReadTableName(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(ContinuousBackupsDescription c, engine.DescribeContinuousBackups(table));
+  return RenderContinuousBackups(c);
+}
+
+Result<std::string> HandleUpdateContinuousBackups(Engine& engine, const RequestContext&,
+                                                  const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(std::string table, ReadTableName(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto spec, GetObject(request, "PointInTimeRecoverySpecification"));
+  std::optional<bool> enabled;
+  std::optional<int64_t> days;
+  if (!spec) {
+    v.NotNull("pointInTimeRecoverySpecification");
+  } else {
+    DDB_ASSIGN_OR_RETURN(enabled, GetBool(*spec, "PointInTimeRecoveryEnabled"));
+    if (!enabled) v.NotNull("pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled");
+    DDB_ASSIGN_OR_RETURN(days, GetInt(*spec, "RecoveryPeriodInDays"));
+    if (days && (*days < 1 || *days > 35)) {
+      v.Add("Value '" + std::to_string(*days) +
+            "' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to satisfy "
+            "constraint: Member must have value " +
+            (*days < 1 ? "greater than or equal to 1" : "less than or equal to 35"));
+    }
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  if (days && !*enabled) {
+    return Error::Validation(
+        "RecoveryPeriodInDays can only be specified when PointInTimeRecoveryEnabled is true");
+  }
+  std::optional<int> period;
+  if (days) period = static_cast<int>(*days);
+  DDB_ASSIGN_OR_RETURN(ContinuousBackupsDescription c,
+                       engine.UpdateContinuousBackups(table, *enabled, period));
+  return RenderContinuousBackups(c);
 }
 
 Result<std::string> HandleTagResource(Engine& engine, const RequestContext&,

@@ -97,3 +97,32 @@ def test_table_arn_as_table_name(ddb, table_s):
     assert ddb.get_item(TableName=table_s, Key={"pk": {"S": "via-arn"}})["Item"] == {
         "pk": {"S": "via-arn"}}
     assert ddb.describe_table(TableName=arn)["Table"]["TableName"] == table_s
+
+
+def test_continuous_backups(ddb, table_s):
+    d = ddb.describe_continuous_backups(TableName=table_s)["ContinuousBackupsDescription"]
+    assert d["ContinuousBackupsStatus"] == "ENABLED"
+    assert d["PointInTimeRecoveryDescription"] == {"PointInTimeRecoveryStatus": "DISABLED"}
+    d = ddb.update_continuous_backups(
+        TableName=table_s, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+    )["ContinuousBackupsDescription"]
+    pitr = d["PointInTimeRecoveryDescription"]
+    assert pitr["PointInTimeRecoveryStatus"] == "ENABLED"
+    assert pitr["EarliestRestorableDateTime"] <= pitr["LatestRestorableDateTime"]
+    d = ddb.describe_continuous_backups(TableName=table_s)["ContinuousBackupsDescription"]
+    assert d["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"] == "ENABLED"
+    ddb.update_continuous_backups(
+        TableName=table_s, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": False})
+    d = ddb.describe_continuous_backups(TableName=table_s)["ContinuousBackupsDescription"]
+    assert d["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"] == "DISABLED"
+
+
+def test_continuous_backups_of_a_missing_table(ddb):
+    for call in (lambda: ddb.describe_continuous_backups(TableName="no_such_table_x"),
+                 lambda: ddb.update_continuous_backups(
+                     TableName="no_such_table_x",
+                     PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})):
+        with pytest.raises(ClientError) as e:
+            call()
+        assert e.value.response["Error"]["Code"] == "TableNotFoundException"
+        assert e.value.response["Error"]["Message"] == "Table not found: no_such_table_x"
