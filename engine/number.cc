@@ -352,17 +352,29 @@ bool ConsumeNumberKey(std::string_view* input, std::string* normalised) {
   return true;
 }
 
+namespace {
+
+// A sum that needs more than 38 digits is refused, as by the service, with the overflow
+// message (e.g. 1E50 + 1), not the 38-digit one its inputs would get.
+Result<std::string> FinishArithmetic(const Decimal& d) {
+  Result<std::string> r = Finish(d);
+  if (!r.ok() && r.error().message() == PrecisionError().message()) return OverflowError();
+  return r;
+}
+
+}  // namespace
+
 Result<std::string> AddNumbers(std::string_view a, std::string_view b) {
   DDB_ASSIGN_OR_RETURN(Decimal x, ParseOperand(a));
   DDB_ASSIGN_OR_RETURN(Decimal y, ParseOperand(b));
-  return Finish(AddDecimals(x, y));
+  return FinishArithmetic(AddDecimals(x, y));
 }
 
 Result<std::string> SubtractNumbers(std::string_view a, std::string_view b) {
   DDB_ASSIGN_OR_RETURN(Decimal x, ParseOperand(a));
   DDB_ASSIGN_OR_RETURN(Decimal y, ParseOperand(b));
   if (!y.is_zero()) y.negative = !y.negative;
-  return Finish(AddDecimals(x, y));
+  return FinishArithmetic(AddDecimals(x, y));
 }
 
 }  // namespace ddb
