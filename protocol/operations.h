@@ -5,11 +5,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
 #include "protocol/json_reader.h"
+#include "protocol/json_writer.h"
 
 namespace ddb::protocol {
 
@@ -52,6 +54,12 @@ Result<std::string> HandleListStreams(Engine&, const RequestContext&, const Json
 Result<std::string> HandleDescribeStream(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetShardIterator(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetRecords(Engine&, const RequestContext&, const JsonObject&);
+
+// KeySchema as the service writes it: [{"AttributeName": ..., "KeyType": "HASH"|"RANGE"}]
+// (table_operations.cc).
+void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks);
+// ClientRequestToken: 1..36 characters when present (request_members.cc).
+Result<std::optional<std::string>> ReadClientRequestToken(const JsonObject& request, Violations* v);
 
 // Shared request pieces (request_members.cc).
 // Whether the member is present and not null.

@@ -207,15 +207,7 @@ Result<std::string> HandleExecuteTransaction(Engine& engine, const RequestContex
   ExecuteTransactionRequest req;
   DDB_ASSIGN_OR_RETURN(
       req.statements, ReadStatements(request, "TransactStatements", "transactStatements", 100, &v));
-  DDB_ASSIGN_OR_RETURN(auto token, GetString(request, "ClientRequestToken"));
-  if (token) {
-    if (token->empty() || token->size() > 36) {
-      v.Add("Value '" + std::string(*token) +
-            "' at 'clientRequestToken' failed to satisfy constraint: Member must have length " +
-            (token->empty() ? "greater than or equal to 1" : "less than or equal to 36"));
-    }
-    req.client_request_token = std::string(*token);
-  }
+  DDB_ASSIGN_OR_RETURN(req.client_request_token, ReadClientRequestToken(request, &v));
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(ExecuteTransactionResult result, engine.ExecuteTransaction(ctx, req));

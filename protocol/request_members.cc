@@ -13,6 +13,18 @@ bool Present(const JsonObject& request, std::string_view member) {
   return request.at_key(member).get(e) == simdjson::SUCCESS && !e.is_null();
 }
 
+Result<std::optional<std::string>> ReadClientRequestToken(const JsonObject& request,
+                                                          Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto token, GetString(request, "ClientRequestToken"));
+  if (!token) return std::optional<std::string>();
+  if (token->empty() || token->size() > 36) {
+    v->Add("Value '" + std::string(*token) +
+           "' at 'clientRequestToken' failed to satisfy constraint: Member must have length " +
+           (token->empty() ? "greater than or equal to 1" : "less than or equal to 36"));
+  }
+  return std::optional<std::string>(std::string(*token));
+}
+
 Result<std::string> ReadTableName(const JsonObject& request, Violations* v) {
   DDB_ASSIGN_OR_RETURN(auto name, GetString(request, "TableName"));
   if (!name) {

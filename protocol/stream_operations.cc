@@ -42,19 +42,6 @@ Result<int> ReadLimit(const JsonObject& request, int max, Violations* v) {
   return static_cast<int>(*limit);
 }
 
-void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
-  w.BeginArray();
-  for (const auto& k : ks) {
-    w.BeginObject();
-    w.Key("AttributeName");
-    w.String(k.attribute_name);
-    w.Key("KeyType");
-    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
 void WriteRecord(JsonWriter& w, const StreamRecord& r) {
   w.BeginObject();
   w.Key("eventID");

@@ -229,19 +229,6 @@ Result<std::optional<std::string>> ReadTableClass(const JsonObject& request, Vio
   return std::optional<std::string>(std::string(*table_class));
 }
 
-void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
-  w.BeginArray();
-  for (const auto& k : ks) {
-    w.BeginObject();
-    w.Key("AttributeName");
-    w.String(k.attribute_name);
-    w.Key("KeyType");
-    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
 void WriteThroughput(JsonWriter& w, const ProvisionedThroughput& t) {
   w.BeginObject();
   w.Key("NumberOfDecreasesToday");
@@ -396,6 +383,19 @@ std::string RenderDescription(std::string_view member, const TableDescription& d
 }
 
 }  // namespace
+
+void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
+  w.BeginArray();
+  for (const auto& k : ks) {
+    w.BeginObject();
+    w.Key("AttributeName");
+    w.String(k.attribute_name);
+    w.Key("KeyType");
+    w.String(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
+    w.EndObject();
+  }
+  w.EndArray();
+}
 
 Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
                                       const JsonObject& request) {
