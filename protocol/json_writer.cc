@@ -69,62 +69,80 @@ void JsonWriter::Int(int64_t v) {
   out_.append(buf, end);
 }
 
+namespace {
+
+// The index of the first byte of data[0, size) that needs escaping, or size: 16 bytes at a
+// time (SSE2), then 8 (SWAR), then byte by byte.
+size_t FirstEscape(const char* data, size_t size) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  while (i + 16 <= size && !NeedsEscape16(data + i)) i += 16;
+#endif
+  while (i + 8 <= size) {
+    uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    if (NeedsEscape(word)) break;
+    i += 8;
+  }
+  for (; i < size; ++i) {
+    const auto u = static_cast<unsigned char>(data[i]);
+    if (u < 0x20 || u == '"' || u == '\\') return i;
+  }
+  return size;
+}
+
+}  // namespace
+
 void JsonWriter::AppendString(std::string* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out->reserve(out->size() + s.size() + 2);
-  out->push_back('"');
-  // Append runs of bytes that need no escaping in one go: most strings are one run. Whole
-  // 8-byte words are checked at once.
   const char* const data = s.data();
   const size_t size = s.size();
+  size_t i = FirstEscape(data, size);
+  if (i == size) {  // nothing to escape (nearly always): quotes and bytes in one copy
+    const size_t at = out->size();
+    out->resize(at + size + 2);
+    char* p = out->data() + at;
+    p[0] = '"';
+    std::memcpy(p + 1, data, size);
+    p[size + 1] = '"';
+    return;
+  }
+  out->reserve(out->size() + size + 8);
+  out->push_back('"');
+  // Runs of bytes that need no escaping are appended in one go.
   size_t run = 0;
-  size_t i = 0;
-  while (true) {
-#if defined(__SSE2__)
-    while (i + 16 <= size && !NeedsEscape16(data + i)) i += 16;
-#endif
-    while (i + 8 <= size) {
-      uint64_t word;
-      std::memcpy(&word, data + i, 8);
-      if (NeedsEscape(word)) break;
-      i += 8;
-    }
-    // The word holding the next escape (or the tail): byte by byte.
-    const size_t stop = std::min(size, i + 8);
-    for (; i < stop; ++i) {
-      const auto u = static_cast<unsigned char>(data[i]);
-      if (u >= 0x20 && u != '"' && u != '\\') continue;
-      out->append(data + run, i - run);
-      run = i + 1;
-      switch (u) {
-        case '"':
-          out->append("\\\"", 2);
-          break;
-        case '\\':
-          out->append("\\\\", 2);
-          break;
-        case '\n':
-          out->append("\\n", 2);
-          break;
-        case '\r':
-          out->append("\\r", 2);
-          break;
-        case '\t':
-          out->append("\\t", 2);
-          break;
-        case '\b':
-          out->append("\\b", 2);
-          break;
-        case '\f':
-          out->append("\\f", 2);
-          break;
-        default: {
-          const char escape[6] = {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 0xf]};
-          out->append(escape, 6);
-        }
+  while (i < size) {
+    const auto u = static_cast<unsigned char>(data[i]);
+    out->append(data + run, i - run);
+    run = i + 1;
+    switch (u) {
+      case '"':
+        out->append("\\\"", 2);
+        break;
+      case '\\':
+        out->append("\\\\", 2);
+        break;
+      case '\n':
+        out->append("\\n", 2);
+        break;
+      case '\r':
+        out->append("\\r", 2);
+        break;
+      case '\t':
+        out->append("\\t", 2);
+        break;
+      case '\b':
+        out->append("\\b", 2);
+        break;
+      case '\f':
+        out->append("\\f", 2);
+        break;
+      default: {
+        const char escape[6] = {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 0xf]};
+        out->append(escape, 6);
       }
     }
-    if (i >= size) break;
+    i = run + FirstEscape(data + run, size - run);
   }
   out->append(data + run, size - run);
   out->push_back('"');
