@@ -11,7 +11,9 @@ namespace {
 const std::string kInvalid = "One or more parameter values were invalid: ";
 
 Error NestingTooDeep() {
-  return Error::Validation("Nesting Levels have exceeded supported limits");
+  return Error::Validation(
+      "Nesting Levels have exceeded supported limits: Attributes in the item have nested "
+      "levels beyond supported limit");
 }
 
 Result<std::string> ParseBinary(const JsonElement& e) {
@@ -77,7 +79,19 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
   return AttributeValue::BS(std::move(members));
 }
 
+constexpr std::string_view kNameTooLarge =
+    "1 validation error detected: Attribute name is too large, must be less than 65536 bytes";
+
 }  // namespace
+
+Status CheckAttributeNameSize(std::string_view name) {
+  if (name.size() > kMaxAttributeNameSize) return Error::Validation(std::string(kNameTooLarge));
+  return Status::Ok();
+}
+
+bool IsAttributeNameSizeError(const Error& e) {
+  return e.code() == ErrorCode::kValidation && e.message() == kNameTooLarge;
+}
 
 Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {
   if (depth > kMaxNestingDepth) return NestingTooDeep();
@@ -154,6 +168,7 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth) {
   if (json.get(obj) != simdjson::SUCCESS) return WrongType("map", "an object");
   Item item;
   for (auto field : obj) {
+    DDB_RETURN_IF_ERROR(CheckAttributeNameSize(field.key));
     DDB_ASSIGN_OR_RETURN(AttributeValue v, ParseAttributeValue(field.value, depth + 1));
     item.insert_or_assign(std::string(field.key), std::move(v));
   }

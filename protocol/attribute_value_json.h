@@ -16,6 +16,12 @@ Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth = 
 // A map of attribute name -> AttributeValue (Item, Key, ExpressionAttributeValues).
 Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
 
+// Attribute names (top-level, nested map keys, names in expressions and legacy parameters)
+// are at most 65535 bytes. Errors: kValidation with the service's message.
+inline constexpr size_t kMaxAttributeNameSize = 65535;
+Status CheckAttributeNameSize(std::string_view name);
+bool IsAttributeNameSizeError(const Error& e);
+
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v);
 void WriteAttributeMap(JsonWriter& w, const AttributeMap& m);
 // Writes an item in the engine's stored form (ReadResult::encoded_items) exactly as

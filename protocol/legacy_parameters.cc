@@ -491,6 +491,7 @@ Result<std::optional<std::string>> TranslateAttributeUpdates(const JsonObject& r
   if (!updates || updates->size() == 0) return std::optional<std::string>();
   std::vector<std::string> set, remove, add, del;
   for (auto field : *updates) {
+    DDB_RETURN_IF_ERROR(CheckAttributeNameSize(field.key));
     DDB_ASSIGN_OR_RETURN(JsonObject obj, EntryObject(field.value, "AttributeUpdates"));
     DDB_ASSIGN_OR_RETURN(auto action_text, GetString(obj, "Action"));
     std::string_view action = action_text.value_or("PUT");

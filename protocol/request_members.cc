@@ -81,6 +81,7 @@ Status ReadExpressionAttributeNames(const JsonObject& request,
     if (field.value.get(v) != simdjson::SUCCESS) {
       return WrongType("ExpressionAttributeNames", "a map of strings");
     }
+    DDB_RETURN_IF_ERROR(CheckAttributeNameSize(v));
     names->emplace(std::string(field.key), std::string(v));
   }
   return Status::Ok();
@@ -97,7 +98,9 @@ Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bo
   for (auto field : obj) {
     Result<AttributeValue> v = ParseAttributeValue(field.value);
     if (!v.ok()) {
-      if (v.error().code() != ErrorCode::kValidation) return v.error();
+      if (v.error().code() != ErrorCode::kValidation || IsAttributeNameSizeError(v.error())) {
+        return v.error();
+      }
       return Error::Validation("ExpressionAttributeValues contains invalid value: " +
                                v.error().message() + " for key " + std::string(field.key));
     }
@@ -114,6 +117,7 @@ Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* 
   for (JsonElement e : *arr) {
     std::string_view s;
     if (e.get(s) != simdjson::SUCCESS) return WrongType("AttributesToGet", "a list of strings");
+    DDB_RETURN_IF_ERROR(CheckAttributeNameSize(s));
     if (!seen.insert(s).second) {
       return Error::Validation(
           "One or more parameter values were invalid: Duplicate value in attribute name: " +
