@@ -123,11 +123,23 @@ Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::strin
     }
     DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
     if (nka) {
+      bool bad_length = false;
       for (JsonElement n : *nka) {
         std::string_view s;
         if (n.get(s) != simdjson::SUCCESS)
           return WrongType("NonKeyAttributes", "a list of strings");
+        bad_length = bad_length || s.empty() || s.size() > 255;
         idx.projection.non_key_attributes.emplace_back(s);
+      }
+      if (bad_length) {
+        std::string list = "[";
+        for (const std::string& n : idx.projection.non_key_attributes) {
+          list += (list.size() > 1 ? ", " : "") + n;
+        }
+        v->Add("Value '" + list + "]' at '" + p +
+               ".projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy "
+               "constraint: [Member must have length less than or equal to 255, Member must have "
+               "length greater than or equal to 1]");
       }
     }
   }
@@ -175,6 +187,11 @@ Result<std::vector<AttributeDefinition>> ReadAttributeDefinitions(const JsonObje
       v->NotNull(p + "attributeName");
     } else {
       a.attribute_name = std::string(*name);
+      if (name->empty() || name->size() > 255) {
+        v->Add("Value '" + a.attribute_name + "' at '" + p +
+               "attributeName' failed to satisfy constraint: Member must have length " +
+               (name->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
+      }
     }
     if (!type) {
       v->NotNull(p + "attributeType");
