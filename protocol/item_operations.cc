@@ -169,7 +169,20 @@ Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
   UpdateItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.key,
                        ReadSingleItemWrite(request, "Key", "key", &req, &req.update_expression));
-  DDB_ASSIGN_OR_RETURN(auto result, engine.UpdateItem(req));
+  Result<UpdateItemResult> updated = engine.UpdateItem(req);
+  if (!updated.ok()) {
+    // AttributeUpdates run as a translated UpdateExpression; a type clash between an ADD or
+    // DELETE value and the stored attribute is worded for the legacy parameter.
+    const Error& e = updated.error();
+    if (e.code() == ErrorCode::kValidation && Present(request, "AttributeUpdates") &&
+        (e.message().starts_with("An operand in the update expression has an incorrect") ||
+         e.message().starts_with("Incorrect operand type for operator or function"))) {
+      return Error::Validation(
+          "One or more parameter values were invalid: Type mismatch for attribute to update");
+    }
+    return e;
+  }
+  UpdateItemResult& result = *updated;
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
                           req.return_consumed_capacity, result.item_collection_metrics);
 }

@@ -384,10 +384,10 @@ def test_attribute_updates_errors(ddb, expr_table, updates, message):
 def test_attribute_updates_type_errors_at_run_time(ddb, expr_table):
     key = {"pk": {"S": fresh_key()}}
     update(ddb, expr_table, key, {"s": {"Value": to_wire("text")}})
-    # message uncertain: the UpdateExpression wording is reused.
+    # The legacy parameter has its own wording (not the UpdateExpression one).
     add_number = {"s": {"Action": "ADD", "Value": to_wire(1)}}
     expect_error(lambda: update(ddb, expr_table, key, add_number), VE,
-                 contains="incorrect data type")
+                 INVALID + "Type mismatch for attribute to update")
 
 
 # ---------------------------------------------------------------------------
