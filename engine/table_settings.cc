@@ -18,6 +18,12 @@ Error TableNotFoundNamed(const std::string& name) {
 Result<TimeToLiveSpecification> Engine::UpdateTimeToLive(const std::string& table,
                                                          const TimeToLiveSpecification& spec) {
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Update(table, [&](TableDescription* d) -> Status {
+    if (d->ttl_attribute && *d->ttl_attribute != spec.attribute_name) {
+      // Enabling on another attribute, or disabling with a name that is not the TTL one.
+      return Error::Validation(
+          "TimeToLive is active on a different AttributeName: current AttributeName is " +
+          *d->ttl_attribute);
+    }
     if (spec.enabled && d->ttl_attribute) {
       return Error::Validation("TimeToLive is already enabled");
     }
