@@ -1,6 +1,8 @@
 // Time to Live, continuous backups and tags: UpdateTimeToLive, DescribeTimeToLive,
 // Describe/UpdateContinuousBackups, TagResource, UntagResource,
 // ListTagsOfResource.
+#include <cctype>
+
 #include "engine/table_validation.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
@@ -38,6 +40,18 @@ Result<std::string> TableFromArn(const JsonObject& request, Violations* v) {
   return std::string(name);
 }
 
+// Tag keys and values hold letters, digits, white space and _ . : / = + - @ (any non-ASCII
+// character is taken as a letter).
+bool ValidTagText(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c >= 0x80 || std::isalnum(c) || std::isspace(c)) continue;
+    if (std::string_view("_.:/=+-@").find(static_cast<char>(c)) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Result<std::vector<Tag>> ReadTags(const JsonObject& request, Violations* v) {
   std::vector<Tag> tags;
   DDB_ASSIGN_OR_RETURN(auto arr, GetArray(request, "Tags"));
@@ -52,10 +66,10 @@ Result<std::vector<Tag>> ReadTags(const JsonObject& request, Violations* v) {
     std::string p = "tags." + std::to_string(i) + ".member.";
     if (!key) v->NotNull(p + "key");
     if (!value) v->NotNull(p + "value");
-    if (key && (key->empty() || key->size() > 128)) {
+    if (key && (key->empty() || key->size() > 128 || !ValidTagText(*key))) {
       return Error::Validation("The Tag Key provided is invalid, Key: " + std::string(*key));
     }
-    if (value && value->size() > 256) {
+    if (value && (value->size() > 256 || !ValidTagText(*value))) {
       return Error::Validation("The Tag Value provided is invalid, Value: " + std::string(*value));
     }
     tags.push_back({std::string(key.value_or("")), std::string(value.value_or(""))});
