@@ -1,0 +1,294 @@
+"""Behaviours found missing in a sweep against a DynamoDB behaviour checklist.
+
+Attribute-name length limits (65535 bytes for any attribute name, 255 for key and
+index key names), the legacy AttributeUpdates type-mismatch message and the nesting
+limit's full message.
+"""
+
+import pytest
+
+from conftest import expect_error, unique_name
+
+NAME_TOO_LARGE = ("1 validation error detected: Attribute name is too large, must be less "
+                  "than 65536 bytes")
+TYPE_MISMATCH = ("One or more parameter values were invalid: Type mismatch for attribute "
+                 "to update")
+NESTING = ("Nesting Levels have exceeded supported limits: Attributes in the item have "
+           "nested levels beyond supported limit")
+
+LONGEST_NAME = "n" * 65535
+TOO_LONG_NAME = "n" * 65536
+
+
+# --------------------------------------------------------------------------
+# Attribute names of up to 65535 bytes
+# --------------------------------------------------------------------------
+
+def test_longest_attribute_name_works_everywhere(ddb, table_s):
+    key = {"pk": {"S": "long"}}
+    ddb.put_item(TableName=table_s, Item={**key, LONGEST_NAME: {"N": "1"}})
+    got = ddb.get_item(TableName=table_s, Key=key, ProjectionExpression="#n",
+                       ExpressionAttributeNames={"#n": LONGEST_NAME})
+    assert got["Item"] == {LONGEST_NAME: {"N": "1"}}
+    got = ddb.get_item(TableName=table_s, Key=key, AttributesToGet=[LONGEST_NAME])
+    assert got["Item"] == {LONGEST_NAME: {"N": "1"}}
+    ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET #n = #n + :one",
+                    ConditionExpression="#n = :one", ExpressionAttributeNames={"#n": LONGEST_NAME},
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+    ddb.update_item(TableName=table_s, Key=key,
+                    AttributeUpdates={LONGEST_NAME: {"Action": "ADD", "Value": {"N": "1"}}})
+    got = ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+    assert got["Item"][LONGEST_NAME] == {"N": "3"}
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_put_item_attribute_name_too_large(ddb, table_s, where):
+    value = {"N": "1"}
+    item = {"pk": {"S": "x"}}
+    if where == "top":
+        item[TOO_LONG_NAME] = value
+    else:
+        item["doc"] = {"M": {"inner": {"M": {TOO_LONG_NAME: value}}}}
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item=item), "ValidationException",
+                 NAME_TOO_LARGE)
+    assert "Item" not in ddb.get_item(TableName=table_s, Key={"pk": {"S": "x"}},
+                                      ConsistentRead=True)
+
+
+def test_expression_attribute_name_too_large(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    names = {"#n": TOO_LONG_NAME}
+    one = {":v": {"N": "1"}}
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key=key, ProjectionExpression="#n",
+                                      ExpressionAttributeNames=names),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET #n = :v",
+                                         ExpressionAttributeNames=names,
+                                         ExpressionAttributeValues=one),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET a = :v",
+                                         ConditionExpression="#n = :v",
+                                         ExpressionAttributeNames=names,
+                                         ExpressionAttributeValues=one),
+                 "ValidationException", NAME_TOO_LARGE)
+    assert "Item" not in ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+
+
+def test_value_with_too_large_map_key(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key=key, UpdateExpression="SET doc = :v",
+        ExpressionAttributeValues={":v": {"M": {TOO_LONG_NAME: {"S": "a"}}}}),
+        "ValidationException", NAME_TOO_LARGE)
+
+
+def test_legacy_parameters_attribute_name_too_large(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key=key,
+                                      AttributesToGet=[TOO_LONG_NAME]),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key=key,
+        AttributeUpdates={TOO_LONG_NAME: {"Action": "PUT", "Value": {"N": "2"}}}),
+        "ValidationException", NAME_TOO_LARGE)
+
+
+# --------------------------------------------------------------------------
+# Key attribute names of up to 255 bytes
+# --------------------------------------------------------------------------
+
+def _key_name_error(name, path):
+    return (f"1 validation error detected: Value '{name}' at '{path}' failed to satisfy "
+            "constraint: Member must have length less than or equal to 255")
+
+
+def test_key_names_of_255_bytes(ddb, table_factory):
+    h, r = "h" * 255, "r" * 255
+    table = table_factory((h, "S"), (r, "S"))
+    item = {h: {"S": "a"}, r: {"S": "b"}, "other": {"N": "2"}}
+    ddb.put_item(TableName=table, Item=item)
+    got = ddb.get_item(TableName=table, Key={h: {"S": "a"}, r: {"S": "b"}}, ConsistentRead=True)
+    assert got["Item"] == item
+
+
+def test_table_key_name_too_long(ddb):
+    long = "k" * 256
+    name = unique_name()
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": long, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "short", "AttributeType": "S"}]),
+        "ValidationException", _key_name_error(long, "keySchema.1.member.attributeName"))
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "short", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": long, "AttributeType": "S"}]),
+        "ValidationException", _key_name_error(long, "attributeDefinitions.1.member.attributeName"))
+    err = expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "x", "KeyType": "HASH"},
+                   {"AttributeName": long, "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "x", "AttributeType": "S"},
+                              {"AttributeName": long, "AttributeType": "S"}]),
+        "ValidationException", match="^2 validation errors detected: ")
+    msg = err.response["Error"]["Message"]
+    assert "'keySchema.2.member.attributeName'" in msg
+    assert "'attributeDefinitions.2.member.attributeName'" in msg
+    assert name not in ddb.list_tables()["TableNames"]
+
+
+@pytest.mark.parametrize("kind", ["GlobalSecondaryIndexes", "LocalSecondaryIndexes"])
+def test_index_key_name_too_long(ddb, kind):
+    long = "k" * 256
+    path = ("globalSecondaryIndexes" if kind.startswith("Global") else "localSecondaryIndexes")
+    schema = ([{"AttributeName": long, "KeyType": "HASH"}] if kind.startswith("Global") else
+              [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": long, "KeyType": "RANGE"}])
+    position = 1 if kind.startswith("Global") else 2
+    expect_error(lambda: ddb.create_table(
+        TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "a", "KeyType": "HASH"},
+                   {"AttributeName": "b", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "a", "AttributeType": "S"},
+                              {"AttributeName": "b", "AttributeType": "S"},
+                              {"AttributeName": "c", "AttributeType": "S"}],
+        **{kind: [{"IndexName": "idx", "KeySchema": schema,
+                   "Projection": {"ProjectionType": "ALL"}}]}),
+        "ValidationException",
+        _key_name_error(long, f"{path}.1.member.keySchema.{position}.member.attributeName"))
+
+
+def test_index_keys_of_255_bytes(ddb, table_factory):
+    g, l = "g" * 255, "l" * 255
+    table = table_factory(
+        ("a", "S"), ("b", "S"),
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("a", "b", g, l)],
+        GlobalSecondaryIndexes=[{"IndexName": "gsi", "KeySchema": [
+            {"AttributeName": g, "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}],
+        LocalSecondaryIndexes=[{"IndexName": "lsi", "KeySchema": [
+            {"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": l, "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"}}])
+    item = {"a": {"S": "1"}, "b": {"S": "2"}, g: {"S": "3"}, l: {"S": "4"}}
+    ddb.put_item(TableName=table, Item=item)
+    got = ddb.query(TableName=table, IndexName="lsi", ConsistentRead=True,
+                    KeyConditionExpression="a = :a AND #l = :l",
+                    ExpressionAttributeNames={"#l": l},
+                    ExpressionAttributeValues={":a": {"S": "1"}, ":l": {"S": "4"}})
+    assert got["Items"] == [item]
+
+
+# --------------------------------------------------------------------------
+# AttributeUpdates: a value whose type clashes with the stored attribute
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stored,action,value", [
+    ({"SS": ["dog"]}, "ADD", {"N": "2"}),
+    ({"SS": ["dog"]}, "ADD", {"L": [{"S": "cat"}]}),
+    ({"L": [{"S": "dog"}]}, "ADD", {"SS": ["cat"]}),
+    ({"L": [{"S": "dog"}]}, "ADD", {"N": "3"}),
+    ({"N": "2"}, "ADD", {"L": [{"S": "dog"}]}),
+    ({"N": "2"}, "ADD", {"SS": ["dog"]}),
+    ({"NS": ["1", "2"]}, "ADD", {"SS": ["a"]}),
+    ({"S": "x"}, "DELETE", {"NS": ["1", "2"]}),
+    ({"NS": ["1", "2"]}, "DELETE", {"SS": ["hi"]}),
+])
+def test_attribute_updates_type_mismatch(ddb, table_s, stored, action, value):
+    key = {"pk": {"S": "mm"}}
+    ddb.put_item(TableName=table_s, Item={**key, "a": stored})
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key,
+                                         AttributeUpdates={"a": {"Action": action, "Value": value}}),
+                 "ValidationException", TYPE_MISMATCH)
+    got = ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+    assert got["Item"]["a"] == stored
+
+
+def test_update_expression_type_clash_keeps_its_message(ddb, table_s):
+    key = {"pk": {"S": "mm"}}
+    ddb.put_item(TableName=table_s, Item={**key, "a": {"SS": ["dog"]}})
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="ADD a :v",
+                                         ExpressionAttributeValues={":v": {"N": "2"}}),
+                 "ValidationException",
+                 "An operand in the update expression has an incorrect data type")
+
+
+# --------------------------------------------------------------------------
+# Nesting limit
+# --------------------------------------------------------------------------
+
+def _nested_map(levels):
+    value = {"S": "leaf"}
+    for _ in range(levels):
+        value = {"M": {"a": value}}
+    return value
+
+
+def test_nesting_limit_message(ddb, table_s):
+    ddb.put_item(TableName=table_s, Item={"pk": {"S": "deep"}, "doc": _nested_map(31)})
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "deep"}, "doc": _nested_map(32)}),
+                 "ValidationException", NESTING)
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "deep"}, "doc": _nested_map(50)}),
+                 "ValidationException", NESTING)
+
+
+# --------------------------------------------------------------------------
+# Time to Live: the attribute name must be the one TTL is on
+# --------------------------------------------------------------------------
+
+def test_time_to_live_on_a_different_attribute(ddb, table_s):
+    ddb.update_time_to_live(TableName=table_s,
+                            TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    different = ("TimeToLive is active on a different AttributeName: current AttributeName "
+                 "is exp")
+    expect_error(lambda: ddb.update_time_to_live(
+        TableName=table_s, TimeToLiveSpecification={"Enabled": False, "AttributeName": "dog"}),
+        "ValidationException", different)
+    expect_error(lambda: ddb.update_time_to_live(
+        TableName=table_s, TimeToLiveSpecification={"Enabled": True, "AttributeName": "dog"}),
+        "ValidationException", different)
+    got = ddb.describe_time_to_live(TableName=table_s)["TimeToLiveDescription"]
+    assert got == {"TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
+    ddb.update_time_to_live(TableName=table_s,
+                            TimeToLiveSpecification={"Enabled": False, "AttributeName": "exp"})
+    got = ddb.describe_time_to_live(TableName=table_s)["TimeToLiveDescription"]
+    assert got == {"TimeToLiveStatus": "DISABLED"}
+
+
+# --------------------------------------------------------------------------
+# Tags: keys and values are letters, digits, spaces and _ . : / = + - @
+# --------------------------------------------------------------------------
+
+def _arn(ddb, table):
+    return ddb.describe_table(TableName=table)["Table"]["TableArn"]
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("ok", "#!%%^$$&", "The Tag Value provided is invalid, Value: #!%%^$$&"),
+    ("->>;-)])", "ok", "The Tag Key provided is invalid, Key: ->>;-)])"),
+    ("!!!\\|", "<><", "The Tag Key provided is invalid, Key: !!!\\|"),
+])
+def test_tag_characters_rejected(ddb, table_s, key, value, message):
+    arn = _arn(ddb, table_s)
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": key, "Value": value}]),
+                 "ValidationException", message)
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == []
+
+
+def test_tag_characters_accepted(ddb, table_s):
+    arn = _arn(ddb, table_s)
+    tags = [{"Key": "a:b/c=d+e-f@g_h.i j", "Value": " "}, {"Key": "7", "Value": ""},
+            {"Key": "ключ", "Value": "значение"}]
+    ddb.tag_resource(ResourceArn=arn, Tags=tags)
+    got = ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+    assert sorted(got, key=lambda t: t["Key"]) == sorted(tags, key=lambda t: t["Key"])
+
+
+def test_create_table_with_bad_tag_creates_nothing(ddb):
+    name = unique_name()
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}],
+        Tags=[{"Key": "bad#key", "Value": "v"}]),
+        "ValidationException", "The Tag Key provided is invalid, Key: bad#key")
+    assert name not in ddb.list_tables()["TableNames"]
