@@ -51,6 +51,32 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
                                u.index.index_name);
     }
   }
+  // Creating or deleting an index is an online operation: one per request, and not together
+  // with table throughput, stream, table class or deletion-protection changes.
+  size_t online = 0;
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kUpdate) ++online;
+  }
+  if (online > 1) {
+    return Error{ErrorCode::kLimitExceeded,
+                 "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+                 "simultaneously per table"};
+  }
+  if (online == 1) {
+    if (req.provisioned_throughput) {
+      return Error::Validation("You cannot create or delete index while updating table IOPS");
+    }
+    if (req.stream_specification) {
+      return Error::Validation("You cannot create or delete index while changing stream status");
+    }
+    if (req.table_class) {
+      return Error::Validation("TableClass modification must be the only operation in the request");
+    }
+    if (req.deletion_protection_enabled) {
+      return Error::Validation(
+          "DeletionProtection modification must be the only operation in the request");
+    }
+  }
   return Status::Ok();
 }
 

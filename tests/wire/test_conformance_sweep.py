@@ -292,3 +292,79 @@ def test_create_table_with_bad_tag_creates_nothing(ddb):
         Tags=[{"Key": "bad#key", "Value": "v"}]),
         "ValidationException", "The Tag Key provided is invalid, Key: bad#key")
     assert name not in ddb.list_tables()["TableNames"]
+
+
+# --------------------------------------------------------------------------
+# UpdateTable: one online index operation per request, alone
+# --------------------------------------------------------------------------
+
+def _create(name, attr):
+    return {"Create": {"IndexName": name, "KeySchema": [{"AttributeName": attr, "KeyType": "HASH"}],
+                       "Projection": {"ProjectionType": "ALL"}}}
+
+
+def _defs(*names):
+    return [{"AttributeName": n, "AttributeType": "S"} for n in names]
+
+
+def _index_names(ddb, table):
+    return sorted(g["IndexName"] for g in
+                  ddb.describe_table(TableName=table)["Table"].get("GlobalSecondaryIndexes", []))
+
+
+def test_update_table_one_online_index_operation(ddb, table_s):
+    limit = ("Subscriber limit exceeded: Only 1 online index can be created or deleted "
+             "simultaneously per table")
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("x", "y"),
+        GlobalSecondaryIndexUpdates=[_create("gsix", "x"), _create("gsiy", "y")]),
+        "LimitExceededException", limit)
+    assert _index_names(ddb, table_s) == []
+    ddb.update_table(TableName=table_s, AttributeDefinitions=_defs("x"),
+                     GlobalSecondaryIndexUpdates=[_create("gsix", "x")])
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("y"),
+        GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gsix"}}, _create("gsiy", "y")]),
+        "LimitExceededException", limit)
+    assert _index_names(ddb, table_s) == ["gsix"]
+
+
+@pytest.mark.parametrize("extra,message", [
+    ({"StreamSpecification": {"StreamEnabled": False}},
+     "You cannot create or delete index while changing stream status"),
+    ({"TableClass": "STANDARD_INFREQUENT_ACCESS"},
+     "TableClass modification must be the only operation in the request"),
+])
+def test_update_table_index_creation_must_go_alone(ddb, table_s, extra, message):
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("x"),
+        GlobalSecondaryIndexUpdates=[_create("gsix", "x")], **extra),
+        "ValidationException", message)
+    assert _index_names(ddb, table_s) == []
+
+
+def test_update_table_index_creation_with_deletion_protection(ddb, raw, table_s):
+    r = raw("UpdateTable", {"TableName": table_s, "AttributeDefinitions": _defs("x"),
+                            "GlobalSecondaryIndexUpdates": [_create("gsix", "x")],
+                            "DeletionProtectionEnabled": False})
+    assert r.status == 400
+    assert r.json() == {
+        "__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
+        "message": "DeletionProtection modification must be the only operation in the request"}
+    assert _index_names(ddb, table_s) == []
+
+
+def test_update_table_index_creation_with_table_throughput(ddb, table_factory):
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    create = _create("gsix", "x")
+    create["Create"]["ProvisionedThroughput"] = {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_defs("x"), GlobalSecondaryIndexUpdates=[create],
+        ProvisionedThroughput={"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}),
+        "ValidationException", "You cannot create or delete index while updating table IOPS")
+    assert _index_names(ddb, table) == []
+    # With a billing-mode switch it is fine.
+    ddb.update_table(TableName=table, AttributeDefinitions=_defs("x"),
+                     GlobalSecondaryIndexUpdates=[_create("gsix", "x")],
+                     BillingMode="PAY_PER_REQUEST")
+    assert _index_names(ddb, table) == ["gsix"]
