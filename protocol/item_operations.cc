@@ -13,7 +13,7 @@ namespace {
 // Legacy Expected/ConditionalOperator/AttributeUpdates become expressions here.
 Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
                             std::optional<std::string>* update_expression = nullptr) {
-  DDB_ASSIGN_OR_RETURN(auto condition, GetString(request, "ConditionExpression"));
+  DDB_ASSIGN_OR_RETURN(auto condition, GetExpression(request, "ConditionExpression"));
   if (condition) w->condition_expression = std::string(*condition);
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &w->expression_attribute_names,
                                                    &w->has_expression_attribute_names));
@@ -22,7 +22,7 @@ Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
   w->return_old_on_condition_failure = rvf && *rvf == "ALL_OLD";
   if (update_expression) {
-    DDB_ASSIGN_OR_RETURN(auto update, GetString(request, "UpdateExpression"));
+    DDB_ASSIGN_OR_RETURN(auto update, GetExpression(request, "UpdateExpression"));
     if (update) *update_expression = std::string(*update);
   }
   return ApplyLegacyWriteParameters(request, w, update_expression);
@@ -144,7 +144,7 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));
   req.consistent_read = consistent.value_or(false);
-  DDB_ASSIGN_OR_RETURN(auto projection, GetString(request, "ProjectionExpression"));
+  DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(request, "ProjectionExpression"));
   if (projection) req.projection_expression = std::string(*projection);
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req.expression_attribute_names,
                                                    &req.has_expression_attribute_names));

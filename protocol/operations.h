@@ -72,6 +72,10 @@ Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bo
 // AttributesToGet: unique names, at least one when present.
 Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* names,
                            Violations* v);
+// An expression member (UpdateExpression, ConditionExpression, ...): a string of at most
+// 4096 bytes, counted as sent (placeholders not substituted).
+Result<std::optional<std::string_view>> GetExpression(const JsonObject& request,
+                                                      std::string_view member);
 // TableName: required, 3-255 chars of [a-zA-Z0-9_.-]; violations go to *v.
 Result<std::string> ReadTableName(const JsonObject& request, Violations* v);
 

@@ -16,9 +16,9 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
     req->index_name = std::string(*index);
     TableNameViolations(*index, "indexName", v->list());
   }
-  DDB_ASSIGN_OR_RETURN(auto filter, GetString(request, "FilterExpression"));
+  DDB_ASSIGN_OR_RETURN(auto filter, GetExpression(request, "FilterExpression"));
   if (filter) req->filter_expression = std::string(*filter);
-  DDB_ASSIGN_OR_RETURN(auto projection, GetString(request, "ProjectionExpression"));
+  DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(request, "ProjectionExpression"));
   if (projection) req->projection_expression = std::string(*projection);
   DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req->attributes_to_get, v));
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req->expression_attribute_names,
@@ -159,7 +159,7 @@ Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const Jso
   DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
   DDB_ASSIGN_OR_RETURN(auto forward, GetBool(request, "ScanIndexForward"));
   req.scan_index_forward = forward.value_or(true);
-  DDB_ASSIGN_OR_RETURN(auto kce, GetString(request, "KeyConditionExpression"));
+  DDB_ASSIGN_OR_RETURN(auto kce, GetExpression(request, "KeyConditionExpression"));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ApplyLegacyQueryParameters(request, &req));
   if (kce) {
@@ -224,7 +224,7 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
               "' failed to satisfy constraint: Member must have length greater than or equal to 1");
       }
     }
-    DDB_ASSIGN_OR_RETURN(auto projection, GetString(o, "ProjectionExpression"));
+    DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(o, "ProjectionExpression"));
     if (projection) ka.projection_expression = std::string(*projection);
     DDB_RETURN_IF_ERROR(ReadAttributesToGet(o, &ka.attributes_to_get, &v));
     DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names,

@@ -59,6 +59,12 @@ bool ValidPlaceholderKey(std::string_view key, char sigil) {
 Status CheckPlaceholderKeys(const JsonObject& obj, std::string_view member, char sigil) {
   if (obj.size() == 0) return Error::Validation(std::string(member) + " must not be empty");
   for (auto field : obj) {
+    if (field.key.size() > 255) {
+      return Error::Validation(std::string(member) +
+                               " contains invalid key: The expression attribute map contains a "
+                               "key that is too long; size of key: " +
+                               std::to_string(field.key.size()));
+    }
     if (!ValidPlaceholderKey(field.key, sigil)) {
       return Error::Validation(std::string(member) +
                                " contains invalid key: Syntax error; key: \"" +
@@ -80,6 +86,11 @@ Status ReadExpressionAttributeNames(const JsonObject& request,
     std::string_view v;
     if (field.value.get(v) != simdjson::SUCCESS) {
       return WrongType("ExpressionAttributeNames", "a map of strings");
+    }
+    if (v.empty()) {
+      return Error::Validation(
+          "ExpressionAttributeNames contains invalid value: Empty attribute name for key " +
+          std::string(field.key));
     }
     DDB_RETURN_IF_ERROR(CheckAttributeNameSize(v));
     names->emplace(std::string(field.key), std::string(v));
@@ -107,6 +118,19 @@ Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bo
     values->insert_or_assign(std::string(field.key), std::move(v).value());
   }
   return Status::Ok();
+}
+
+Result<std::optional<std::string_view>> GetExpression(const JsonObject& request,
+                                                      std::string_view member) {
+  constexpr size_t kMaxExpressionSize = 4096;
+  DDB_ASSIGN_OR_RETURN(auto text, GetString(request, member));
+  if (text && text->size() > kMaxExpressionSize) {
+    return Error::Validation("Invalid " + std::string(member) +
+                             ": Expression size has exceeded the maximum allowed size; "
+                             "expression size: " +
+                             std::to_string(text->size()));
+  }
+  return text;
 }
 
 Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* names,

@@ -22,7 +22,7 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
     a->table_name = std::string(*table);
     TableNameViolations(*table, path + ".tableName", v->list());
   }
-  DDB_ASSIGN_OR_RETURN(auto condition, GetString(o, "ConditionExpression"));
+  DDB_ASSIGN_OR_RETURN(auto condition, GetExpression(o, "ConditionExpression"));
   if (condition) a->condition_expression = std::string(*condition);
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &a->expression_attribute_names,
                                                    &a->has_expression_attribute_names));
@@ -80,7 +80,7 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
           DDB_ASSIGN_OR_RETURN(a.item_or_key, ParseAttributeMap(target));
         }
         if (a.kind == TransactWriteAction::Kind::kUpdate) {
-          DDB_ASSIGN_OR_RETURN(auto update, GetString(*body, "UpdateExpression"));
+          DDB_ASSIGN_OR_RETURN(auto update, GetExpression(*body, "UpdateExpression"));
           if (!update) {
             v.NotNull(path + ".updateExpression");
           } else {
@@ -144,7 +144,7 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
       } else {
         DDB_ASSIGN_OR_RETURN(a.key, ParseAttributeMap(key));
       }
-      DDB_ASSIGN_OR_RETURN(auto projection, GetString(*get, "ProjectionExpression"));
+      DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(*get, "ProjectionExpression"));
       if (projection) a.projection_expression = std::string(*projection);
       DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(*get, &a.expression_attribute_names,
                                                        &a.has_expression_attribute_names));

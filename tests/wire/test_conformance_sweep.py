@@ -368,3 +368,85 @@ def test_update_table_index_creation_with_table_throughput(ddb, table_factory):
                      GlobalSecondaryIndexUpdates=[_create("gsix", "x")],
                      BillingMode="PAY_PER_REQUEST")
     assert _index_names(ddb, table) == ["gsix"]
+
+
+# --------------------------------------------------------------------------
+# Expressions are at most 4096 bytes, counted as sent
+# --------------------------------------------------------------------------
+
+def _padded_projection(size):
+    # "pk" followed by ", aNNNN..." terms, padded with spaces to exactly `size` bytes.
+    text = "pk"
+    i = 0
+    while len(text) + 12 <= size:
+        text += f", a{i:08d}"
+        i += 1
+    return text + " " * (size - len(text))
+
+
+def _size_error(kind, size):
+    return (f"Invalid {kind}: Expression size has exceeded the maximum allowed size; "
+            f"expression size: {size}")
+
+
+def test_expression_size_limit(ddb, table_s):
+    key = {"pk": {"S": "e"}}
+    ddb.put_item(TableName=table_s, Item=key)
+    ok = _padded_projection(4096)
+    assert len(ok) == 4096
+    assert ddb.get_item(TableName=table_s, Key=key, ProjectionExpression=ok)["Item"] == key
+    big = _padded_projection(4097)
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key=key, ProjectionExpression=big),
+                 "ValidationException", _size_error("ProjectionExpression", 4097))
+    one = {":v": {"N": "1"}}
+    long_update = "SET a = :v" + " " * 4090
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression=long_update,
+                                         ExpressionAttributeValues=one),
+                 "ValidationException", _size_error("UpdateExpression", len(long_update)))
+    long_condition = "attribute_exists(pk)" + " " * 4080
+    expect_error(lambda: ddb.delete_item(TableName=table_s, Key=key,
+                                         ConditionExpression=long_condition),
+                 "ValidationException", _size_error("ConditionExpression", len(long_condition)))
+    long_filter = "a = :v" + " " * 4091
+    expect_error(lambda: ddb.scan(TableName=table_s, FilterExpression=long_filter,
+                                  ExpressionAttributeValues=one),
+                 "ValidationException", _size_error("FilterExpression", len(long_filter)))
+    long_key = "pk = :k" + " " * 4090
+    expect_error(lambda: ddb.query(TableName=table_s, KeyConditionExpression=long_key,
+                                   ExpressionAttributeValues={":k": {"S": "e"}}),
+                 "ValidationException", _size_error("KeyConditionExpression", len(long_key)))
+    expect_error(lambda: ddb.transact_write_items(TransactItems=[{"Update": {
+        "TableName": table_s, "Key": key, "UpdateExpression": long_update,
+        "ExpressionAttributeValues": one}}]),
+        "ValidationException", _size_error("UpdateExpression", len(long_update)))
+    # Placeholders are not substituted before counting.
+    names = {"#n": "x" * 5000}
+    ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET #n = :v",
+                    ExpressionAttributeNames=names, ExpressionAttributeValues=one)
+    assert ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)["Item"]["x" * 5000] == \
+        {"N": "1"}
+
+
+# --------------------------------------------------------------------------
+# ExpressionAttributeNames entries
+# --------------------------------------------------------------------------
+
+def test_expression_attribute_name_empty_value(ddb, table_s):
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key={"pk": {"S": "e"}},
+                                      ProjectionExpression="#a",
+                                      ExpressionAttributeNames={"#a": ""}),
+                 "ValidationException",
+                 "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a")
+
+
+def test_expression_attribute_key_too_long(ddb, table_s):
+    key = "#" + "k" * 255
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key={"pk": {"S": "e"}},
+                                      ProjectionExpression=key,
+                                      ExpressionAttributeNames={key: "a"}),
+                 "ValidationException",
+                 "ExpressionAttributeNames contains invalid key: The expression attribute map "
+                 "contains a key that is too long; size of key: 256")
+    ok = "#" + "k" * 254
+    ddb.get_item(TableName=table_s, Key={"pk": {"S": "e"}}, ProjectionExpression=ok,
+                 ExpressionAttributeNames={ok: "a"})
