@@ -35,6 +35,7 @@ struct HttpRequest {
   std::string_view origin;
   std::string_view cors_request_method;
   std::string_view cors_request_headers;
+  std::string_view content_encoding;  // Content-Encoding, "" when absent
   std::string body;
 };
 

@@ -1,9 +1,14 @@
 """Behaviours found missing in a sweep against a DynamoDB behaviour checklist.
 
 Attribute-name length limits (65535 bytes for any attribute name, 255 for key and
-index key names), the legacy AttributeUpdates type-mismatch message and the nesting
-limit's full message.
+index key names), the legacy AttributeUpdates type-mismatch message, the nesting
+limit's full message, the TTL attribute on disable, tag characters, one online index
+operation per UpdateTable, the 4 KB expression limit, ExpressionAttributeNames entries,
+and gzip-compressed request bodies.
 """
+
+import gzip
+import json
 
 import pytest
 
@@ -450,3 +455,53 @@ def test_expression_attribute_key_too_long(ddb, table_s):
     ok = "#" + "k" * 254
     ddb.get_item(TableName=table_s, Key={"pk": {"S": "e"}}, ProjectionExpression=ok,
                  ExpressionAttributeNames={ok: "a"})
+
+
+# --------------------------------------------------------------------------
+# Compressed requests (Content-Encoding: gzip)
+# --------------------------------------------------------------------------
+
+def _put_body(table, pk, value="v"):
+    return json.dumps({"TableName": table, "Item": {"pk": {"S": pk}, "v": {"S": value}}})
+
+
+def _stored(ddb, table, pk):
+    return ddb.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item")
+
+
+def test_gzip_request(ddb, raw, table_s):
+    r = raw("PutItem", gzip.compress(_put_body(table_s, "g1").encode()),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200 and r.json() == {}
+    assert _stored(ddb, table_s, "g1") == {"pk": {"S": "g1"}, "v": {"S": "v"}}
+    # Several gzip members concatenated are one body.
+    body = _put_body(table_s, "g2").encode()
+    r = raw("PutItem", gzip.compress(body[:10]) + gzip.compress(body[10:]),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200
+    assert _stored(ddb, table_s, "g2") is not None
+    # A long body that inflates over many buffers.
+    long_value = "x" * 300000
+    r = raw("PutItem", gzip.compress(_put_body(table_s, "g3", long_value).encode()),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200
+    assert _stored(ddb, table_s, "g3")["v"]["S"] == long_value
+    # The response of a compressed request is an ordinary one.
+    r = raw("GetItem", gzip.compress(json.dumps(
+        {"TableName": table_s, "Key": {"pk": {"S": "g1"}}}).encode()),
+        extra_headers={"Content-Encoding": "gzip"})
+    assert r.json() == {"Item": {"pk": {"S": "g1"}, "v": {"S": "v"}}}
+
+
+@pytest.mark.parametrize("encoding,mangle", [
+    ("garbage", lambda body: body),
+    ("gzip", lambda body: body),                               # not compressed at all
+    ("gzip", lambda body: gzip.compress(body)[:-1]),           # truncated
+    ("gzip", lambda body: b""),
+])
+def test_gzip_request_that_does_not_inflate(ddb, raw, table_s, encoding, mangle):
+    body = _put_body(table_s, "bad").encode()
+    r = raw("PutItem", mangle(body), extra_headers={"Content-Encoding": encoding})
+    assert r.status == 500
+    assert r.json()["__type"].endswith("#InternalServerError")
+    assert _stored(ddb, table_s, "bad") is None
