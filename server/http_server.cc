@@ -668,9 +668,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
-  // fields, keep_alive() and prepare_payload(): status line, Content-Type, x-amzn-RequestId,
-  // x-amz-crc32, Allow, Date (as the service sends it), Connection (HTTP/1.1 closing: "close";
-  // HTTP/1.0 keeping alive: "keep-alive"; otherwise absent), Content-Length.
+  // fields, keep_alive() and prepare_payload(): status line, Server, Content-Type,
+  // x-amzn-RequestId, x-amz-crc32, Allow, Date (as the service sends it), Connection (HTTP/1.1
+  // closing: "close"; HTTP/1.0 keeping alive: "keep-alive"; otherwise absent), Content-Length.
   void WriteHead(const HttpResponse& response, unsigned version, bool keep_alive) {
     head_.clear();
     head_ += "HTTP/1.1 ";
@@ -679,7 +679,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     AppendDecimal(&head_, static_cast<unsigned>(response.status));
     head_ += ' ';
     head_ += http::obsolete_reason(static_cast<http::status>(response.status));
-    head_ += "\r\nContent-Type: ";
+    // The service names itself "Server".
+    head_ += "\r\nServer: Server\r\nContent-Type: ";
     head_ += response.content_type;
     head_ += "\r\nx-amzn-RequestId: ";
     const size_t id_at = head_.size();

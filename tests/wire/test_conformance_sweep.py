@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+from botocore.exceptions import ClientError
+
 from conftest import expect_error, unique_name
 
 NAME_TOO_LARGE = ("1 validation error detected: Attribute name is too large, must be less "
@@ -505,3 +507,21 @@ def test_gzip_request_that_does_not_inflate(ddb, raw, table_s, encoding, mangle)
     assert r.status == 500
     assert r.json()["__type"].endswith("#InternalServerError")
     assert _stored(ddb, table_s, "bad") is None
+
+
+# --------------------------------------------------------------------------
+# Response headers: Server and Date, on successes and errors
+# --------------------------------------------------------------------------
+
+def test_server_and_date_headers(ddb):
+    import email.utils
+    ok = ddb.list_tables()["ResponseMetadata"]["HTTPHeaders"]
+    try:
+        ddb.describe_table(TableName="no-such-table-headers")
+        pytest.fail("DescribeTable of a missing table succeeded")
+    except ClientError as e:
+        failed = e.response["ResponseMetadata"]["HTTPHeaders"]
+    for headers in (ok, failed):
+        assert headers["server"] == "Server"
+        assert headers["date"].endswith(" GMT")
+        assert email.utils.parsedate_to_datetime(headers["date"]) is not None
