@@ -177,6 +177,18 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     AddWriteCapacity(*p.table, old, updated, false, &cost);
     impl_->ChargeWrite(*p.table, p.write->item, old, updated, cost);
     it->second.Merge(cost);
+    std::optional<ItemCollectionMetrics> metrics =
+        impl_->CollectionMetrics(*p.table, p.write->item, req.return_item_collection_metrics);
+    if (metrics) {
+      auto entry =
+          std::find_if(result.item_collection_metrics.begin(), result.item_collection_metrics.end(),
+                       [&](const auto& e) { return e.first == name; });
+      if (entry == result.item_collection_metrics.end()) {
+        result.item_collection_metrics.emplace_back(name, std::vector<ItemCollectionMetrics>());
+        entry = std::prev(result.item_collection_metrics.end());
+      }
+      entry->second.push_back(std::move(*metrics));
+    }
   }
   if (processed == 0 && throttle) return *throttle;
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {

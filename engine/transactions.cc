@@ -242,6 +242,21 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
   }
   TransactWriteItemsResult result;
   result.consumed_capacity = std::move(consumed);
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) continue;
+    std::optional<ItemCollectionMetrics> metrics = impl_->CollectionMetrics(
+        *writes[i].table, req.actions[i].item_or_key, req.return_item_collection_metrics);
+    if (!metrics) continue;
+    const std::string& name = writes[i].table->description.table_name;
+    auto entry =
+        std::find_if(result.item_collection_metrics.begin(), result.item_collection_metrics.end(),
+                     [&](const auto& e) { return e.first == name; });
+    if (entry == result.item_collection_metrics.end()) {
+      result.item_collection_metrics.emplace_back(name, std::vector<ItemCollectionMetrics>());
+      entry = std::prev(result.item_collection_metrics.end());
+    }
+    entry->second.push_back(std::move(*metrics));
+  }
   return result;
 }
 

@@ -283,6 +283,7 @@ struct TransactWriteItemsRequest {
   std::vector<TransactWriteAction> actions;
   std::optional<std::string> client_request_token;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;  // ReturnItemCollectionMetrics=SIZE
 };
 
 struct TransactWriteItemsResult {
@@ -291,6 +292,8 @@ struct TransactWriteItemsResult {
   // again, and consumed_capacity holds read units, as the service reports a replay: a
   // transactional read (2 units per 4 KB) of each item the first call wrote or checked.
   bool replayed = false;
+  // Per table with local secondary indexes, one entry per write, when asked for.
+  std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>> item_collection_metrics;
 };
 
 struct TransactGetAction {
@@ -453,11 +456,14 @@ struct WriteRequest {
 struct BatchWriteItemRequest {
   std::vector<std::pair<std::string, std::vector<WriteRequest>>> request_items;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;  // ReturnItemCollectionMetrics=SIZE
 };
 
 struct BatchWriteItemResult {
   std::vector<std::pair<std::string, std::vector<WriteRequest>>> unprocessed_items;
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
+  // Per table with local secondary indexes, one entry per processed write, when asked for.
+  std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>> item_collection_metrics;
 };
 
 // --- DynamoDB Streams (DynamoDBStreams_20120810) ---

@@ -1,5 +1,7 @@
 #include "protocol/capacity_json.h"
 
+#include "protocol/attribute_value_json.h"
+
 namespace ddb::protocol {
 namespace {
 
@@ -70,6 +72,33 @@ void WriteConsumedCapacityList(JsonWriter& w, const std::vector<ConsumedCapacity
   w.BeginArray();
   for (const auto& c : list) WriteOne(w, c, mode, split);
   w.EndArray();
+}
+
+void WriteItemCollectionMetrics(JsonWriter& w, const ItemCollectionMetrics& m) {
+  w.BeginObject();
+  w.Key("ItemCollectionKey");
+  WriteAttributeMap(w, m.item_collection_key);
+  w.Key("SizeEstimateRangeGB");
+  w.BeginArray();
+  w.Number(m.size_estimate_lower_gb);
+  w.Number(m.size_estimate_upper_gb);
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteItemCollectionMetricsMap(
+    JsonWriter& w,
+    const std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>>& metrics) {
+  if (metrics.empty()) return;
+  w.Key("ItemCollectionMetrics");
+  w.BeginObject();
+  for (const auto& [table, list] : metrics) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& m : list) WriteItemCollectionMetrics(w, m);
+    w.EndArray();
+  }
+  w.EndObject();
 }
 
 }  // namespace ddb::protocol

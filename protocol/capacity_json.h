@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/capacity.h"
+#include "engine/types.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 
@@ -31,5 +32,13 @@ enum class CapacitySplit { kNone, kRead, kWrite };
 void WriteConsumedCapacityList(JsonWriter& w, const std::vector<ConsumedCapacity>& list,
                                ReturnConsumedCapacity mode,
                                CapacitySplit split = CapacitySplit::kNone);
+
+// One ItemCollectionMetrics object: {"ItemCollectionKey": ..., "SizeEstimateRangeGB": [..]}.
+void WriteItemCollectionMetrics(JsonWriter& w, const ItemCollectionMetrics& m);
+// "ItemCollectionMetrics": {table: [...]} of batch and transaction responses, or nothing
+// when empty.
+void WriteItemCollectionMetricsMap(
+    JsonWriter& w,
+    const std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>>& metrics);
 
 }  // namespace ddb::protocol

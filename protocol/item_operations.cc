@@ -89,15 +89,7 @@ Result<std::string> RenderAttributes(
   WriteConsumedCapacity(w, capacity, mode);
   if (metrics) {
     w.Key("ItemCollectionMetrics");
-    w.BeginObject();
-    w.Key("ItemCollectionKey");
-    WriteAttributeMap(w, metrics->item_collection_key);
-    w.Key("SizeEstimateRangeGB");
-    w.BeginArray();
-    w.Number(metrics->size_estimate_lower_gb);
-    w.Number(metrics->size_estimate_upper_gb);
-    w.EndArray();
-    w.EndObject();
+    WriteItemCollectionMetrics(w, *metrics);
   }
   w.EndObject();
   return w.Take();

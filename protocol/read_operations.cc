@@ -264,6 +264,11 @@ Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
   BatchWriteItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
+  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
+    v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
+  }
+  req.return_item_collection_metrics = ricm && *ricm == "SIZE";
   DDB_RETURN_IF_ERROR(v.ToStatus());
   for (auto field : items) {
     simdjson::dom::array arr;
@@ -322,6 +327,7 @@ Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
   }
   w.EndObject();
   WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteItemCollectionMetricsMap(w, result.item_collection_metrics);
   w.EndObject();
   return w.Take();
 }

@@ -101,12 +101,18 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
   }
   DDB_ASSIGN_OR_RETURN(req.client_request_token, ReadClientRequestToken(request, &v));
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
+  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
+    v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
+  }
+  req.return_item_collection_metrics = ricm && *ricm == "SIZE";
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TransactWriteItemsResult result, engine.TransactWriteItems(req));
   JsonWriter w;
   w.BeginObject();
   WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity,
                             result.replayed ? CapacitySplit::kRead : CapacitySplit::kWrite);
+  WriteItemCollectionMetricsMap(w, result.item_collection_metrics);
   w.EndObject();
   return w.Take();
 }

@@ -525,3 +525,60 @@ def test_server_and_date_headers(ddb):
         assert headers["server"] == "Server"
         assert headers["date"].endswith(" GMT")
         assert email.utils.parsedate_to_datetime(headers["date"]) is not None
+
+
+# --------------------------------------------------------------------------
+# ReturnItemCollectionMetrics on BatchWriteItem and TransactWriteItems
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def lsi_table(table_factory):
+    return table_factory(
+        ("pk", "S"), ("sk", "S"),
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                              for n in ("pk", "sk", "alt")],
+        LocalSecondaryIndexes=[{"IndexName": "by_alt", "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "alt", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+
+
+def _metrics(pk):
+    return {"ItemCollectionKey": {"pk": {"S": pk}}, "SizeEstimateRangeGB": [0.0, 1.0]}
+
+
+def test_batch_write_item_collection_metrics(ddb, lsi_table, table_s):
+    r = ddb.batch_write_item(RequestItems={
+        lsi_table: [{"PutRequest": {"Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}}},
+                    {"DeleteRequest": {"Key": {"pk": {"S": "b"}, "sk": {"S": "1"}}}}],
+        table_s: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}}]},
+        ReturnItemCollectionMetrics="SIZE")
+    assert r["ItemCollectionMetrics"] == {lsi_table: [_metrics("a"), _metrics("b")]}
+    r = ddb.batch_write_item(RequestItems={
+        lsi_table: [{"PutRequest": {"Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}]})
+    assert "ItemCollectionMetrics" not in r
+    r = ddb.batch_write_item(RequestItems={table_s: [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]},
+                             ReturnItemCollectionMetrics="SIZE")
+    assert "ItemCollectionMetrics" not in r
+    expect_error(lambda: ddb.batch_write_item(
+        RequestItems={table_s: [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]},
+        ReturnItemCollectionMetrics="BAD"),
+        "ValidationException",
+        "1 validation error detected: Value 'BAD' at 'returnItemCollectionMetrics' failed to "
+        "satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]")
+
+
+def test_transact_write_item_collection_metrics(ddb, lsi_table, table_s):
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}}},
+        {"Update": {"TableName": lsi_table, "Key": {"pk": {"S": "b"}, "sk": {"S": "1"}},
+                    "UpdateExpression": "SET x = :v",
+                    "ExpressionAttributeValues": {":v": {"N": "1"}}}},
+        {"ConditionCheck": {"TableName": lsi_table, "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}},
+                            "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"TableName": table_s, "Item": {"pk": {"S": "a"}}}}],
+        ReturnItemCollectionMetrics="SIZE")
+    assert r["ItemCollectionMetrics"] == {lsi_table: [_metrics("a"), _metrics("b")]}
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}])
+    assert "ItemCollectionMetrics" not in r
