@@ -669,8 +669,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
   // fields, keep_alive() and prepare_payload(): status line, Server, Content-Type,
-  // x-amzn-RequestId, x-amz-crc32, Allow, Date (as the service sends it), Connection (HTTP/1.1
-  // closing: "close"; HTTP/1.0 keeping alive: "keep-alive"; otherwise absent), Content-Length.
+  // x-amzn-RequestId, x-amz-crc32, Allow, Date (as the service sends it), Connection
+  // ("keep-alive" or "close", always, as the service sends it), Content-Length.
   void WriteHead(const HttpResponse& response, unsigned version, bool keep_alive) {
     head_.clear();
     head_ += "HTTP/1.1 ";
@@ -697,8 +697,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     head_ += "\r\nDate: ";
     AppendHttpDate(&head_);
-    if (version >= 11 && !keep_alive) head_ += "\r\nConnection: close";
-    if (version < 11 && keep_alive) head_ += "\r\nConnection: keep-alive";
+    // The service states the connection's fate on every response.
+    head_ += keep_alive ? "\r\nConnection: keep-alive" : "\r\nConnection: close";
     head_ += "\r\n";
     head_ += response.extra_headers;
     head_ += "Content-Length: ";

@@ -523,6 +523,7 @@ def test_server_and_date_headers(ddb):
         failed = e.response["ResponseMetadata"]["HTTPHeaders"]
     for headers in (ok, failed):
         assert headers["server"] == "Server"
+        assert headers["connection"] == "keep-alive"
         assert headers["date"].endswith(" GMT")
         assert email.utils.parsedate_to_datetime(headers["date"]) is not None
 
