@@ -50,6 +50,15 @@ OnDemandThroughput OnDemandFrom(const AttributeValue& v) {
   return {std::stoll(v.map().at("R").scalar()), std::stoll(v.map().at("W").scalar())};
 }
 
+AttributeValue WarmRecord(const WarmThroughput& t) {
+  return AttributeValue::M(
+      {{"R", Num(t.read_units_per_second)}, {"W", Num(t.write_units_per_second)}});
+}
+
+WarmThroughput WarmFrom(const AttributeValue& v) {
+  return {std::stoll(v.map().at("R").scalar()), std::stoll(v.map().at("W").scalar())};
+}
+
 AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexes) {
   std::vector<AttributeValue> l;
   for (const auto& idx : indexes) {
@@ -118,6 +127,7 @@ Item ToRecord(const TableInfo& info) {
   r["BillingMode"] = Num(static_cast<int>(d.billing_mode));
   r["Throughput"] = ThroughputRecord(d.provisioned_throughput);
   if (d.on_demand_throughput) r["OnDemand"] = OnDemandRecord(*d.on_demand_throughput);
+  if (d.warm_throughput) r["Warm"] = WarmRecord(*d.warm_throughput);
   if (d.stream_specification) {
     r["Stream"] = AttributeValue::M(
         {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
@@ -159,6 +169,7 @@ TableDescription FromRecord(const Item& r) {
   d.provisioned_throughput = ThroughputFrom(r.at("Throughput"));
   if (auto it = r.find("OnDemand"); it != r.end())
     d.on_demand_throughput = OnDemandFrom(it->second);
+  if (auto it = r.find("Warm"); it != r.end()) d.warm_throughput = WarmFrom(it->second);
   if (auto it = r.find("Stream"); it != r.end()) {
     d.stream_specification = StreamSpecification{it->second.map().at("Enabled").boolean(),
                                                  it->second.map().at("ViewType").scalar()};

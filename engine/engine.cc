@@ -120,6 +120,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.billing_mode = req.billing_mode.value_or(BillingMode::kProvisioned);
   if (req.provisioned_throughput) d.provisioned_throughput = *req.provisioned_throughput;
   d.on_demand_throughput = req.on_demand_throughput;
+  d.warm_throughput = req.warm_throughput;
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
     d.latest_stream_label = impl_->streams->NewLabel(req.table_name, NowMillis());

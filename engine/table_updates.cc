@@ -22,7 +22,7 @@ constexpr size_t kBackfillChunk = 256;
 Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
   if (!req.billing_mode && !req.provisioned_throughput && !req.stream_specification &&
       req.global_secondary_index_updates.empty() && !req.deletion_protection_enabled &&
-      !req.on_demand_throughput && !req.table_class) {
+      !req.on_demand_throughput && !req.table_class && !req.warm_throughput) {
     return Error::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
@@ -76,6 +76,10 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
       return Error::Validation(
           "DeletionProtection modification must be the only operation in the request");
     }
+    if (req.warm_throughput) {
+      return Error::Validation(
+          "Create global secondary index cannot be specified when updating WarmThroughput");
+    }
   }
   return Status::Ok();
 }
@@ -118,6 +122,17 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
     d->provisioned_throughput = *req.provisioned_throughput;
   }
   if (req.on_demand_throughput) d->on_demand_throughput = req.on_demand_throughput;
+  if (req.warm_throughput) {
+    // A unit the request leaves out keeps its configured value.
+    WarmThroughput warm = d->warm_throughput.value_or(WarmThroughput{});
+    if (req.warm_throughput->read_units_per_second >= 0) {
+      warm.read_units_per_second = req.warm_throughput->read_units_per_second;
+    }
+    if (req.warm_throughput->write_units_per_second >= 0) {
+      warm.write_units_per_second = req.warm_throughput->write_units_per_second;
+    }
+    d->warm_throughput = warm;
+  }
   if (req.stream_specification) {
     DDB_RETURN_IF_ERROR(ApplyStreamUpdate(*req.stream_specification, new_label, d));
   }

@@ -45,6 +45,12 @@ struct OnDemandThroughput {
   int64_t max_write_request_units = -1;
 };
 
+// WarmThroughput as configured by CreateTable/UpdateTable (-1: that unit not configured).
+struct WarmThroughput {
+  int64_t read_units_per_second = -1;
+  int64_t write_units_per_second = -1;
+};
+
 struct IndexProjection {
   ProjectionType projection_type = ProjectionType::kAll;
   std::vector<std::string> non_key_attributes;
@@ -83,6 +89,7 @@ struct CreateTableRequest {
   std::optional<BillingMode> billing_mode;  // absent means PROVISIONED, as in the service
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<WarmThroughput> warm_throughput;
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   bool deletion_protection_enabled = false;
@@ -103,6 +110,7 @@ struct TableDescription {
   BillingMode billing_mode = BillingMode::kProvisioned;
   ProvisionedThroughput provisioned_throughput;  // zeros for PAY_PER_REQUEST
   std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<WarmThroughput> warm_throughput;            // as configured, when it was
   std::optional<StreamSpecification> stream_specification;  // absent when no stream enabled
   // The table's newest stream (ISO-8601 UTC time with milliseconds, "2026-11-30T13:45:12.345");
   // it lingers after the stream is disabled, as in the service. latest_stream_arn is filled
@@ -140,6 +148,7 @@ struct UpdateTableRequest {
   std::optional<BillingMode> billing_mode;
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<WarmThroughput> warm_throughput;
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   std::optional<bool> deletion_protection_enabled;

@@ -77,6 +77,27 @@ Result<std::optional<ProvisionedThroughput>> ReadThroughput(const JsonObject& pa
   return std::optional<ProvisionedThroughput>(t);
 }
 
+// WarmThroughput: {"ReadUnitsPerSecond": n, "WriteUnitsPerSecond": n}, each optional, >= 1.
+Result<std::optional<WarmThroughput>> ReadWarm(const JsonObject& parent, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "WarmThroughput"));
+  if (!obj) return std::optional<WarmThroughput>();
+  WarmThroughput t;
+  DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "ReadUnitsPerSecond"));
+  DDB_ASSIGN_OR_RETURN(auto write, GetInt(*obj, "WriteUnitsPerSecond"));
+  auto check = [&](const std::optional<int64_t>& n, const char* member, int64_t* out) {
+    if (!n) return;
+    if (*n < 1) {
+      v->Add("Value '" + std::to_string(*n) + "' at 'warmThroughput." + member +
+             "' failed to satisfy constraint: Member must have value greater than or equal to 1");
+      return;
+    }
+    *out = *n;
+  };
+  check(read, "readUnitsPerSecond", &t.read_units_per_second);
+  check(write, "writeUnitsPerSecond", &t.write_units_per_second);
+  return std::optional<WarmThroughput>(t);
+}
+
 Result<std::optional<OnDemandThroughput>> ReadOnDemand(const JsonObject& parent) {
   DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "OnDemandThroughput"));
   if (!obj) return std::optional<OnDemandThroughput>();
@@ -266,6 +287,32 @@ void WriteOnDemand(JsonWriter& w, const OnDemandThroughput& t) {
   w.EndObject();
 }
 
+// The warm throughput a table or index reports: what was configured, else the baseline
+// every new table or index starts with (12,000 reads and 4,000 writes per second), and
+// never below its provisioned throughput.
+constexpr int64_t kBaselineWarmReads = 12000;
+constexpr int64_t kBaselineWarmWrites = 4000;
+
+void WriteWarm(JsonWriter& w, const std::optional<WarmThroughput>& configured,
+               const ProvisionedThroughput& provisioned, std::string_view status) {
+  int64_t reads = kBaselineWarmReads, writes = kBaselineWarmWrites;
+  if (configured && configured->read_units_per_second > 0) {
+    reads = configured->read_units_per_second;
+  }
+  if (configured && configured->write_units_per_second > 0) {
+    writes = configured->write_units_per_second;
+  }
+  w.Key("WarmThroughput");
+  w.BeginObject();
+  w.Key("ReadUnitsPerSecond");
+  w.Int(std::max(reads, provisioned.read_capacity_units));
+  w.Key("WriteUnitsPerSecond");
+  w.Int(std::max(writes, provisioned.write_capacity_units));
+  w.Key("Status");
+  w.String(status);
+  w.EndObject();
+}
+
 void WriteIndexes(JsonWriter& w, const TableDescription& d,
                   const std::vector<SecondaryIndexDefinition>& indexes, bool global) {
   w.BeginArray();
@@ -299,6 +346,8 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
         w.Key("OnDemandThroughput");
         WriteOnDemand(w, *idx.on_demand_throughput);
       }
+      WriteWarm(w, std::nullopt, idx.provisioned_throughput.value_or(ProvisionedThroughput{}),
+                idx.index_status);
     }
     w.Key("IndexSizeBytes");
     w.Int(idx.size_bytes);
@@ -378,6 +427,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.Key("OnDemandThroughput");
     WriteOnDemand(w, *d.on_demand_throughput);
   }
+  WriteWarm(w, d.warm_throughput, d.provisioned_throughput, TableStatusName(d.table_status));
   if (d.table_class) {
     w.Key("TableClassSummary");
     w.BeginObject();
@@ -436,6 +486,7 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
                        ReadThroughput(request, "provisionedThroughput", &v));
   DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
+  DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
   DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
@@ -475,6 +526,7 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
                        ReadThroughput(request, "provisionedThroughput", &v));
   DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
+  DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
   DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
   DDB_ASSIGN_OR_RETURN(req.deletion_protection_enabled,

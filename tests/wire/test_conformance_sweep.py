@@ -583,3 +583,98 @@ def test_transact_write_item_collection_metrics(ddb, lsi_table, table_s):
     r = ddb.transact_write_items(TransactItems=[
         {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}])
     assert "ItemCollectionMetrics" not in r
+
+
+# --------------------------------------------------------------------------
+# WarmThroughput: configured by CreateTable/UpdateTable, reported by DescribeTable
+# --------------------------------------------------------------------------
+
+def _warm(raw, table):
+    # Raw DescribeTable: the installed botocore predates WarmThroughput and drops it.
+    return raw("DescribeTable", {"TableName": table}).json()["Table"]["WarmThroughput"]
+
+
+def test_warm_throughput_round_trip(ddb, raw):
+    name = unique_name()
+    r = raw("CreateTable", {
+        "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "WarmThroughput": {"ReadUnitsPerSecond": 12240, "WriteUnitsPerSecond": 4080}})
+    try:
+        assert r.status == 200
+        assert r.json()["TableDescription"]["WarmThroughput"]["ReadUnitsPerSecond"] == 12240
+        assert _warm(raw, name) == {"ReadUnitsPerSecond": 12240, "WriteUnitsPerSecond": 4080,
+                                    "Status": "ACTIVE"}
+        # An UpdateTable with nothing but WarmThroughput is a valid request; a unit left out
+        # keeps its value.
+        r = raw("UpdateTable", {"TableName": name,
+                                "WarmThroughput": {"ReadUnitsPerSecond": 13000}})
+        assert r.status == 200
+        assert _warm(raw, name) == {"ReadUnitsPerSecond": 13000, "WriteUnitsPerSecond": 4080,
+                                    "Status": "ACTIVE"}
+        r = raw("UpdateTable", {"TableName": name,
+                                "WarmThroughput": {"WriteUnitsPerSecond": 0}})
+        assert r.status == 400
+        assert r.json()["message"] == (
+            "1 validation error detected: Value '0' at 'warmThroughput.writeUnitsPerSecond' "
+            "failed to satisfy constraint: Member must have value greater than or equal to 1")
+        r = raw("UpdateTable", {"TableName": name, "AttributeDefinitions": _defs("x"),
+                                "GlobalSecondaryIndexUpdates": [_create("gsix", "x")],
+                                "WarmThroughput": {"ReadUnitsPerSecond": 14000}})
+        assert r.status == 400
+        assert r.json()["message"] == ("Create global secondary index cannot be specified when "
+                                       "updating WarmThroughput")
+    finally:
+        ddb.delete_table(TableName=name)
+
+
+def test_warm_throughput_baseline(ddb, raw, table_s, table_factory):
+    # A table or index that never configured one reports the baseline every new one has.
+    assert _warm(raw, table_s) == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000,
+                                   "Status": "ACTIVE"}
+    ddb.update_table(TableName=table_s, AttributeDefinitions=_defs("x"),
+                     GlobalSecondaryIndexUpdates=[_create("gsix", "x")])
+    index = raw("DescribeTable", {"TableName": table_s}).json()["Table"][
+        "GlobalSecondaryIndexes"][0]
+    assert index["WarmThroughput"]["ReadUnitsPerSecond"] == 12000
+    assert index["WarmThroughput"]["WriteUnitsPerSecond"] == 4000
+    # Provisioned capacity above the baseline raises it.
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 20000,
+                                                 "WriteCapacityUnits": 5})
+    assert _warm(raw, table)["ReadUnitsPerSecond"] == 20000
+    assert _warm(raw, table)["WriteUnitsPerSecond"] == 4000
+
+
+def test_warm_throughput_survives_restart(tmp_path):
+    import http.client
+
+    from conftest import ServerProcess, make_client, raw_post
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+
+    def call(srv, op, body):
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        try:
+            return raw_post(conn, srv.endpoint, "DynamoDB_20120810." + op, body)
+        finally:
+            conn.close()
+
+    srv = ServerProcess("--data-dir", str(data_dir), log_dir=str(tmp_path)).start()
+    try:
+        c = make_client(srv.endpoint)
+        c.create_table(TableName="warm-restart", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        warm = {"ReadUnitsPerSecond": 15000, "WriteUnitsPerSecond": 5000}
+        r = call(srv, "UpdateTable", {"TableName": "warm-restart", "WarmThroughput": warm})
+        assert r.status == 200
+    finally:
+        srv.stop_and_check()
+    srv = ServerProcess("--data-dir", str(data_dir), log_dir=str(tmp_path)).start()
+    try:
+        got = _warm(lambda op, body: call(srv, op, body), "warm-restart")
+        assert got == {"ReadUnitsPerSecond": 15000, "WriteUnitsPerSecond": 5000,
+                       "Status": "ACTIVE"}
+    finally:
+        srv.stop_and_check()
