@@ -9,6 +9,7 @@ namespace {
 constexpr size_t kMaxLocalIndexes = 5;
 constexpr size_t kMaxGlobalIndexes = 20;
 constexpr size_t kMaxProjectedAttributes = 100;
+constexpr size_t kMaxTags = 50;
 const std::string kInvalid = "One or more parameter values were invalid: ";
 
 bool IsNameChar(char c) {
@@ -147,6 +148,10 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                         &violations);
   }
   if (!violations.empty()) return ValidationErrors(violations);
+  if (req.tags.size() > kMaxTags) {
+    return Error::Validation(
+        "Number of Tags exceed the current limit for the provided ResourceArn");
+  }
 
   // Billing mode and throughput.
   BillingMode mode = req.billing_mode.value_or(BillingMode::kProvisioned);

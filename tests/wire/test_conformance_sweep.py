@@ -678,3 +678,14 @@ def test_warm_throughput_survives_restart(tmp_path):
                        "Status": "ACTIVE"}
     finally:
         srv.stop_and_check()
+
+
+def test_create_table_with_too_many_tags_creates_nothing(ddb):
+    name = unique_name()
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}],
+        Tags=[{"Key": str(i), "Value": str(i)} for i in range(51)]),
+        "ValidationException", "Number of Tags exceed the current limit for the provided ResourceArn")
+    expect_error(lambda: ddb.describe_table(TableName=name), "ResourceNotFoundException")
