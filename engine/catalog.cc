@@ -125,6 +125,9 @@ Item ToRecord(const TableInfo& info) {
   r["LocalSecondaryIndexes"] = IndexesRecord(d.local_secondary_indexes);
   r["GlobalSecondaryIndexes"] = IndexesRecord(d.global_secondary_indexes);
   r["BillingMode"] = Num(static_cast<int>(d.billing_mode));
+  if (d.last_update_to_pay_per_request > 0) {
+    r["PayPerRequestSince"] = Num(static_cast<int64_t>(d.last_update_to_pay_per_request * 1000));
+  }
   r["Throughput"] = ThroughputRecord(d.provisioned_throughput);
   if (d.on_demand_throughput) r["OnDemand"] = OnDemandRecord(*d.on_demand_throughput);
   if (d.warm_throughput) r["Warm"] = WarmRecord(*d.warm_throughput);
@@ -166,6 +169,11 @@ TableDescription FromRecord(const Item& r) {
   d.local_secondary_indexes = IndexesFrom(r.at("LocalSecondaryIndexes"));
   d.global_secondary_indexes = IndexesFrom(r.at("GlobalSecondaryIndexes"));
   d.billing_mode = static_cast<BillingMode>(std::stoi(r.at("BillingMode").scalar()));
+  if (auto it = r.find("PayPerRequestSince"); it != r.end()) {
+    d.last_update_to_pay_per_request = std::stoll(it->second.scalar()) / 1000.0;
+  } else if (d.billing_mode == BillingMode::kPayPerRequest) {
+    d.last_update_to_pay_per_request = d.creation_date_time;  // records from before the field
+  }
   d.provisioned_throughput = ThroughputFrom(r.at("Throughput"));
   if (auto it = r.find("OnDemand"); it != r.end())
     d.on_demand_throughput = OnDemandFrom(it->second);

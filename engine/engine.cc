@@ -118,6 +118,9 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.local_secondary_indexes = req.local_secondary_indexes;
   d.global_secondary_indexes = req.global_secondary_indexes;
   d.billing_mode = req.billing_mode.value_or(BillingMode::kProvisioned);
+  if (d.billing_mode == BillingMode::kPayPerRequest) {
+    d.last_update_to_pay_per_request = d.creation_date_time;
+  }
   if (req.provisioned_throughput) d.provisioned_throughput = *req.provisioned_throughput;
   d.on_demand_throughput = req.on_demand_throughput;
   d.warm_throughput = req.warm_throughput;

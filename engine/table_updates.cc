@@ -115,6 +115,12 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
 // Applies the request to a copy of the description (inside Catalog::Update).
 Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
                    TableDescription* d) {
+  if (req.billing_mode == BillingMode::kPayPerRequest &&
+      d->billing_mode != BillingMode::kPayPerRequest) {
+    using namespace std::chrono;
+    d->last_update_to_pay_per_request =
+        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+  }
   if (req.billing_mode) d->billing_mode = *req.billing_mode;
   if (d->billing_mode == BillingMode::kPayPerRequest) {
     d->provisioned_throughput = ProvisionedThroughput{};

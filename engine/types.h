@@ -103,6 +103,8 @@ struct TableDescription {
   std::string table_arn;  // arn:aws:dynamodb:<region>:000000000000:table/<name>
   TableStatus table_status = TableStatus::kActive;
   double creation_date_time = 0;  // seconds since the epoch, with milliseconds
+  // When the table last became PAY_PER_REQUEST (at creation or by UpdateTable); 0: never.
+  double last_update_to_pay_per_request = 0;
   std::vector<AttributeDefinition> attribute_definitions;
   std::vector<KeySchemaElement> key_schema;
   std::vector<SecondaryIndexDefinition> local_secondary_indexes;

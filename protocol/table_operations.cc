@@ -397,7 +397,8 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
   w.String(d.billing_mode == BillingMode::kPayPerRequest ? "PAY_PER_REQUEST" : "PROVISIONED");
   if (d.billing_mode == BillingMode::kPayPerRequest) {
     w.Key("LastUpdateToPayPerRequestDateTime");
-    w.Double(d.creation_date_time);
+    w.Double(d.last_update_to_pay_per_request > 0 ? d.last_update_to_pay_per_request
+                                                  : d.creation_date_time);
   }
   w.EndObject();
   if (!d.local_secondary_indexes.empty()) {

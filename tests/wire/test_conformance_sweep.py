@@ -689,3 +689,23 @@ def test_create_table_with_too_many_tags_creates_nothing(ddb):
         Tags=[{"Key": str(i), "Value": str(i)} for i in range(51)]),
         "ValidationException", "Number of Tags exceed the current limit for the provided ResourceArn")
     expect_error(lambda: ddb.describe_table(TableName=name), "ResourceNotFoundException")
+
+
+# --------------------------------------------------------------------------
+# BillingModeSummary: LastUpdateToPayPerRequestDateTime is when the table became on-demand
+# --------------------------------------------------------------------------
+
+def test_last_update_to_pay_per_request(ddb, table_factory):
+    import time
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    created = ddb.describe_table(TableName=table)["Table"]
+    assert "LastUpdateToPayPerRequestDateTime" not in created["BillingModeSummary"]
+    time.sleep(0.05)
+    ddb.update_table(TableName=table, BillingMode="PAY_PER_REQUEST")
+    summary = ddb.describe_table(TableName=table)["Table"]["BillingModeSummary"]
+    assert summary["BillingMode"] == "PAY_PER_REQUEST"
+    assert summary["LastUpdateToPayPerRequestDateTime"] > created["CreationDateTime"]
+    # A table created on-demand has it at its creation time.
+    other = ddb.describe_table(TableName=table_factory())["Table"]
+    assert other["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] == \
+        other["CreationDateTime"]
