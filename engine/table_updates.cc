@@ -36,11 +36,27 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
                              "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified "
                              "when BillingMode is PAY_PER_REQUEST");
   }
-  if (req.billing_mode == BillingMode::kProvisioned &&
-      d.billing_mode != BillingMode::kProvisioned && !req.provisioned_throughput) {
+  if (req.billing_mode == BillingMode::kProvisioned && !req.provisioned_throughput) {
     return Error::Validation(kInvalid +
                              "ProvisionedThroughput must be specified when BillingMode is "
                              "PROVISIONED");
+  }
+  if (req.provisioned_throughput && d.billing_mode == BillingMode::kProvisioned &&
+      mode == BillingMode::kProvisioned &&
+      req.provisioned_throughput->read_capacity_units ==
+          d.provisioned_throughput.read_capacity_units &&
+      req.provisioned_throughput->write_capacity_units ==
+          d.provisioned_throughput.write_capacity_units) {
+    const std::string reads = std::to_string(d.provisioned_throughput.read_capacity_units);
+    const std::string writes = std::to_string(d.provisioned_throughput.write_capacity_units);
+    return Error::Validation(
+        "The provisioned throughput for the table will not change. The requested value equals "
+        "the current value. Current ReadCapacityUnits provisioned for the table: " +
+        reads + ". Requested ReadCapacityUnits: " + reads +
+        ". Current WriteCapacityUnits provisioned for the table: " + writes +
+        ". Requested WriteCapacityUnits: " + writes +
+        ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
+        "higher limits.");
   }
   std::set<std::string> seen;
   for (const auto& u : req.global_secondary_index_updates) {

@@ -709,3 +709,32 @@ def test_last_update_to_pay_per_request(ddb, table_factory):
     other = ddb.describe_table(TableName=table_factory())["Table"]
     assert other["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] == \
         other["CreationDateTime"]
+
+
+# --------------------------------------------------------------------------
+# UpdateTable re-sending the current billing mode or throughput
+# --------------------------------------------------------------------------
+
+def test_update_table_unchanged_throughput(ddb, table_factory):
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 2, "WriteCapacityUnits": 3})
+    same = ("The provisioned throughput for the table will not change. The requested value "
+            "equals the current value. Current ReadCapacityUnits provisioned for the table: 2. "
+            "Requested ReadCapacityUnits: 2. Current WriteCapacityUnits provisioned for the "
+            "table: 3. Requested WriteCapacityUnits: 3. Refer to the Amazon DynamoDB Developer "
+            "Guide for current limits and how to request higher limits.")
+    pt = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 3}
+    expect_error(lambda: ddb.update_table(TableName=table, ProvisionedThroughput=pt),
+                 "ValidationException", same)
+    expect_error(lambda: ddb.update_table(TableName=table, BillingMode="PROVISIONED",
+                                          ProvisionedThroughput=pt),
+                 "ValidationException", same)
+    expect_error(lambda: ddb.update_table(TableName=table, BillingMode="PROVISIONED"),
+                 "ValidationException",
+                 "One or more parameter values were invalid: ProvisionedThroughput must be "
+                 "specified when BillingMode is PROVISIONED")
+    # A change of one unit is a change.
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 2,
+                                                             "WriteCapacityUnits": 4})
+    # Re-sending PAY_PER_REQUEST to an on-demand table is accepted.
+    on_demand = table_factory()
+    ddb.update_table(TableName=on_demand, BillingMode="PAY_PER_REQUEST")
