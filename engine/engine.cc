@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <mutex>
 #include <random>
+#include <tuple>
 
 #include "engine/catalog.h"
 #include "engine/coding.h"
@@ -123,7 +124,24 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   }
   if (req.provisioned_throughput) d.provisioned_throughput = *req.provisioned_throughput;
   d.on_demand_throughput = req.on_demand_throughput;
-  d.warm_throughput = req.warm_throughput;
+  if (req.warm_throughput) {
+    WarmThroughput warm = d.EffectiveWarmThroughput();
+    for (auto [requested, current, unit] :
+         {std::tuple{req.warm_throughput->read_units_per_second, &warm.read_units_per_second,
+                     "ReadUnitsPerSecond"},
+          std::tuple{req.warm_throughput->write_units_per_second, &warm.write_units_per_second,
+                     "WriteUnitsPerSecond"}}) {
+      if (requested < 0) continue;
+      if (requested < *current) {
+        return Error::Validation("Requested " + std::string(unit) +
+                                 " for WarmThroughput for table is lower than current "
+                                 "WarmThroughput, decreasing WarmThroughput is not supported");
+      }
+      *current = requested;
+    }
+    d.warm_throughput = warm;
+  }
+
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
     d.latest_stream_label = impl_->streams->NewLabel(req.table_name, NowMillis());

@@ -9,6 +9,7 @@
 // the index becomes ACTIVE.
 #include <chrono>
 #include <set>
+#include <tuple>
 
 #include "engine/engine_impl.h"
 #include "engine/table_validation.h"
@@ -131,6 +132,7 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
 // Applies the request to a copy of the description (inside Catalog::Update).
 Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
                    TableDescription* d) {
+  const WarmThroughput warm_before = d->EffectiveWarmThroughput();
   if (req.billing_mode == BillingMode::kPayPerRequest &&
       d->billing_mode != BillingMode::kPayPerRequest) {
     using namespace std::chrono;
@@ -144,17 +146,29 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
     d->provisioned_throughput = *req.provisioned_throughput;
   }
   if (req.on_demand_throughput) d->on_demand_throughput = req.on_demand_throughput;
+  // Warm throughput only grows: it follows the highest capacity the table was provisioned
+  // with or became on demand with, and can be raised (never lowered) explicitly.
+  WarmThroughput warm = warm_before;
+  const WarmThroughput reached = d->EffectiveWarmThroughput();
+  warm.read_units_per_second = std::max(warm.read_units_per_second, reached.read_units_per_second);
+  warm.write_units_per_second =
+      std::max(warm.write_units_per_second, reached.write_units_per_second);
   if (req.warm_throughput) {
-    // A unit the request leaves out keeps its configured value.
-    WarmThroughput warm = d->warm_throughput.value_or(WarmThroughput{});
-    if (req.warm_throughput->read_units_per_second >= 0) {
-      warm.read_units_per_second = req.warm_throughput->read_units_per_second;
+    for (auto [requested, current, unit] :
+         {std::tuple{req.warm_throughput->read_units_per_second, &warm.read_units_per_second,
+                     "ReadUnitsPerSecond"},
+          std::tuple{req.warm_throughput->write_units_per_second, &warm.write_units_per_second,
+                     "WriteUnitsPerSecond"}}) {
+      if (requested < 0) continue;  // not given: unchanged
+      if (requested < *current) {
+        return Error::Validation("Requested " + std::string(unit) +
+                                 " for WarmThroughput for table is lower than current "
+                                 "WarmThroughput, decreasing WarmThroughput is not supported");
+      }
+      *current = requested;
     }
-    if (req.warm_throughput->write_units_per_second >= 0) {
-      warm.write_units_per_second = req.warm_throughput->write_units_per_second;
-    }
-    d->warm_throughput = warm;
   }
+  d->warm_throughput = warm;
   if (req.stream_specification) {
     DDB_RETURN_IF_ERROR(ApplyStreamUpdate(*req.stream_specification, new_label, d));
   }

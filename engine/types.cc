@@ -1,5 +1,7 @@
 #include "engine/types.h"
 
+#include <algorithm>
+
 namespace ddb {
 
 std::string_view ScalarTypeName(ScalarType t) {
@@ -66,6 +68,19 @@ const std::string* TableDescription::range_key() const {
     if (k.key_type == KeyType::kRange) return &k.attribute_name;
   }
   return nullptr;
+}
+
+WarmThroughput TableDescription::EffectiveWarmThroughput() const {
+  WarmThroughput base;
+  if (billing_mode == BillingMode::kPayPerRequest) {
+    base = {kBaselineWarmReads, kBaselineWarmWrites};
+  } else {
+    base = {provisioned_throughput.read_capacity_units,
+            provisioned_throughput.write_capacity_units};
+  }
+  if (!warm_throughput) return base;
+  return {std::max(base.read_units_per_second, warm_throughput->read_units_per_second),
+          std::max(base.write_units_per_second, warm_throughput->write_units_per_second)};
 }
 
 ScalarType TableDescription::AttributeTypeOf(const std::string& name) const {

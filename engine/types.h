@@ -135,7 +135,14 @@ struct TableDescription {
   const std::string& hash_key() const;
   const std::string* range_key() const;  // null when the table has no sort key
   ScalarType AttributeTypeOf(const std::string& name) const;
+  // The warm throughput DescribeTable reports: the stored value (monotonic: raised by
+  // configuration, by provisioned increases and by becoming on-demand), else the baseline
+  // (on demand: 12,000 reads and 4,000 writes per second; provisioned: its capacity).
+  WarmThroughput EffectiveWarmThroughput() const;
 };
+
+inline constexpr int64_t kBaselineWarmReads = 12000;
+inline constexpr int64_t kBaselineWarmWrites = 4000;
 
 // One entry of UpdateTable's GlobalSecondaryIndexUpdates.
 struct GlobalSecondaryIndexUpdate {

@@ -287,27 +287,13 @@ void WriteOnDemand(JsonWriter& w, const OnDemandThroughput& t) {
   w.EndObject();
 }
 
-// The warm throughput a table or index reports: what was configured, else the baseline
-// every new table or index starts with (12,000 reads and 4,000 writes per second), and
-// never below its provisioned throughput.
-constexpr int64_t kBaselineWarmReads = 12000;
-constexpr int64_t kBaselineWarmWrites = 4000;
-
-void WriteWarm(JsonWriter& w, const std::optional<WarmThroughput>& configured,
-               const ProvisionedThroughput& provisioned, std::string_view status) {
-  int64_t reads = kBaselineWarmReads, writes = kBaselineWarmWrites;
-  if (configured && configured->read_units_per_second > 0) {
-    reads = configured->read_units_per_second;
-  }
-  if (configured && configured->write_units_per_second > 0) {
-    writes = configured->write_units_per_second;
-  }
+void WriteWarm(JsonWriter& w, const WarmThroughput& warm, std::string_view status) {
   w.Key("WarmThroughput");
   w.BeginObject();
   w.Key("ReadUnitsPerSecond");
-  w.Int(std::max(reads, provisioned.read_capacity_units));
+  w.Int(warm.read_units_per_second);
   w.Key("WriteUnitsPerSecond");
-  w.Int(std::max(writes, provisioned.write_capacity_units));
+  w.Int(warm.write_units_per_second);
   w.Key("Status");
   w.String(status);
   w.EndObject();
@@ -346,7 +332,12 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
         w.Key("OnDemandThroughput");
         WriteOnDemand(w, *idx.on_demand_throughput);
       }
-      WriteWarm(w, std::nullopt, idx.provisioned_throughput.value_or(ProvisionedThroughput{}),
+      // An index starts warm at the on-demand baseline or at its provisioned capacity.
+      const ProvisionedThroughput pt = idx.provisioned_throughput.value_or(ProvisionedThroughput{});
+      const bool on_demand = d.billing_mode == BillingMode::kPayPerRequest;
+      WriteWarm(w,
+                WarmThroughput{on_demand ? kBaselineWarmReads : pt.read_capacity_units,
+                               on_demand ? kBaselineWarmWrites : pt.write_capacity_units},
                 idx.index_status);
     }
     w.Key("IndexSizeBytes");
@@ -428,7 +419,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.Key("OnDemandThroughput");
     WriteOnDemand(w, *d.on_demand_throughput);
   }
-  WriteWarm(w, d.warm_throughput, d.provisioned_throughput, TableStatusName(d.table_status));
+  WriteWarm(w, d.EffectiveWarmThroughput(), TableStatusName(d.table_status));
   if (d.table_class) {
     w.Key("TableClassSummary");
     w.BeginObject();

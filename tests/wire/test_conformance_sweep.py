@@ -630,7 +630,7 @@ def test_warm_throughput_round_trip(ddb, raw):
 
 
 def test_warm_throughput_baseline(ddb, raw, table_s, table_factory):
-    # A table or index that never configured one reports the baseline every new one has.
+    # An on-demand table or index that never configured one reports the baseline.
     assert _warm(raw, table_s) == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000,
                                    "Status": "ACTIVE"}
     ddb.update_table(TableName=table_s, AttributeDefinitions=_defs("x"),
@@ -639,11 +639,36 @@ def test_warm_throughput_baseline(ddb, raw, table_s, table_factory):
         "GlobalSecondaryIndexes"][0]
     assert index["WarmThroughput"]["ReadUnitsPerSecond"] == 12000
     assert index["WarmThroughput"]["WriteUnitsPerSecond"] == 4000
-    # Provisioned capacity above the baseline raises it.
-    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 20000,
-                                                 "WriteCapacityUnits": 5})
-    assert _warm(raw, table)["ReadUnitsPerSecond"] == 20000
-    assert _warm(raw, table)["WriteUnitsPerSecond"] == 4000
+
+
+def test_warm_throughput_follows_provisioned_capacity(ddb, raw, table_factory):
+    # A provisioned table is warm to the highest capacity it was ever provisioned with.
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    assert _warm(raw, table) == {"ReadUnitsPerSecond": 1, "WriteUnitsPerSecond": 1,
+                                 "Status": "ACTIVE"}
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 3,
+                                                             "WriteCapacityUnits": 3})
+    ddb.update_table(TableName=table, ProvisionedThroughput={"ReadCapacityUnits": 1,
+                                                             "WriteCapacityUnits": 1})
+    assert _warm(raw, table)["ReadUnitsPerSecond"] == 3
+    assert _warm(raw, table)["WriteUnitsPerSecond"] == 3
+    r = raw("UpdateTable", {"TableName": table,
+                            "WarmThroughput": {"ReadUnitsPerSecond": 2}})
+    assert r.status == 400
+    assert r.json()["message"] == (
+        "Requested ReadUnitsPerSecond for WarmThroughput for table is lower than current "
+        "WarmThroughput, decreasing WarmThroughput is not supported")
+    # Equal is accepted, higher raises it.
+    assert raw("UpdateTable", {"TableName": table, "WarmThroughput": {
+        "ReadUnitsPerSecond": 3, "WriteUnitsPerSecond": 50}}).status == 200
+    assert _warm(raw, table)["WriteUnitsPerSecond"] == 50
+    # Becoming on demand warms it to the baseline, which it keeps when provisioned again.
+    ddb.update_table(TableName=table, BillingMode="PAY_PER_REQUEST")
+    assert _warm(raw, table)["ReadUnitsPerSecond"] == 12000
+    ddb.update_table(TableName=table, BillingMode="PROVISIONED",
+                     ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    assert _warm(raw, table) == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000,
+                                 "Status": "ACTIVE"}
 
 
 def test_warm_throughput_survives_restart(tmp_path):
