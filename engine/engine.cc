@@ -123,7 +123,14 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
     d.last_update_to_pay_per_request = d.creation_date_time;
   }
   if (req.provisioned_throughput) d.provisioned_throughput = *req.provisioned_throughput;
-  d.on_demand_throughput = req.on_demand_throughput;
+  if (req.on_demand_throughput) {
+    d.on_demand_throughput = MergeOnDemand(std::nullopt, *req.on_demand_throughput);
+  }
+  for (auto& idx : d.global_secondary_indexes) {
+    if (idx.on_demand_throughput) {
+      idx.on_demand_throughput = MergeOnDemand(std::nullopt, *idx.on_demand_throughput);
+    }
+  }
   if (req.warm_throughput) {
     WarmThroughput warm = d.EffectiveWarmThroughput();
     for (auto [requested, current, unit] :

@@ -145,7 +145,9 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   } else if (req.provisioned_throughput) {
     d->provisioned_throughput = *req.provisioned_throughput;
   }
-  if (req.on_demand_throughput) d->on_demand_throughput = req.on_demand_throughput;
+  if (req.on_demand_throughput) {
+    d->on_demand_throughput = MergeOnDemand(d->on_demand_throughput, *req.on_demand_throughput);
+  }
   // Warm throughput only grows: it follows the highest capacity the table was provisioned
   // with or became on demand with, and can be raised (never lowered) explicitly.
   WarmThroughput warm = warm_before;
@@ -205,6 +207,9 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
           return Error::Validation("Attempting to create an index which already exists");
         }
         SecondaryIndexDefinition def = u.index;
+        if (def.on_demand_throughput) {
+          def.on_demand_throughput = MergeOnDemand(std::nullopt, *def.on_demand_throughput);
+        }
         def.index_status = "CREATING";
         def.backfilling = true;
         if (d->billing_mode == BillingMode::kProvisioned && !def.provisioned_throughput) {
@@ -227,7 +232,10 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
         if (u.index.provisioned_throughput) {
           it->provisioned_throughput = u.index.provisioned_throughput;
         }
-        if (u.index.on_demand_throughput) it->on_demand_throughput = u.index.on_demand_throughput;
+        if (u.index.on_demand_throughput) {
+          it->on_demand_throughput =
+              MergeOnDemand(it->on_demand_throughput, *u.index.on_demand_throughput);
+        }
         break;
       case GlobalSecondaryIndexUpdate::Kind::kDelete:
         if (it == d->global_secondary_indexes.end()) {

@@ -70,6 +70,21 @@ const std::string* TableDescription::range_key() const {
   return nullptr;
 }
 
+std::optional<OnDemandThroughput> MergeOnDemand(const std::optional<OnDemandThroughput>& current,
+                                                const OnDemandThroughput& given) {
+  OnDemandThroughput merged = current.value_or(OnDemandThroughput{});
+  if (given.max_read_request_units != kOnDemandNotGiven) {
+    merged.max_read_request_units = given.max_read_request_units;
+  }
+  if (given.max_write_request_units != kOnDemandNotGiven) {
+    merged.max_write_request_units = given.max_write_request_units;
+  }
+  if (merged.max_read_request_units == -1 && merged.max_write_request_units == -1) {
+    return std::nullopt;
+  }
+  return merged;
+}
+
 WarmThroughput TableDescription::EffectiveWarmThroughput() const {
   WarmThroughput base;
   if (billing_mode == BillingMode::kPayPerRequest) {

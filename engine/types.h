@@ -3,6 +3,7 @@
 // Thread safety: plain values.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -41,9 +42,17 @@ struct ProvisionedThroughput {
 };
 
 struct OnDemandThroughput {
-  int64_t max_read_request_units = -1;
+  int64_t max_read_request_units = -1;  // -1: no maximum
   int64_t max_write_request_units = -1;
 };
+
+// In an OnDemandThroughput of a request: the member was not given (keeps its value).
+inline constexpr int64_t kOnDemandNotGiven = INT64_MIN;
+
+// OnDemandThroughput `given` (members kOnDemandNotGiven keep `current`'s) merged into
+// `current`; -1 clears a member; nullopt when neither member has a maximum.
+std::optional<OnDemandThroughput> MergeOnDemand(const std::optional<OnDemandThroughput>& current,
+                                                const OnDemandThroughput& given);
 
 // WarmThroughput as configured by CreateTable/UpdateTable (-1: that unit not configured).
 struct WarmThroughput {

@@ -1,4 +1,6 @@
 // CreateTable, DescribeTable, DeleteTable, ListTables.
+#include <tuple>
+
 #include "engine/table_validation.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
@@ -98,14 +100,25 @@ Result<std::optional<WarmThroughput>> ReadWarm(const JsonObject& parent, Violati
   return std::optional<WarmThroughput>(t);
 }
 
+// OnDemandThroughput: each member optional (kOnDemandNotGiven when absent), at least 1 or -1
+// (no maximum).
 Result<std::optional<OnDemandThroughput>> ReadOnDemand(const JsonObject& parent) {
   DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "OnDemandThroughput"));
   if (!obj) return std::optional<OnDemandThroughput>();
-  OnDemandThroughput t;
+  OnDemandThroughput t{kOnDemandNotGiven, kOnDemandNotGiven};
   DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "MaxReadRequestUnits"));
   DDB_ASSIGN_OR_RETURN(auto write, GetInt(*obj, "MaxWriteRequestUnits"));
-  if (read) t.max_read_request_units = *read;
-  if (write) t.max_write_request_units = *write;
+  for (auto [n, member, out] :
+       {std::tuple{read, "MaxReadRequestUnits", &t.max_read_request_units},
+        std::tuple{write, "MaxWriteRequestUnits", &t.max_write_request_units}}) {
+    if (!n) continue;
+    if (*n == 0 || *n < -1) {
+      return Error::Validation("One or more parameter values were invalid: Requested " +
+                               std::string(member) +
+                               " for OnDemandThroughput for table is outside of valid range");
+    }
+    *out = *n;
+  }
   return std::optional<OnDemandThroughput>(t);
 }
 
@@ -279,11 +292,16 @@ void WriteThroughput(JsonWriter& w, const ProvisionedThroughput& t) {
 }
 
 void WriteOnDemand(JsonWriter& w, const OnDemandThroughput& t) {
+  // A member without a maximum (-1) is left out.
   w.BeginObject();
-  w.Key("MaxReadRequestUnits");
-  w.Int(t.max_read_request_units);
-  w.Key("MaxWriteRequestUnits");
-  w.Int(t.max_write_request_units);
+  if (t.max_read_request_units != -1) {
+    w.Key("MaxReadRequestUnits");
+    w.Int(t.max_read_request_units);
+  }
+  if (t.max_write_request_units != -1) {
+    w.Key("MaxWriteRequestUnits");
+    w.Int(t.max_write_request_units);
+  }
   w.EndObject();
 }
 

@@ -763,3 +763,34 @@ def test_update_table_unchanged_throughput(ddb, table_factory):
     # Re-sending PAY_PER_REQUEST to an on-demand table is accepted.
     on_demand = table_factory()
     ddb.update_table(TableName=on_demand, BillingMode="PAY_PER_REQUEST")
+
+
+# --------------------------------------------------------------------------
+# OnDemandThroughput: members merge, -1 clears one, 0 and below -1 are refused
+# --------------------------------------------------------------------------
+
+def test_on_demand_throughput_members(raw, table_s):
+    # Raw requests: the installed botocore predates OnDemandThroughput.
+    def update(odt):
+        return raw("UpdateTable", {"TableName": table_s, "OnDemandThroughput": odt})
+
+    def described():
+        return raw("DescribeTable", {"TableName": table_s}).json()["Table"].get(
+            "OnDemandThroughput")
+
+    assert update({"MaxReadRequestUnits": 1000, "MaxWriteRequestUnits": 500}).status == 200
+    assert described() == {"MaxReadRequestUnits": 1000, "MaxWriteRequestUnits": 500}
+    assert update({"MaxReadRequestUnits": 2000}).status == 200
+    assert described() == {"MaxReadRequestUnits": 2000, "MaxWriteRequestUnits": 500}
+    for member in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        for bad in (0, -2):
+            r = update({member: bad})
+            assert r.status == 400
+            assert r.json()["message"] == (
+                f"One or more parameter values were invalid: Requested {member} for "
+                "OnDemandThroughput for table is outside of valid range")
+    assert described() == {"MaxReadRequestUnits": 2000, "MaxWriteRequestUnits": 500}
+    assert update({"MaxWriteRequestUnits": -1}).status == 200
+    assert described() == {"MaxReadRequestUnits": 2000}
+    assert update({"MaxReadRequestUnits": -1}).status == 200
+    assert described() is None
