@@ -97,7 +97,7 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
     if (auto it = m.find("Throughput"); it != m.end())
       idx.provisioned_throughput = ThroughputFrom(it->second);
     if (auto it = m.find("OnDemand"); it != m.end())
-      idx.on_demand_throughput = OnDemandFrom(it->second);
+      idx.on_demand_throughput = MergeOnDemand(std::nullopt, OnDemandFrom(it->second));
     out.push_back(std::move(idx));
   }
   return out;
@@ -176,7 +176,7 @@ TableDescription FromRecord(const Item& r) {
   }
   d.provisioned_throughput = ThroughputFrom(r.at("Throughput"));
   if (auto it = r.find("OnDemand"); it != r.end())
-    d.on_demand_throughput = OnDemandFrom(it->second);
+    d.on_demand_throughput = MergeOnDemand(std::nullopt, OnDemandFrom(it->second));
   if (auto it = r.find("Warm"); it != r.end()) d.warm_throughput = WarmFrom(it->second);
   if (auto it = r.find("Stream"); it != r.end()) {
     d.stream_specification = StreamSpecification{it->second.map().at("Enabled").boolean(),
