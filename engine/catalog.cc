@@ -138,6 +138,7 @@ Item ToRecord(const TableInfo& info) {
   }
   if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
   if (d.table_class) r["TableClass"] = Str(*d.table_class);
+  if (d.sse_kms_key) r["SseKmsKey"] = Str(*d.sse_kms_key);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
   if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
   if (d.pitr_enabled_since) {
@@ -184,6 +185,7 @@ TableDescription FromRecord(const Item& r) {
   }
   if (auto it = r.find("StreamLabel"); it != r.end()) d.latest_stream_label = it->second.scalar();
   if (auto it = r.find("TableClass"); it != r.end()) d.table_class = it->second.scalar();
+  if (auto it = r.find("SseKmsKey"); it != r.end()) d.sse_kms_key = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();
   if (auto it = r.find("Ttl"); it != r.end()) d.ttl_attribute = it->second.scalar();
   if (auto it = r.find("PitrSinceMs"); it != r.end()) {

@@ -153,6 +153,9 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
     d.stream_specification = req.stream_specification;
     d.latest_stream_label = impl_->streams->NewLabel(req.table_name, NowMillis());
   }
+  if (req.sse_specification && req.sse_specification->enabled) {
+    d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());
+  }
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;

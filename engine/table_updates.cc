@@ -8,6 +8,8 @@
 // same items only move entries forward. When the walk ends the counters are recounted and
 // the index becomes ACTIVE.
 #include <chrono>
+#include <cstdio>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -20,10 +22,23 @@ namespace {
 const std::string kInvalid = "One or more parameter values were invalid: ";
 constexpr size_t kBackfillChunk = 256;
 
+// The id of the AWS managed key a table switched to KMS encryption reports (UUID-shaped).
+std::string NewSseManagedKeyId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const uint64_t a = rng(), b = rng();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
 Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
   if (!req.billing_mode && !req.provisioned_throughput && !req.stream_specification &&
       req.global_secondary_index_updates.empty() && !req.deletion_protection_enabled &&
-      !req.on_demand_throughput && !req.table_class && !req.warm_throughput) {
+      !req.on_demand_throughput && !req.table_class && !req.warm_throughput &&
+      !req.sse_specification) {
     return Error::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
@@ -96,6 +111,10 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
     if (req.warm_throughput) {
       return Error::Validation(
           "Create global secondary index cannot be specified when updating WarmThroughput");
+    }
+    if (req.sse_specification) {
+      return Error::Validation(
+          "Server-Side Encryption modification must be the only operation in the request");
     }
   }
   return Status::Ok();
@@ -173,6 +192,15 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   d->warm_throughput = warm;
   if (req.stream_specification) {
     DDB_RETURN_IF_ERROR(ApplyStreamUpdate(*req.stream_specification, new_label, d));
+  }
+  if (req.sse_specification) {
+    if (req.sse_specification->enabled) {
+      d->sse_kms_key = SseKmsKey(*req.sse_specification, NewSseManagedKeyId());
+    } else if (!d->sse_kms_key) {
+      return Error::Validation(kInvalid + "Table is already encrypted by default");
+    } else {
+      d->sse_kms_key.reset();
+    }
   }
   if (req.table_class) d->table_class = req.table_class;
   if (req.deletion_protection_enabled) {

@@ -85,6 +85,13 @@ std::optional<OnDemandThroughput> MergeOnDemand(const std::optional<OnDemandThro
   return merged;
 }
 
+std::string SseKmsKey(const SseSpecification& spec, const std::string& managed_key_id) {
+  const std::string& id = spec.kms_key_id;
+  if (id.empty()) return "key/" + managed_key_id;
+  if (id.rfind("arn:", 0) == 0 || id.rfind("alias/", 0) == 0) return id;
+  return "key/" + id;
+}
+
 WarmThroughput TableDescription::EffectiveWarmThroughput() const {
   WarmThroughput base;
   if (billing_mode == BillingMode::kPayPerRequest) {

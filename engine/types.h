@@ -54,6 +54,18 @@ inline constexpr int64_t kOnDemandNotGiven = INT64_MIN;
 std::optional<OnDemandThroughput> MergeOnDemand(const std::optional<OnDemandThroughput>& current,
                                                 const OnDemandThroughput& given);
 
+// SSESpecification of CreateTable/UpdateTable: KMS encryption on (enabled) or back to the
+// default encryption; kms_key_id as given (key id, alias or ARN; empty: the AWS managed key).
+struct SseSpecification {
+  bool enabled = true;
+  std::string kms_key_id;
+};
+
+// The key a KMS SSESpecification names, as TableDescription::sse_kms_key stores it: a full
+// ARN as given, "alias/..." as given, a key id as "key/<id>"; no key: the AWS managed key
+// ("key/" + managed_key_id).
+std::string SseKmsKey(const SseSpecification& spec, const std::string& managed_key_id);
+
 // WarmThroughput as configured by CreateTable/UpdateTable (-1: that unit not configured).
 struct WarmThroughput {
   int64_t read_units_per_second = -1;
@@ -99,6 +111,7 @@ struct CreateTableRequest {
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;
   std::optional<WarmThroughput> warm_throughput;
+  std::optional<SseSpecification> sse_specification;
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   bool deletion_protection_enabled = false;
@@ -121,7 +134,10 @@ struct TableDescription {
   BillingMode billing_mode = BillingMode::kProvisioned;
   ProvisionedThroughput provisioned_throughput;  // zeros for PAY_PER_REQUEST
   std::optional<OnDemandThroughput> on_demand_throughput;
-  std::optional<WarmThroughput> warm_throughput;            // as configured, when it was
+  std::optional<WarmThroughput> warm_throughput;  // as configured, when it was
+  // KMS server-side encryption (absent: the default encryption): the key as a full ARN, or
+  // the part after "arn:aws:kms:<region>:<account>:" ("key/<id>", "alias/<name>").
+  std::optional<std::string> sse_kms_key;
   std::optional<StreamSpecification> stream_specification;  // absent when no stream enabled
   // The table's newest stream (ISO-8601 UTC time with milliseconds, "2026-11-30T13:45:12.345");
   // it lingers after the stream is disabled, as in the service. latest_stream_arn is filled
@@ -167,6 +183,7 @@ struct UpdateTableRequest {
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;
   std::optional<WarmThroughput> warm_throughput;
+  std::optional<SseSpecification> sse_specification;
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   std::optional<bool> deletion_protection_enabled;

@@ -271,6 +271,24 @@ Result<std::optional<StreamSpecification>> ReadStream(const JsonObject& request,
   return std::optional<StreamSpecification>(s);
 }
 
+// SSESpecification: Enabled (absent: KMS when an SSEType is given, else nothing to do),
+// SSEType (AES256 or KMS), KMSMasterKeyId.
+Result<std::optional<SseSpecification>> ReadSse(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(request, "SSESpecification"));
+  if (!obj) return std::optional<SseSpecification>();
+  DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*obj, "Enabled"));
+  DDB_ASSIGN_OR_RETURN(auto type, GetString(*obj, "SSEType"));
+  DDB_ASSIGN_OR_RETURN(auto key, GetString(*obj, "KMSMasterKeyId"));
+  if (type && *type != "AES256" && *type != "KMS") {
+    v->Enum(*type, "sSESpecification.sSEType", "AES256, KMS");
+  }
+  if (!enabled && !type) return std::optional<SseSpecification>();
+  SseSpecification spec;
+  spec.enabled = enabled.value_or(true);
+  if (key) spec.kms_key_id = std::string(*key);
+  return std::optional<SseSpecification>(std::move(spec));
+}
+
 Result<std::optional<std::string>> ReadTableClass(const JsonObject& request, Violations* v) {
   DDB_ASSIGN_OR_RETURN(auto table_class, GetString(request, "TableClass"));
   if (!table_class) return std::optional<std::string>();
@@ -445,6 +463,28 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.String(*d.table_class);
     w.EndObject();
   }
+  if (d.sse_kms_key) {
+    // The key's ARN is in the table's region and account.
+    std::string key = *d.sse_kms_key;
+    if (key.rfind("arn:", 0) != 0) {
+      const std::string_view arn = d.table_arn;  // arn:aws:dynamodb:<region>:<account>:table/..
+      const size_t start = std::string_view("arn:aws:dynamodb:").size();
+      const size_t end = arn.find(":table/");
+      const std::string_view region_account = arn.size() > start && end != std::string_view::npos
+                                                  ? arn.substr(start, end - start)
+                                                  : "us-east-1:000000000000";
+      key = "arn:aws:kms:" + std::string(region_account) + ":" + key;
+    }
+    w.Key("SSEDescription");
+    w.BeginObject();
+    w.Key("Status");
+    w.String("ENABLED");
+    w.Key("SSEType");
+    w.String("KMS");
+    w.Key("KMSMasterKeyArn");
+    w.String(key);
+    w.EndObject();
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(d.deletion_protection_enabled);
   w.EndObject();
@@ -499,6 +539,7 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
   DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.sse_specification, ReadSse(request, &v));
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
   req.deletion_protection_enabled = protection.value_or(false);
   DDB_ASSIGN_OR_RETURN(req.tags, ReadCreateTableTags(request, &v));
@@ -539,6 +580,7 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
   DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.sse_specification, ReadSse(request, &v));
   DDB_ASSIGN_OR_RETURN(req.deletion_protection_enabled,
                        GetBool(request, "DeletionProtectionEnabled"));
   DDB_ASSIGN_OR_RETURN(auto updates, GetArray(request, "GlobalSecondaryIndexUpdates"));

@@ -794,3 +794,48 @@ def test_on_demand_throughput_members(raw, table_s):
     assert described() == {"MaxReadRequestUnits": 2000}
     assert update({"MaxReadRequestUnits": -1}).status == 200
     assert described() is None
+
+
+# --------------------------------------------------------------------------
+# SSESpecification / SSEDescription
+# --------------------------------------------------------------------------
+
+KMS_PREFIX = "arn:aws:kms:us-east-1:000000000000:"
+
+
+def _sse(ddb, table):
+    return ddb.describe_table(TableName=table)["Table"].get("SSEDescription")
+
+
+def test_sse_specification_at_creation(ddb, table_factory):
+    default = table_factory(SSESpecification={"Enabled": False})
+    assert _sse(ddb, default) is None
+    kms = table_factory(SSESpecification={"Enabled": True})
+    got = _sse(ddb, kms)
+    assert got["Status"] == "ENABLED" and got["SSEType"] == "KMS"
+    assert got["KMSMasterKeyArn"].startswith(KMS_PREFIX + "key/")
+    own_key = KMS_PREFIX + "key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    named = table_factory(SSESpecification={"Enabled": True, "SSEType": "KMS",
+                                            "KMSMasterKeyId": own_key})
+    assert _sse(ddb, named)["KMSMasterKeyArn"] == own_key
+    by_id = table_factory(SSESpecification={"SSEType": "KMS", "KMSMasterKeyId": "abcd"})
+    assert _sse(ddb, by_id)["KMSMasterKeyArn"] == KMS_PREFIX + "key/abcd"
+    expect_error(lambda: table_factory(SSESpecification={"Enabled": True, "SSEType": "XYZ"}),
+                 "ValidationException",
+                 "1 validation error detected: Value 'XYZ' at 'sSESpecification.sSEType' failed "
+                 "to satisfy constraint: Member must satisfy enum value set: [AES256, KMS]")
+
+
+def test_sse_specification_update(ddb, table_s):
+    expect_error(lambda: ddb.update_table(TableName=table_s, SSESpecification={"Enabled": False}),
+                 "ValidationException",
+                 "One or more parameter values were invalid: Table is already encrypted by default")
+    ddb.update_table(TableName=table_s, SSESpecification={"Enabled": True, "SSEType": "KMS"})
+    assert _sse(ddb, table_s)["SSEType"] == "KMS"
+    ddb.update_table(TableName=table_s, SSESpecification={"Enabled": False})
+    assert _sse(ddb, table_s) is None
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("x"),
+        GlobalSecondaryIndexUpdates=[_create("gsix", "x")], SSESpecification={"Enabled": True}),
+        "ValidationException",
+        "Server-Side Encryption modification must be the only operation in the request")
