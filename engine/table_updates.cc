@@ -206,17 +206,12 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   if (req.deletion_protection_enabled) {
     d->deletion_protection_enabled = *req.deletion_protection_enabled;
   }
+  // AttributeDefinitions only add what is not defined yet (an existing attribute keeps its
+  // type, as in the service); definitions no key ends up using are dropped below.
   for (const auto& def : req.attribute_definitions) {
-    bool known = false;
-    for (auto& existing : d->attribute_definitions) {
-      if (existing.attribute_name == def.attribute_name) {
-        known = true;
-        if (existing.attribute_type != def.attribute_type) {
-          return Error::Validation(
-              kInvalid + "Cannot change the type of an existing attribute: " + def.attribute_name);
-        }
-      }
-    }
+    bool known = std::any_of(
+        d->attribute_definitions.begin(), d->attribute_definitions.end(),
+        [&](const AttributeDefinition& e) { return e.attribute_name == def.attribute_name; });
     if (!known) d->attribute_definitions.push_back(def);
   }
   auto find_gsi = [d](const std::string& name) {
@@ -258,6 +253,23 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
                                  " not found");
         }
         if (u.index.provisioned_throughput) {
+          const ProvisionedThroughput& want = *u.index.provisioned_throughput;
+          if (it->provisioned_throughput &&
+              it->provisioned_throughput->read_capacity_units == want.read_capacity_units &&
+              it->provisioned_throughput->write_capacity_units == want.write_capacity_units) {
+            const std::string& name = it->index_name;
+            const std::string reads = std::to_string(want.read_capacity_units);
+            const std::string writes = std::to_string(want.write_capacity_units);
+            return Error::Validation(
+                "The provisioned throughput for the index " + name +
+                " will not change. The requested value equals the current value. Current "
+                "ReadCapacityUnits provisioned for index " +
+                name + ": " + reads + ". Requested ReadCapacityUnits: " + reads +
+                ". Current WriteCapacityUnits provisioned for index " + name + ": " + writes +
+                ". Requested WriteCapacityUnits: " + writes +
+                ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to "
+                "request higher limits.");
+          }
           it->provisioned_throughput = u.index.provisioned_throughput;
         }
         if (u.index.on_demand_throughput) {
@@ -274,6 +286,16 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
         break;
     }
   }
+  // Only key attributes stay defined: a deleted index's keys and unused new definitions go.
+  std::set<std::string> keys;
+  for (const auto& k : d->key_schema) keys.insert(k.attribute_name);
+  for (const auto* indexes : {&d->local_secondary_indexes, &d->global_secondary_indexes}) {
+    for (const auto& idx : *indexes) {
+      for (const auto& k : idx.key_schema) keys.insert(k.attribute_name);
+    }
+  }
+  std::erase_if(d->attribute_definitions,
+                [&](const AttributeDefinition& a) { return !keys.count(a.attribute_name); });
   // The resulting schema obeys CreateTable's rules (keys defined, definitions used, ...).
   CreateTableRequest as_create;
   as_create.table_name = d->table_name;
@@ -285,16 +307,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   if (d->billing_mode == BillingMode::kProvisioned) {
     as_create.provisioned_throughput = d->provisioned_throughput;
   }
-  Status valid = ValidateCreateTable(as_create);
-  if (!valid.ok()) {
-    // DynamoDB keeps definitions of dropped index keys; unused ones are not an error here.
-    const std::string& m = valid.error().message();
-    if (m.find("AttributeDefinitions are not used") == std::string::npos &&
-        m.find("Number of attributes in KeySchema") == std::string::npos) {
-      return valid;
-    }
-  }
-  return Status::Ok();
+  return ValidateCreateTable(as_create);
 }
 
 }  // namespace

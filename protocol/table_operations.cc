@@ -1,4 +1,5 @@
 // CreateTable, DescribeTable, DeleteTable, ListTables.
+#include <algorithm>
 #include <tuple>
 
 #include "engine/table_validation.h"
@@ -351,7 +352,9 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
     if (!idx.projection.non_key_attributes.empty()) {
       w.Key("NonKeyAttributes");
       w.BeginArray();
-      for (const auto& n : idx.projection.non_key_attributes) w.String(n);
+      std::vector<std::string> names = idx.projection.non_key_attributes;  // sorted, as served
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) w.String(n);
       w.EndArray();
     }
     w.EndObject();
@@ -389,9 +392,15 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
 
 void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
   w.BeginObject();
+  // AttributeDefinitions come back sorted by name, as the service returns them.
+  std::vector<AttributeDefinition> definitions = d.attribute_definitions;
+  std::sort(definitions.begin(), definitions.end(),
+            [](const AttributeDefinition& a, const AttributeDefinition& b) {
+              return a.attribute_name < b.attribute_name;
+            });
   w.Key("AttributeDefinitions");
   w.BeginArray();
-  for (const auto& a : d.attribute_definitions) {
+  for (const auto& a : definitions) {
     w.BeginObject();
     w.Key("AttributeName");
     w.String(a.attribute_name);

@@ -839,3 +839,60 @@ def test_sse_specification_update(ddb, table_s):
         GlobalSecondaryIndexUpdates=[_create("gsix", "x")], SSESpecification={"Enabled": True}),
         "ValidationException",
         "Server-Side Encryption modification must be the only operation in the request")
+
+
+# --------------------------------------------------------------------------
+# AttributeDefinitions: described sorted by name, only key attributes kept
+# --------------------------------------------------------------------------
+
+def test_attribute_definitions_sorted_and_pruned(ddb, table_factory):
+    table = table_factory(
+        ("zz", "S"), ("mm", "N"),
+        AttributeDefinitions=[{"AttributeName": "zz", "AttributeType": "S"},
+                              {"AttributeName": "mm", "AttributeType": "N"},
+                              {"AttributeName": "aa", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_aa", "KeySchema": [
+            {"AttributeName": "aa", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["q", "b", "k"]}}])
+
+    def described():
+        return ddb.describe_table(TableName=table)["Table"]
+
+    desc = described()
+    assert [a["AttributeName"] for a in desc["AttributeDefinitions"]] == ["aa", "mm", "zz"]
+    assert desc["GlobalSecondaryIndexes"][0]["Projection"]["NonKeyAttributes"] == ["b", "k", "q"]
+    # A new index's definition is added; an unused one and a conflicting redefinition of an
+    # existing attribute are ignored.
+    ddb.update_table(TableName=table,
+                     AttributeDefinitions=[{"AttributeName": "bb", "AttributeType": "S"},
+                                           {"AttributeName": "unused", "AttributeType": "S"},
+                                           {"AttributeName": "zz", "AttributeType": "N"}],
+                     GlobalSecondaryIndexUpdates=[_create("by_bb", "bb")])
+    assert described()["AttributeDefinitions"] == [
+        {"AttributeName": "aa", "AttributeType": "S"}, {"AttributeName": "bb", "AttributeType": "S"},
+        {"AttributeName": "mm", "AttributeType": "N"}, {"AttributeName": "zz", "AttributeType": "S"}]
+    # Deleting an index drops its key's definition.
+    ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by_aa"}}])
+    assert [a["AttributeName"] for a in described()["AttributeDefinitions"]] == ["bb", "mm", "zz"]
+
+
+def test_gsi_update_unchanged_throughput(ddb, table_factory):
+    pt = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
+    table = table_factory(
+        ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "x", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": [
+            {"AttributeName": "x", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": pt}])
+    expect_error(lambda: ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
+        {"Update": {"IndexName": "gsi1", "ProvisionedThroughput": pt}}]),
+        "ValidationException",
+        "The provisioned throughput for the index gsi1 will not change. The requested value "
+        "equals the current value. Current ReadCapacityUnits provisioned for index gsi1: 2. "
+        "Requested ReadCapacityUnits: 2. Current WriteCapacityUnits provisioned for index gsi1: "
+        "2. Requested WriteCapacityUnits: 2. Refer to the Amazon DynamoDB Developer Guide for "
+        "current limits and how to request higher limits.")
+    ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
+        {"Update": {"IndexName": "gsi1", "ProvisionedThroughput": {"ReadCapacityUnits": 2,
+                                                                    "WriteCapacityUnits": 3}}}])
