@@ -229,6 +229,11 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
         if (it != d->global_secondary_indexes.end() || lsi) {
           return Error::Validation("Attempting to create an index which already exists");
         }
+        if (d->global_secondary_indexes.size() >= 20) {
+          return Error{ErrorCode::kLimitExceeded,
+                       "Subscriber limit exceeded: Number of global secondary indexes exceeds "
+                       "per-table limit of 20"};
+        }
         SecondaryIndexDefinition def = u.index;
         if (def.on_demand_throughput) {
           def.on_demand_throughput = MergeOnDemand(std::nullopt, *def.on_demand_throughput);

@@ -553,6 +553,14 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
   req.deletion_protection_enabled = protection.value_or(false);
   DDB_ASSIGN_OR_RETURN(req.tags, ReadCreateTableTags(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  // An index list that is present must not be empty (an empty Tags list is fine).
+  for (std::string_view member : {"GlobalSecondaryIndexes", "LocalSecondaryIndexes"}) {
+    DDB_ASSIGN_OR_RETURN(auto list, GetArray(request, member));
+    if (list && list->size() == 0) {
+      return Error::Validation("One or more parameter values were invalid: List of " +
+                               std::string(member) + " is empty");
+    }
+  }
 
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.CreateTable(ctx, req));
   return RenderDescription("TableDescription", d);

@@ -896,3 +896,34 @@ def test_gsi_update_unchanged_throughput(ddb, table_factory):
     ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
         {"Update": {"IndexName": "gsi1", "ProvisionedThroughput": {"ReadCapacityUnits": 2,
                                                                     "WriteCapacityUnits": 3}}}])
+
+
+def test_create_table_empty_index_lists(ddb):
+    for member in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        name = unique_name()
+        expect_error(lambda: ddb.create_table(
+            TableName=name, BillingMode="PAY_PER_REQUEST", **{member: []},
+            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                       {"AttributeName": "c", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
+                                  {"AttributeName": "c", "AttributeType": "S"}]),
+            "ValidationException",
+            f"One or more parameter values were invalid: List of {member} is empty")
+        assert name not in ddb.list_tables()["TableNames"]
+
+
+def test_twenty_first_gsi_by_update_table(ddb, table_factory):
+    names = [f"a{i}" for i in range(21)]
+    table = table_factory(
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                              for n in ["pk"] + names[:20]],
+        GlobalSecondaryIndexes=[{"IndexName": f"gsi{i:02d}", "KeySchema": [
+            {"AttributeName": names[i], "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}} for i in range(20)])
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_defs("a20"),
+        GlobalSecondaryIndexUpdates=[_create("gsi20", "a20")]),
+        "LimitExceededException",
+        "Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit "
+        "of 20")
+    assert len(_index_names(ddb, table)) == 20
