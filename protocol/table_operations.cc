@@ -176,7 +176,17 @@ Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::strin
                "constraint: [Member must have length less than or equal to 255, Member must have "
                "length greater than or equal to 1]");
       }
+      if (idx.projection.non_key_attributes.size() > 20) {
+        std::string list = "[";
+        for (const std::string& n : idx.projection.non_key_attributes) {
+          list += (list.size() > 1 ? ", " : "") + n;
+        }
+        v->Add("Value '" + list + "]' at '" + p +
+               ".projection.nonKeyAttributes' failed to satisfy constraint: Member must have "
+               "length less than or equal to 20");
+      }
     }
+    if (!type) return Error::Validation("Unknown ProjectionType: null");
   }
   DDB_ASSIGN_OR_RETURN(idx.provisioned_throughput,
                        ReadThroughput(o, p + ".provisionedThroughput", v));
@@ -601,6 +611,14 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(req.deletion_protection_enabled,
                        GetBool(request, "DeletionProtectionEnabled"));
   DDB_ASSIGN_OR_RETURN(auto updates, GetArray(request, "GlobalSecondaryIndexUpdates"));
+  if (updates && updates->size() == 0 &&
+      (req.billing_mode || req.provisioned_throughput || req.on_demand_throughput ||
+       req.warm_throughput || req.sse_specification || req.stream_specification ||
+       req.table_class || req.deletion_protection_enabled)) {
+    // An empty list alone is as if absent; next to another change it is an error.
+    return Error::Validation(
+        "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty");
+  }
   if (updates) {
     size_t i = 0;
     for (JsonElement e : *updates) {
@@ -630,6 +648,10 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
         u.kind = GlobalSecondaryIndexUpdate::Kind::kCreate;
         DDB_ASSIGN_OR_RETURN(u.index, ReadIndex(*create, p + ".create", &v));
         TableNameViolations(u.index.index_name, p + ".create.indexName", v.list());
+        if (!Present(request, "AttributeDefinitions")) {
+          return Error::Validation("AttributeDefinitions is not specified for index: " +
+                                   u.index.index_name);
+        }
       } else {
         u.kind = update ? GlobalSecondaryIndexUpdate::Kind::kUpdate
                         : GlobalSecondaryIndexUpdate::Kind::kDelete;

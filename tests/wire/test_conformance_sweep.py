@@ -927,3 +927,30 @@ def test_twenty_first_gsi_by_update_table(ddb, table_factory):
         "Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit "
         "of 20")
     assert len(_index_names(ddb, table)) == 20
+
+
+def test_index_definition_errors(ddb, table_s):
+    base = dict(BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
+                                      {"AttributeName": "x", "AttributeType": "S"}])
+
+    def create(projection):
+        return ddb.create_table(TableName=unique_name(), **base, GlobalSecondaryIndexes=[{
+            "IndexName": "gsix", "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+            "Projection": projection}])
+
+    expect_error(lambda: create({}), "ValidationException", "Unknown ProjectionType: null")
+    names = [f"n{i}" for i in range(21)]
+    expect_error(lambda: create({"ProjectionType": "INCLUDE", "NonKeyAttributes": names}),
+                 "ValidationException",
+                 "1 validation error detected: Value '[" + ", ".join(names) + "]' at "
+                 "'globalSecondaryIndexes.1.member.projection.nonKeyAttributes' failed to satisfy "
+                 "constraint: Member must have length less than or equal to 20")
+    expect_error(lambda: ddb.update_table(TableName=table_s,
+                                          GlobalSecondaryIndexUpdates=[_create("gsix", "x")]),
+                 "ValidationException", "AttributeDefinitions is not specified for index: gsix")
+    expect_error(lambda: ddb.update_table(TableName=table_s, GlobalSecondaryIndexUpdates=[],
+                                          BillingMode="PAY_PER_REQUEST"),
+                 "ValidationException",
+                 "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates "
+                 "is empty")
