@@ -165,6 +165,12 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                              "ReadCapacityUnits and WriteCapacityUnits must both be specified "
                              "when BillingMode is PROVISIONED");
   }
+  if (mode == BillingMode::kProvisioned && req.on_demand_throughput) {
+    const bool read = req.on_demand_throughput->max_read_request_units != kOnDemandNotGiven;
+    return Error::Validation(std::string(read ? "MaxReadRequestUnits" : "MaxWriteRequestUnits") +
+                             " for OnDemandThroughput cannot be specified when table BillingMode "
+                             "is PROVISIONED.");
+  }
 
   // Attribute definitions: unique names.
   std::set<std::string> defined;

@@ -954,3 +954,17 @@ def test_index_definition_errors(ddb, table_s):
                  "ValidationException",
                  "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates "
                  "is empty")
+
+
+def test_on_demand_throughput_on_provisioned_table_is_refused(raw):
+    name = unique_name()
+    body = {"TableName": name, "BillingMode": "PROVISIONED",
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+            "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}]}
+    for member in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        r = raw("CreateTable", {**body, "OnDemandThroughput": {member: 10}})
+        assert r.status == 400
+        assert r.json()["message"] == (f"{member} for OnDemandThroughput cannot be specified "
+                                       "when table BillingMode is PROVISIONED.")
+    assert raw("DescribeTable", {"TableName": name}).status == 400
