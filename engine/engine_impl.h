@@ -117,11 +117,14 @@ class Engine::Impl {
   // Returns the old item. Errors: those of compute, kInternal.
   using ComputeNewItem =
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
-  // When new_item is given, the new item is moved there after the write.
+  // When new_item is given, the new item is moved there after the write. The write's GSI
+  // change is awaited (AwaitGsis) before returning, unless gsi_sequence is given: then its
+  // sequence is stored there (kept if larger) for the caller to await once, after a batch.
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute,
                                      std::optional<Item>* new_item = nullptr,
-                                     WriteOrigin origin = WriteOrigin::kRequest);
+                                     WriteOrigin origin = WriteOrigin::kRequest,
+                                     uint64_t* gsi_sequence = nullptr);
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
   // record (tables with GSIs) and stream record (tables with an enabled stream, unless the
@@ -138,6 +141,14 @@ class Engine::Impl {
   Status CloseStream(const std::string& table, const std::string& label);
   // Writes the batch and ends its change sequences (also when the write failed).
   Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
+  // Read-your-writes on GSIs: unless GSI lag is simulated (gsi_propagation_delay_ms > 0),
+  // a write to a table with GSIs answers once the applier has applied its change (as DynamoDB
+  // Local does; client libraries' tests query an index right after writing). Call with no
+  // item lock held: the backfill takes item locks under the applier's mutex.
+  void AwaitGsis(uint64_t sequence) {
+    if (sequence == 0 || options.gsi_propagation_delay_ms > 0) return;
+    gsi_applier->WaitApplied(sequence, /*timeout_ms=*/2000);
+  }
 
   // Runs a prepared single-item write under the item's lock. Returns the old item and,
   // when new_item is given, stores the new one there.

@@ -49,6 +49,10 @@ void GsiApplier::Start() {
 void GsiApplier::Stop() {
   stop_ = true;
   sequencer_->Wake();
+  {
+    std::lock_guard applied(applied_mu_);  // no writer misses the wake-up below
+  }
+  applied_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -104,9 +108,19 @@ bool GsiApplier::ApplyChunk() {
   }
   batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
   if (!storage_->Write(batch).ok()) return false;
-  watermark_ = last;
+  {
+    std::lock_guard applied(applied_mu_);
+    watermark_ = last;
+  }
+  applied_cv_.notify_all();
   storage_->DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(last + 1)).ok();
   return true;
+}
+
+bool GsiApplier::WaitApplied(uint64_t sequence, int timeout_ms) {
+  std::unique_lock lock(applied_mu_);
+  return applied_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                              [&] { return watermark_.load() >= sequence || stop_.load(); });
 }
 
 }  // namespace ddb

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,8 @@ class GsiApplier {
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
+  // Waits until every change up to `sequence` is applied (true), or `timeout_ms` passes.
+  bool WaitApplied(uint64_t sequence, int timeout_ms);
   // Held while a chunk is applied: holding it keeps index counters still (backfill recount).
   std::mutex& apply_mutex() { return apply_mu_; }
 
@@ -52,6 +55,8 @@ class GsiApplier {
   int propagation_delay_ms_;
   std::atomic<bool> stop_{false};
   std::mutex apply_mu_;
+  std::mutex applied_mu_;  // with applied_cv_: watermark_ moved
+  std::condition_variable applied_cv_;
   std::thread thread_;
 };
 

@@ -1108,3 +1108,26 @@ def test_multi_attribute_gsi_key(ddb, table_factory):
                                                        ":ts": N(1)}),
         lambda its: len(its) == 2, describe="two eu items with ts > 1")
     assert [i["ts"]["N"] for i in got] == ["3", "5"]
+
+
+def test_gsi_reads_its_writes_by_default(ddb, table_factory):
+    # Without simulated lag, a write answers once its GSI entries are applied, as DynamoDB
+    # Local behaves: client libraries' own tests query an index right after writing.
+    table = table_factory(("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", g="S"),
+                          GlobalSecondaryIndexes=[gsi_def("by_g", "g")])
+    for i in range(200):
+        ddb.put_item(TableName=table, Item={"pk": S(f"p{i}"), "g": S(f"g{i}")})
+        got = ddb.query(TableName=table, IndexName="by_g", KeyConditionExpression="g = :g",
+                        ExpressionAttributeValues={":g": S(f"g{i}")})["Items"]
+        assert len(got) == 1, f"write {i} not yet in the GSI"
+    # Batches and transactions too.
+    ddb.batch_write_item(RequestItems={table: [
+        {"PutRequest": {"Item": {"pk": S(f"b{i}"), "g": S("batch")}}} for i in range(25)]})
+    got = ddb.query(TableName=table, IndexName="by_g", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": S("batch")})["Items"]
+    assert len(got) == 25
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": {"pk": S(f"t{i}"), "g": S("tx")}}} for i in range(5)])
+    got = ddb.query(TableName=table, IndexName="by_g", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": S("tx")})["Items"]
+    assert len(got) == 5
