@@ -205,6 +205,8 @@ class Parser {
   }
 
   Result<AttributeValue> Value() {
+    DepthGuard guard(&depth_);
+    if (guard.exceeded()) return TooDeep();
     const Token& t = Peek();
     if (t.kind == Token::Kind::kString) {
       ++pos_;
@@ -301,6 +303,8 @@ class Parser {
 
   // An operand: a value, a function call, or a path.
   Result<Expr> Operand() {
+    DepthGuard guard(&depth_);
+    if (guard.exceeded()) return TooDeep();
     Expr e;
     if (AtValue()) {
       e.kind = Expr::Kind::kValue;
@@ -357,6 +361,8 @@ class Parser {
     return left;
   }
   Result<Expr> Not() {
+    DepthGuard guard(&depth_);
+    if (guard.exceeded()) return TooDeep();
     if (AcceptWord("NOT")) {
       DDB_ASSIGN_OR_RETURN(Expr inner, Not());
       Expr e;
@@ -527,10 +533,25 @@ class Parser {
     return Status::Ok();
   }
 
+  // Nesting (parentheses, NOT, lists, tuples, sets, function calls) is bounded, so that a
+  // hostile statement cannot exhaust the stack; DynamoDB's own values nest at most 32 deep.
+  static constexpr int kMaxDepth = 64;
+  class DepthGuard {
+   public:
+    explicit DepthGuard(int* depth) : depth_(depth) { ++*depth_; }
+    ~DepthGuard() { --*depth_; }
+    bool exceeded() const { return *depth_ > kMaxDepth; }
+
+   private:
+    int* depth_;
+  };
+  static Error TooDeep() { return Malformed("the statement nests too deeply"); }
+
   std::vector<Token> tokens_;
   const std::vector<AttributeValue>& parameters_;
   size_t pos_ = 0;
   size_t next_parameter_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

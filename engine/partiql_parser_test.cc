@@ -57,6 +57,19 @@ TEST(PartiqlParser, Errors) {
     EXPECT_FALSE(st.ok()) << bad;
     if (!st.ok()) EXPECT_EQ(st.error().code(), ErrorCode::kValidation) << bad;
   }
+  // Deep nesting is refused, not recursed into without bound.
+  std::string calls = "SELECT * FROM t WHERE a = ";
+  for (int i = 0; i < 3000; ++i) calls += "f(";
+  calls += "b" + std::string(3000, ')');
+  for (const std::string& deep :
+       {"SELECT * FROM t WHERE " + std::string(5000, '(') + "a = 1" + std::string(5000, ')'),
+        "INSERT INTO t VALUE {'a': " + std::string(5000, '[') + std::string(5000, ']') + "}",
+        calls}) {
+    EXPECT_FALSE(Parse(deep, {}).ok()) << deep.substr(0, 40);
+  }
+  std::string nots = "SELECT * FROM t WHERE ";
+  for (int i = 0; i < 5000; ++i) nots += "NOT ";
+  EXPECT_FALSE(Parse(nots + "a = 1", {}).ok());
   Result<Statement> extra = Parse("SELECT * FROM t", {AttributeValue::S("x")});
   ASSERT_FALSE(extra.ok());
   EXPECT_EQ(extra.error().message(), "Number of parameters in request and statement don't match.");
