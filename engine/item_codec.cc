@@ -5,9 +5,6 @@
 namespace ddb {
 namespace {
 
-// Values deeper than this cannot have been written (the service caps nesting at 32).
-constexpr int kMaxDecodeDepth = 64;
-
 void EncodeValue(const AttributeValue& v, std::string* dst) {
   dst->push_back(static_cast<char>(v.type()));
   switch (v.type()) {
@@ -41,77 +38,81 @@ void EncodeValue(const AttributeValue& v, std::string* dst) {
   }
 }
 
-bool DecodeMap(std::string_view* in, int depth, AttributeMap* out);
+// Builds the Item from the codec walk (WalkEncodedItem knows the format; this only
+// assembles). Containers under construction are kept on a stack of frames; the item's own
+// attributes go straight into the result.
+class BuildVisitor {
+ public:
+  explicit BuildVisitor(Item* item) : item_(item) {}
 
-bool DecodeValue(std::string_view* in, int depth, AttributeValue* out) {
-  if (in->empty() || depth > kMaxDecodeDepth) return false;
-  auto tag = static_cast<AttributeType>(static_cast<uint8_t>(in->front()));
-  in->remove_prefix(1);
-  std::string_view s;
-  uint64_t count;
-  switch (tag) {
-    case AttributeType::kS:
-    case AttributeType::kN:
-    case AttributeType::kB:
-      if (!GetLengthPrefixed(in, &s)) return false;
-      *out = tag == AttributeType::kS   ? AttributeValue::S(std::string(s))
-             : tag == AttributeType::kN ? AttributeValue::N(std::string(s))
-                                        : AttributeValue::B(std::string(s));
-      return true;
-    case AttributeType::kBool:
-      if (in->empty()) return false;
-      *out = AttributeValue::Bool(in->front() != 0);
-      in->remove_prefix(1);
-      return true;
-    case AttributeType::kNull:
-      *out = AttributeValue::Null();
-      return true;
-    case AttributeType::kSS:
-    case AttributeType::kNS:
-    case AttributeType::kBS: {
-      if (!GetVarint64(in, &count) || count > in->size()) return false;
-      std::vector<std::string> members;
-      members.reserve(count);
-      for (uint64_t i = 0; i < count; ++i) {
-        if (!GetLengthPrefixed(in, &s)) return false;
-        members.emplace_back(s);
-      }
-      *out = tag == AttributeType::kSS   ? AttributeValue::SS(std::move(members))
-             : tag == AttributeType::kNS ? AttributeValue::NS(std::move(members))
-                                         : AttributeValue::BS(std::move(members));
-      return true;
-    }
-    case AttributeType::kL: {
-      if (!GetVarint64(in, &count) || count > in->size()) return false;
-      std::vector<AttributeValue> list(count);
-      for (auto& e : list) {
-        if (!DecodeValue(in, depth + 1, &e)) return false;
-      }
-      *out = AttributeValue::L(std::move(list));
-      return true;
-    }
-    case AttributeType::kM: {
-      AttributeMap map;
-      if (!DecodeMap(in, depth + 1, &map)) return false;
-      *out = AttributeValue::M(std::move(map));
-      return true;
+  void BeginMap(uint64_t) {
+    if (started_) frames_.emplace_back(AttributeType::kM);
+    started_ = true;
+  }
+  void EndMap() {
+    if (frames_.empty()) return;  // the item itself
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    Place(AttributeValue::M(std::move(f.map)));
+  }
+  void Name(std::string_view name) {
+    std::string& pending = frames_.empty() ? name_ : frames_.back().name;
+    pending.assign(name);
+  }
+  void Scalar(AttributeType type, std::string_view bytes) {
+    Place(type == AttributeType::kS   ? AttributeValue::S(std::string(bytes))
+          : type == AttributeType::kN ? AttributeValue::N(std::string(bytes))
+                                      : AttributeValue::B(std::string(bytes)));
+  }
+  void Bool(bool b) { Place(AttributeValue::Bool(b)); }
+  void Null() { Place(AttributeValue::Null()); }
+  void BeginSet(AttributeType type, uint64_t count) {
+    frames_.emplace_back(type);
+    frames_.back().members.reserve(count);
+  }
+  void Member(std::string_view bytes) { frames_.back().members.emplace_back(bytes); }
+  void EndSet() {
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    Place(f.type == AttributeType::kSS   ? AttributeValue::SS(std::move(f.members))
+          : f.type == AttributeType::kNS ? AttributeValue::NS(std::move(f.members))
+                                         : AttributeValue::BS(std::move(f.members)));
+  }
+  void BeginList(uint64_t count) {
+    frames_.emplace_back(AttributeType::kL);
+    frames_.back().list.reserve(count);
+  }
+  void EndList() {
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    Place(AttributeValue::L(std::move(f.list)));
+  }
+
+ private:
+  struct Frame {
+    explicit Frame(AttributeType t) : type(t) {}
+    AttributeType type;  // kM, kL, kSS, kNS or kBS
+    std::string name;    // kM: the name of the value being read
+    AttributeMap map;
+    std::vector<AttributeValue> list;
+    std::vector<std::string> members;
+  };
+
+  void Place(AttributeValue v) {
+    if (frames_.empty()) {
+      item_->emplace_hint(item_->end(), std::move(name_), std::move(v));
+    } else if (Frame& f = frames_.back(); f.type == AttributeType::kM) {
+      f.map.emplace_hint(f.map.end(), std::move(f.name), std::move(v));
+    } else {
+      f.list.push_back(std::move(v));
     }
   }
-  return false;
-}
 
-bool DecodeMap(std::string_view* in, int depth, AttributeMap* out) {
-  uint64_t count;
-  if (!GetVarint64(in, &count) || count > in->size()) return false;
-  for (uint64_t i = 0; i < count; ++i) {
-    std::string_view name;
-    if (!GetLengthPrefixed(in, &name)) return false;
-    AttributeValue v;
-    if (!DecodeValue(in, depth, &v)) return false;
-    out->emplace_hint(out->end(), std::string(name), std::move(v));
-  }
-  return true;
-}
+  Item* item_;
+  bool started_ = false;
+  std::string name_;  // of the item's attribute being read
+  std::vector<Frame> frames_;
+};
 
 // Sizes by AttributeValueSize's rules, kept in step with it (item_codec_test checks both
 // agree): the item's own attributes cost name + value; a list or map value costs 3 bytes plus,
@@ -184,10 +185,9 @@ void EncodeItem(const Item& item, std::string* dst) {
 }
 
 bool DecodeItem(std::string_view data, Item* item) {
-  if (data.empty() || static_cast<uint8_t>(data.front()) != kItemFormatVersion) return false;
-  data.remove_prefix(1);
   item->clear();
-  return DecodeMap(&data, 0, item) && data.empty();
+  BuildVisitor builder(item);
+  return WalkEncodedItem(data, builder);
 }
 
 }  // namespace ddb

@@ -46,6 +46,24 @@ TEST(ItemCodec, RejectsTruncatedAndUnknownVersions) {
   EXPECT_FALSE(DecodeItem(encoded, &back));
 }
 
+TEST(ItemCodec, RoundTripsRandomItems) {
+  testing::RandomItems random(3);
+  for (int i = 0; i < 3000; ++i) {
+    Item item = random.Next();
+    std::string encoded;
+    EncodeItem(item, &encoded);
+    Item back;
+    ASSERT_TRUE(DecodeItem(encoded, &back)) << i;
+    ASSERT_EQ(back, item) << i;
+    // Every strict prefix is refused.
+    if (i % 50 == 0) {
+      for (size_t n = 0; n < encoded.size(); ++n) {
+        EXPECT_FALSE(DecodeItem(std::string_view(encoded).substr(0, n), &back)) << i << " " << n;
+      }
+    }
+  }
+}
+
 TEST(ItemCodec, EncodedItemSizeMatchesItemSize) {
   testing::RandomItems random(7);
   for (int i = 0; i < 3000; ++i) {
