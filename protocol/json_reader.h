@@ -46,6 +46,14 @@ class Violations {
         "' failed to satisfy constraint: Member must satisfy enum value set: [" +
         std::string(allowed) + "]");
   }
+  // A string member whose length is outside [min, max].
+  void Length(std::string_view value, std::string_view path, size_t min, size_t max) {
+    if (value.size() >= min && value.size() <= max) return;
+    Add("Value '" + std::string(value) + "' at '" + std::string(path) +
+        "' failed to satisfy constraint: Member must have length " +
+        (value.size() < min ? "greater than or equal to " + std::to_string(min)
+                            : "less than or equal to " + std::to_string(max)));
+  }
   void Add(std::string v) { list_.push_back(std::move(v)); }
   std::vector<std::string>* list() { return &list_; }
   // kValidation with every violation, or OK when there are none.

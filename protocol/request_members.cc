@@ -17,11 +17,7 @@ Result<std::optional<std::string>> ReadClientRequestToken(const JsonObject& requ
                                                           Violations* v) {
   DDB_ASSIGN_OR_RETURN(auto token, GetString(request, "ClientRequestToken"));
   if (!token) return std::optional<std::string>();
-  if (token->empty() || token->size() > 36) {
-    v->Add("Value '" + std::string(*token) +
-           "' at 'clientRequestToken' failed to satisfy constraint: Member must have length " +
-           (token->empty() ? "greater than or equal to 1" : "less than or equal to 36"));
-  }
+  v->Length(*token, "clientRequestToken", 1, 36);
   return std::optional<std::string>(std::string(*token));
 }
 

@@ -97,11 +97,8 @@ Result<std::string> HandleUpdateTimeToLive(Engine& engine, const RequestContext&
     if (!enabled) v.NotNull("timeToLiveSpecification.enabled");
     if (!attr) {
       v.NotNull("timeToLiveSpecification.attributeName");
-    } else if (attr->empty() || attr->size() > 255) {
-      v.Add("Value '" + std::string(*attr) +
-            "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member "
-            "must have length " +
-            (attr->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
+    } else {
+      v.Length(*attr, "timeToLiveSpecification.attributeName", 1, 255);
     }
     spec.enabled = enabled.value_or(false);
     spec.attribute_name = std::string(attr.value_or(""));

@@ -20,12 +20,7 @@ Result<std::optional<std::string>> ReadBounded(const JsonObject& request, std::s
     if (required) v->NotNull(path);
     return std::optional<std::string>();
   }
-  if (value->size() < min || value->size() > max) {
-    v->Add("Value '" + std::string(*value) + "' at '" + std::string(path) +
-           "' failed to satisfy constraint: Member must have length " +
-           (value->size() < min ? "greater than or equal to " + std::to_string(min)
-                                : "less than or equal to " + std::to_string(max)));
-  }
+  v->Length(*value, path, min, max);
   return std::optional<std::string>(std::string(*value));
 }
 

@@ -25,11 +25,7 @@ Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& 
       v->NotNull(member + "attributeName");
     } else {
       k.attribute_name = std::string(*name);
-      if (name->empty() || name->size() > 255) {
-        v->Add("Value '" + k.attribute_name + "' at '" + member +
-               "attributeName' failed to satisfy constraint: Member must have length " +
-               (name->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
-      }
+      v->Length(*name, member + "attributeName", 1, 255);
     }
     if (!type) {
       v->NotNull(member + "keyType");
@@ -232,11 +228,7 @@ Result<std::vector<AttributeDefinition>> ReadAttributeDefinitions(const JsonObje
       v->NotNull(p + "attributeName");
     } else {
       a.attribute_name = std::string(*name);
-      if (name->empty() || name->size() > 255) {
-        v->Add("Value '" + a.attribute_name + "' at '" + p +
-               "attributeName' failed to satisfy constraint: Member must have length " +
-               (name->empty() ? "greater than or equal to 1" : "less than or equal to 255"));
-      }
+      v->Length(*name, p + "attributeName", 1, 255);
     }
     if (!type) {
       v->NotNull(p + "attributeType");
