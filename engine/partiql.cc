@@ -287,12 +287,11 @@ Error DuplicateItem() {
   return Error(ErrorCode::kDuplicateItem, "Duplicate primary key exists in table");
 }
 
-}  // namespace
-
-Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ctx,
-                                                        const ExecuteStatementRequest& req) {
-  DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(req.statement, req.parameters));
-  DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, st.table));
+// One parsed statement, run on the engine's public operations.
+Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext& ctx,
+                                            const Statement& st,
+                                            const ExecuteStatementRequest& req) {
+  DDB_ASSIGN_OR_RETURN(TableDescription table, engine.DescribeTable(ctx, st.table));
   ExecuteStatementResult result;
   if (!st.is_read()) {
     DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
@@ -306,7 +305,7 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
       put.table_name = a.table_name;
       put.item = a.item_or_key;
       put.return_consumed_capacity = req.return_consumed_capacity;
-      Result<PutItemResult> r = PutItem(put);
+      Result<PutItemResult> r = engine.PutItem(put);
       if (!r.ok()) {
         if (r.error().code() == ErrorCode::kConditionalCheckFailed) return DuplicateItem();
         return r.error();
@@ -319,7 +318,7 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
       del.key = a.item_or_key;
       del.return_values = w.return_values;
       del.return_consumed_capacity = req.return_consumed_capacity;
-      DDB_ASSIGN_OR_RETURN(DeleteItemResult r, DeleteItem(del));
+      DDB_ASSIGN_OR_RETURN(DeleteItemResult r, engine.DeleteItem(del));
       returned = std::move(r.attributes);
       capacity = std::move(r.consumed_capacity);
     } else {
@@ -330,7 +329,7 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
       update.update_expression = a.update_expression;
       update.return_values = w.return_values;
       update.return_consumed_capacity = req.return_consumed_capacity;
-      DDB_ASSIGN_OR_RETURN(UpdateItemResult r, UpdateItem(update));
+      DDB_ASSIGN_OR_RETURN(UpdateItemResult r, engine.UpdateItem(update));
       returned = std::move(r.attributes);
       capacity = std::move(r.consumed_capacity);
     }
@@ -400,7 +399,7 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
     q.exclusive_start_key = req.exclusive_start_key;
     q.return_consumed_capacity = req.return_consumed_capacity;
     ph.ApplyTo(&q);
-    DDB_ASSIGN_OR_RETURN(page, Query(q));
+    DDB_ASSIGN_OR_RETURN(page, engine.Query(q));
   } else {
     if (st.order_by) {
       return Error::Validation(
@@ -419,12 +418,20 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
     s.exclusive_start_key = req.exclusive_start_key;
     s.return_consumed_capacity = req.return_consumed_capacity;
     ph.ApplyTo(&s);
-    DDB_ASSIGN_OR_RETURN(page, Scan(s));
+    DDB_ASSIGN_OR_RETURN(page, engine.Scan(s));
   }
   result.items = std::move(page.items);
   result.last_evaluated_key = std::move(page.last_evaluated_key);
   result.consumed_capacity = std::move(page.consumed_capacity);
   return result;
+}
+
+}  // namespace
+
+Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ctx,
+                                                        const ExecuteStatementRequest& req) {
+  DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(req.statement, req.parameters));
+  return RunStatement(*this, ctx, st, req);
 }
 
 namespace {
@@ -472,17 +479,18 @@ Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
         "to 25");
   }
   BatchExecuteStatementResult result;
+  // Parsed once; a statement that does not parse gets its error in its response.
+  std::vector<Result<Statement>> statements;
   std::vector<Statement> parsed;
   for (const ExecuteStatementRequest& s : req.statements) {
-    Result<Statement> st = partiql::Parse(s.statement, s.parameters);
-    if (st.ok()) {
-      parsed.push_back(std::move(st.value()));
-    }
+    statements.push_back(partiql::Parse(s.statement, s.parameters));
+    if (statements.back().ok()) parsed.push_back(statements.back().value());
   }
   DDB_RETURN_IF_ERROR(parsed.empty() ? Status::Ok() : CheckAllReadsOrAllWrites(parsed));
-  for (const ExecuteStatementRequest& s : req.statements) {
+  for (size_t i = 0; i < req.statements.size(); ++i) {
+    const ExecuteStatementRequest& s = req.statements[i];
+    const Result<Statement>& st = statements[i];
     BatchStatementResponse response;
-    Result<Statement> st = partiql::Parse(s.statement, s.parameters);
     if (!st.ok()) {
       response.error = st.error();
       result.responses.push_back(std::move(response));
@@ -513,7 +521,7 @@ Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
     } else {
       ExecuteStatementRequest single = s;
       single.return_consumed_capacity = ReturnConsumedCapacity::kNone;
-      Result<ExecuteStatementResult> r = ExecuteStatement(ctx, single);
+      Result<ExecuteStatementResult> r = RunStatement(*this, ctx, st.value(), single);
       if (!r.ok()) response.error = r.error();
     }
     result.responses.push_back(std::move(response));

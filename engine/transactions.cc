@@ -215,10 +215,10 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
       return added.error();
     }
     DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
-    for (const PreparedWrite& w : writes) {
-      if (w.table->has_gsi() && !sequences.empty()) {
-        gsi_sequence = *std::max_element(sequences.begin(), sequences.end());
-      }
+    if (!sequences.empty() && std::any_of(writes.begin(), writes.end(), [](const PreparedWrite& w) {
+          return w.table->has_gsi();
+        })) {
+      gsi_sequence = *std::max_element(sequences.begin(), sequences.end());
     }
     if (req.client_request_token) {
       // A replay reads: per item written or checked, its size as this call left it.
