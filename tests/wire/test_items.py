@@ -634,3 +634,28 @@ def test_aws_cli_item_roundtrip(aws_cli, table_sn):
     assert out["Attributes"]["s"] == {"S": "h\u00e9llo"}
     _, out = aws_cli("get-item", "--table-name", table_sn, "--key", key)
     assert out is None or "Item" not in out
+
+
+def test_put_keeps_table_counters_and_capacity_exact(ddb, table_factory):
+    # PutItem on a table without indexes reads the old item only for its size; the counters
+    # and the consumed capacity (the larger of old and new) must still be exact.
+    t = table_factory(("pk", "S"))
+
+    def put(n):
+        return ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "d": {"S": "x" * n}},
+                            ReturnConsumedCapacity="TOTAL")["ConsumedCapacity"]["CapacityUnits"]
+
+    def counters():
+        d = ddb.describe_table(TableName=t)["Table"]
+        return d["ItemCount"], d["TableSizeBytes"]
+
+    assert put(1500) == 2.0                    # 2 + 1 + 1 + 1500 = 1504 bytes
+    assert counters() == (1, 1504)
+    assert put(3000) == 3.0                    # overwrite with a larger item
+    assert counters() == (1, 3004)
+    assert put(10) == 3.0                      # a smaller item still pays for the old one
+    assert counters() == (1, 14)
+    ddb.put_item(TableName=t, Item={"pk": {"S": "b"}})   # 2 + 1 bytes
+    assert counters() == (2, 17)
+    ddb.delete_item(TableName=t, Key={"pk": {"S": "a"}})
+    assert counters() == (1, 3)
