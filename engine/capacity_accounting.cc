@@ -170,6 +170,9 @@ Engine::Metrics Engine::GetMetrics() {
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   m.gsi_pending_changes = safe > applied ? safe - applied : 0;
+  m.gsi_unreadable_changes = impl_->gsi_applier->unreadable_changes();
+  m.gsi_apply_errors = impl_->gsi_applier->apply_errors();
+  m.gsi_wait_timeouts = impl_->gsi_applier->wait_timeouts();
   if (m.gsi_pending_changes > 0) {
     // The oldest record still to apply says how far behind the GSIs are in time.
     uint64_t oldest_ms = 0;

@@ -56,8 +56,11 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   // Change-log sequences continue after the highest one on disk or already applied.
   DDB_ASSIGN_OR_RETURN(int64_t watermark, impl->storage->GetCounter(kGsiWatermarkKey));
-  DDB_ASSIGN_OR_RETURN(std::optional<std::string> last_change,
-                       impl->storage->LastKey(Cf::kChanges));
+  // Only records above the watermark are live; bounding the reverse seek there keeps it
+  // from walking the tombstones of applied records.
+  DDB_ASSIGN_OR_RETURN(
+      std::optional<std::string> last_change,
+      impl->storage->LastKey(Cf::kChanges, ChangeKey(static_cast<uint64_t>(watermark) + 1)));
   uint64_t last = static_cast<uint64_t>(watermark);
   if (last_change) {
     std::string_view k = *last_change;

@@ -142,12 +142,13 @@ class Engine::Impl {
   // Writes the batch and ends its change sequences (also when the write failed).
   Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
   // Read-your-writes on GSIs: unless GSI lag is simulated (gsi_propagation_delay_ms > 0),
-  // a write to a table with GSIs answers once the applier has applied its change (as DynamoDB
-  // Local does; client libraries' tests query an index right after writing). Call with no
-  // item lock held: the backfill takes item locks under the applier's mutex.
+  // a write to a table with GSIs answers once the applier has applied its change, or after
+  // gsi_wait_timeout_ms at most (as DynamoDB Local does; client libraries' tests query an index
+  // right after writing). Call with no item lock held: the backfill takes item locks under the
+  // applier's mutex.
   void AwaitGsis(uint64_t sequence) {
     if (sequence == 0 || options.gsi_propagation_delay_ms > 0) return;
-    gsi_applier->WaitApplied(sequence, /*timeout_ms=*/2000);
+    gsi_applier->WaitApplied(sequence, options.gsi_wait_timeout_ms);
   }
 
   // Runs a prepared single-item write under the item's lock. Returns the old item and,

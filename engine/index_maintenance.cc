@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/coding.h"
+
 namespace ddb {
 
 void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
@@ -23,7 +25,8 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
 }
 
 namespace {
-constexpr size_t kChunk = 512;
+// Records applied in one batch at most: under load, everything ready goes in one write.
+constexpr size_t kChunk = 1024;
 constexpr int kIdleWaitMs = 50;
 
 uint64_t NowMs() {
@@ -76,51 +79,80 @@ bool GsiApplier::ApplyChunk() {
   uint64_t safe = sequencer_->SafePoint();
   if (safe <= from) return false;
   std::vector<ChangeRecord> records;
-  bool bad = false;
+  // Records that do not decode: skipped (reported, counted) so that they never stall the
+  // index and the writers awaiting it; their keys are deleted with the applied ones.
+  std::vector<std::string> unreadable;
+  uint64_t last_consumed = from;  // the highest sequence read into this chunk
   uint64_t ready_before = NowMs() - static_cast<uint64_t>(propagation_delay_ms_);
+  // The log is read from the watermark up: applied records are deleted one by one (point
+  // tombstones below the lower bound cost a reader nothing), never with a range deletion,
+  // whose tombstones every later iterator would have to fragment again.
   Status s = storage_->ForEach(Cf::kChanges, ChangeKey(from + 1), ChangeKey(safe + 1),
                                [&](std::string_view key, std::string_view value) {
                                  ChangeRecord r;
                                  if (!DecodeChange(key, value, &r)) {
-                                   bad = true;
-                                   return false;
+                                   std::string_view k = key;
+                                   uint64_t seq = 0;
+                                   if (GetFixedBE(&k, 8, &seq)) {
+                                     last_consumed = std::max(last_consumed, seq);
+                                   }
+                                   unreadable.emplace_back(key);
+                                   return records.size() + unreadable.size() < kChunk;
                                  }
                                  if (propagation_delay_ms_ > 0 && r.commit_time_ms > ready_before)
                                    return false;
+                                 last_consumed = std::max(last_consumed, r.sequence);
                                  records.push_back(std::move(r));
-                                 return records.size() < kChunk;
+                                 return records.size() + unreadable.size() < kChunk;
                                });
-  if (!s.ok() || bad) {
-    std::fprintf(stderr, "ddb: GSI applier cannot read the change log\n");
+  if (!s.ok()) {
+    ++apply_errors_;
+    std::fprintf(stderr, "ddb: GSI applier cannot read the change log; retrying\n");
     return false;
+  }
+  for (const std::string& key : unreadable) {
+    ++unreadable_changes_;
+    std::fprintf(stderr,
+                 "ddb: GSI applier skipped an unreadable change record (%zu bytes of key)\n",
+                 key.size());
   }
   // Sequences between "from" and "safe" without a record belong to writes that had no
   // GSI consumer or failed; the watermark may pass them.
-  uint64_t last =
-      records.empty() ? (propagation_delay_ms_ > 0 ? from : safe) : records.back().sequence;
-  if (records.size() < kChunk && propagation_delay_ms_ == 0) last = safe;
+  const size_t consumed = records.size() + unreadable.size();
+  uint64_t last = consumed == 0 ? (propagation_delay_ms_ > 0 ? from : safe) : last_consumed;
+  if (consumed < kChunk && propagation_delay_ms_ == 0) last = safe;
   if (last <= from) return false;
   Storage::Batch batch(*storage_);
   for (const ChangeRecord& r : records) {
+    batch.Delete(Cf::kChanges, ChangeKey(r.sequence));
     auto table = catalog_->FindById(r.table_id);
     if (!table) continue;  // deleted since
     AddIndexUpdates(*table, /*global=*/true, r.old_image, r.new_image, &batch);
   }
+  for (const std::string& key : unreadable) batch.Delete(Cf::kChanges, key);
+  // The index entries, the trim of what they came from and the watermark: one atomic write,
+  // so a crash leaves either all of them or none (and the records are applied again).
   batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
-  if (!storage_->Write(batch).ok()) return false;
+  if (!storage_->Write(batch).ok()) {
+    ++apply_errors_;
+    return false;
+  }
   {
     std::lock_guard applied(applied_mu_);
     watermark_ = last;
   }
   applied_cv_.notify_all();
-  storage_->DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(last + 1)).ok();
   return true;
 }
 
 bool GsiApplier::WaitApplied(uint64_t sequence, int timeout_ms) {
+  if (watermark_.load() >= sequence) return true;
   std::unique_lock lock(applied_mu_);
-  return applied_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                              [&] { return watermark_.load() >= sequence || stop_.load(); });
+  bool applied = applied_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+    return watermark_.load() >= sequence || stop_.load();
+  });
+  if (!applied) ++wait_timeouts_;
+  return applied;
 }
 
 }  // namespace ddb

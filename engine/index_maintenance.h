@@ -26,8 +26,12 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
                      const std::optional<Item>& new_item, Storage::Batch* batch);
 
 // Applies change records to GSIs in sequence order and records the last applied sequence
-// durably (meta "gsi_watermark") in the same batch, so a restart neither loses nor repeats
-// a change. Applied records are then trimmed from the log.
+// durably (meta "gsi_watermark") in the same batch as the entries and the point deletes of
+// the applied records, so a restart neither loses nor repeats a change and the log holds
+// only what is not yet applied. Wakes on every commit (ChangeSequencer) and applies all
+// that is ready, up to a chunk, in one batch. A record that cannot be decoded is logged,
+// counted (unreadable_changes) and skipped; a storage error is counted (apply_errors) and
+// retried after a short wait.
 class GsiApplier {
  public:
   GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer, uint64_t watermark,
@@ -38,8 +42,13 @@ class GsiApplier {
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
-  // Waits until every change up to `sequence` is applied (true), or `timeout_ms` passes.
+  // Waits until every change up to `sequence` is applied (true), or `timeout_ms` passes
+  // (false, counted in wait_timeouts).
   bool WaitApplied(uint64_t sequence, int timeout_ms);
+  // Totals since start, for /metrics.
+  uint64_t unreadable_changes() const { return unreadable_changes_.load(); }
+  uint64_t apply_errors() const { return apply_errors_.load(); }
+  uint64_t wait_timeouts() const { return wait_timeouts_.load(); }
   // Held while a chunk is applied: holding it keeps index counters still (backfill recount).
   std::mutex& apply_mutex() { return apply_mu_; }
 
@@ -54,6 +63,9 @@ class GsiApplier {
   std::atomic<uint64_t> watermark_;
   int propagation_delay_ms_;
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> unreadable_changes_{0};
+  std::atomic<uint64_t> apply_errors_{0};
+  std::atomic<uint64_t> wait_timeouts_{0};
   std::mutex apply_mu_;
   std::mutex applied_mu_;  // with applied_cv_: watermark_ moved
   std::condition_variable applied_cv_;

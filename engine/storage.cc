@@ -179,10 +179,10 @@ Result<std::optional<std::string>> Storage::Get(Cf cf, std::string_view key) {
   return std::optional<std::string>(std::move(value));
 }
 
-Result<std::optional<std::string>> Storage::LastKey(Cf cf) {
+Result<std::optional<std::string>> Storage::LastKey(Cf cf, std::string_view lower) {
   std::optional<std::string> last;
   DDB_RETURN_IF_ERROR(ForEach(
-      cf, "", "",
+      cf, lower, "",
       [&](std::string_view key, std::string_view) {
         last = std::string(key);
         return false;
@@ -224,6 +224,9 @@ Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
   rocksdb::Slice upper(end.data(), end.size());
   read_options.iterate_lower_bound = &lower;
   if (!end.empty()) read_options.iterate_upper_bound = &upper;
+  // The change log is trimmed with point deletes only; range tombstones that data dirs of
+  // earlier versions hold there cover applied records, all below any reader's lower bound.
+  if (cf == Cf::kChanges) read_options.ignore_range_deletions = true;
   std::unique_ptr<rocksdb::Iterator> it(
       rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));
   if (reverse) {

@@ -67,18 +67,22 @@ class Storage {
 
   // Errors: kInternal. Returns nullopt when the key is absent.
   Result<std::optional<std::string>> Get(Cf cf, std::string_view key);
-  // The last key of a column family, if any.
-  Result<std::optional<std::string>> LastKey(Cf cf);
+  // The last key of a column family at or above "lower" (empty: no bound), if any.
+  Result<std::optional<std::string>> LastKey(Cf cf, std::string_view lower = "");
   // Reads a pair written with Batch::AddToStats ({0, 0} when absent).
   Result<std::pair<int64_t, int64_t>> GetStats(std::string_view key);
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);
   // Applies the batch atomically. Errors: kInternal.
   Status Write(Batch& batch);
-  // Deletes every key in [begin, end) of a column family (a range tombstone: O(1)).
+  // Deletes every key in [begin, end) of a column family (a range tombstone: O(1) to write,
+  // but every iterator over the family fragments all live range tombstones when it is
+  // created, so this is for rare events, never for a job that repeats). Never used on the
+  // changes family: its readers ignore range deletions.
   Status DeleteRange(Cf cf, std::string_view begin, std::string_view end);
   // Calls fn(key, value) for each key in [begin, end) in order (descending when "reverse")
-  // until fn returns false. An empty "end" means no upper bound.
+  // until fn returns false. An empty "end" means no upper bound. Keys below "begin" (deleted
+  // or not) are never visited, so point deletes behind a cursor cost a reader nothing.
   Status ForEach(Cf cf, std::string_view begin, std::string_view end,
                  const std::function<bool(std::string_view, std::string_view)>& fn,
                  bool reverse = false);

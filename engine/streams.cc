@@ -382,6 +382,10 @@ Status StreamRegistry::Close(const std::string& table, const std::string& label,
   return Status::Ok();
 }
 
+namespace {
+constexpr size_t kTrimChunk = 10000;
+}  // namespace
+
 void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
   if (now_ms < retention_ms) return;
   uint64_t cutoff = now_ms - retention_ms;
@@ -398,34 +402,32 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
       streams_.erase({stream->table_name, stream->label});
       continue;
     }
-    // Records are in sequence order, which is commit order give or take a few ms.
+    // Records are in sequence order, which is commit order give or take a few ms. They are
+    // removed with point deletes, at most kTrimChunk per stream and round: the cost is the
+    // records that aged out, and readers, which start at FirstReadable(), never meet the
+    // tombstones (a range deletion would be fragmented again by every later iterator).
     std::optional<uint64_t> keep_from;
     uint64_t last_old = 0;
-    bool bad = false;
+    Storage::Batch batch(*storage_);
+    size_t old_records = 0;
     Status s = storage_->ForEach(
         Cf::kStreams, StreamRecordKey(stream->table_id, stream->label, stream->FirstReadable()),
         prefix_end, [&](std::string_view key, std::string_view value) {
           ChangeRecord r;
           WriteOrigin origin;
-          if (!DecodeStreamRecord(key, value, &r, &origin)) {
-            bad = true;
-            return false;
-          }
-          if (r.commit_time_ms >= cutoff) {
+          // An unreadable record is trimmed like an old one: it can never be served.
+          bool readable = DecodeStreamRecord(key, value, &r, &origin);
+          if (readable && r.commit_time_ms >= cutoff) {
             keep_from = r.sequence;
             return false;
           }
-          last_old = r.sequence;
-          return true;
+          last_old = SequenceOfKey(key);
+          batch.Delete(Cf::kStreams, key);
+          return ++old_records < kTrimChunk;
         });
-    if (!s.ok() || bad || last_old == 0) continue;
+    if (!s.ok() || last_old == 0) continue;
     uint64_t trimmed_before = keep_from.value_or(last_old + 1);
-    if (!storage_
-             ->DeleteRange(Cf::kStreams, prefix,
-                           StreamRecordKey(stream->table_id, stream->label, trimmed_before))
-             .ok()) {
-      continue;
-    }
+    if (!storage_->Write(batch).ok()) continue;
     std::lock_guard lock(mu_);
     auto it = streams_.find({stream->table_name, stream->label});
     if (it == streams_.end()) continue;

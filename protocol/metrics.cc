@@ -178,6 +178,16 @@ std::string RenderMetrics(Engine& engine) {
   Header(&out, "ddb_gsi_lag_seconds", "gauge",
          "Age of the oldest committed write not yet applied to global secondary indexes.");
   Sample(&out, "ddb_gsi_lag_seconds", "", static_cast<double>(m.gsi_lag_ms) / 1000.0);
+  Header(&out, "ddb_gsi_unreadable_changes_total", "counter",
+         "Change records the GSI applier skipped because they did not decode (logged).");
+  Sample(&out, "ddb_gsi_unreadable_changes_total", "",
+         static_cast<double>(m.gsi_unreadable_changes));
+  Header(&out, "ddb_gsi_apply_errors_total", "counter",
+         "GSI applier rounds that failed to read the change log or write the index (retried).");
+  Sample(&out, "ddb_gsi_apply_errors_total", "", static_cast<double>(m.gsi_apply_errors));
+  Header(&out, "ddb_gsi_wait_timeouts_total", "counter",
+         "Writes that answered before their GSI change applied (waited the bound, 2 s).");
+  Sample(&out, "ddb_gsi_wait_timeouts_total", "", static_cast<double>(m.gsi_wait_timeouts));
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");
