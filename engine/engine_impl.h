@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -74,6 +75,19 @@ class Engine::Impl {
   };
   std::mutex tokens_mu;
   std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu
+  // Tokens in the order they were claimed, so that forgetting the expired ones costs what
+  // expired, not a walk over every token of the last 10 minutes; guarded by tokens_mu.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> token_order;
+  // REQUIRES: tokens_mu held.
+  void ForgetExpiredTokens(std::chrono::steady_clock::time_point now) {
+    constexpr auto kTokenLifetime = std::chrono::minutes(10);
+    while (!token_order.empty() && now - token_order.front().first > kTokenLifetime) {
+      auto it = tokens.find(token_order.front().second);
+      // A token claimed again later (after a failed call) has a newer entry in the queue.
+      if (it != tokens.end() && now - it->second.when > kTokenLifetime) tokens.erase(it);
+      token_order.pop_front();
+    }
+  }
 
   // Deletes items whose TTL attribute lies in the past (table_settings.cc), every
   // kTtlSweepSeconds on the ttl_sweeper thread.

@@ -91,9 +91,7 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
     fingerprint = Fingerprint(req);
     std::lock_guard lock(impl_->tokens_mu);
     auto now = std::chrono::steady_clock::now();
-    std::erase_if(impl_->tokens, [&](const auto& entry) {
-      return now - entry.second.when > std::chrono::minutes(10);
-    });
+    impl_->ForgetExpiredTokens(now);
     auto it = impl_->tokens.find(*req.client_request_token);
     if (it != impl_->tokens.end()) {
       if (it->second.fingerprint != fingerprint) {
@@ -114,14 +112,16 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
     }
     // Claimed before anything runs, so that a concurrent retry cannot apply it again.
     impl_->tokens[*req.client_request_token] = {fingerprint, now, false, {}};
+    impl_->token_order.emplace_back(now, *req.client_request_token);
   }
   std::vector<ConsumedCapacity> replay;
   Result<TransactWriteItemsResult> result = RunTransactWrite(req, &replay);
   if (req.client_request_token) {
     std::lock_guard lock(impl_->tokens_mu);
     if (result.ok()) {
-      impl_->tokens[*req.client_request_token] = {fingerprint, std::chrono::steady_clock::now(),
-                                                  true, std::move(replay)};
+      auto done = std::chrono::steady_clock::now();
+      impl_->tokens[*req.client_request_token] = {fingerprint, done, true, std::move(replay)};
+      impl_->token_order.emplace_back(done, *req.client_request_token);
     } else {
       impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
     }
