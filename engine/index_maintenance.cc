@@ -27,7 +27,8 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
 namespace {
 // Records applied in one batch at most: under load, everything ready goes in one write.
 constexpr size_t kChunk = 1024;
-constexpr int kIdleWaitMs = 50;
+constexpr int kIdleWaitMs = 1000;
+constexpr int kRetryWaitMs = 50;
 
 uint64_t NowMs() {
   using namespace std::chrono;
@@ -61,23 +62,35 @@ void GsiApplier::Stop() {
 
 void GsiApplier::Run() {
   while (!stop_) {
-    if (!ApplyChunk()) {
-      sequencer_->WaitBeyond(watermark_.load(), propagation_delay_ms_ > 0
-                                                    ? std::min(propagation_delay_ms_, kIdleWaitMs)
-                                                    : kIdleWaitMs);
+    switch (ApplyChunk()) {
+      case Round::kApplied:
+        break;
+      case Round::kIdle:
+        // Woken by the next commit; the timeout only bounds a missed wake-up.
+        sequencer_->WaitBeyond(watermark_.load(), kIdleWaitMs);
+        break;
+      case Round::kNotReady:
+      case Round::kFailed:
+        // Records wait to be old enough (simulated lag), or a round failed (counted): try
+        // again after a pause, not in a spin.
+        sequencer_->WaitBeyond(sequencer_->SafePoint(),
+                               propagation_delay_ms_ > 0
+                                   ? std::min(propagation_delay_ms_, kRetryWaitMs)
+                                   : kRetryWaitMs);
+        break;
     }
   }
   // Drain what is ready so that a clean shutdown leaves no backlog (a crash may; the
   // watermark makes the next start apply it).
-  while (ApplyChunk() && propagation_delay_ms_ == 0) {
+  while (propagation_delay_ms_ == 0 && ApplyChunk() == Round::kApplied) {
   }
 }
 
-bool GsiApplier::ApplyChunk() {
+GsiApplier::Round GsiApplier::ApplyChunk() {
   std::lock_guard lock(apply_mu_);
   uint64_t from = watermark_.load();
   uint64_t safe = sequencer_->SafePoint();
-  if (safe <= from) return false;
+  if (safe <= from) return Round::kIdle;
   std::vector<ChangeRecord> records;
   // Records that do not decode: skipped (reported, counted) so that they never stall the
   // index and the writers awaiting it; their keys are deleted with the applied ones.
@@ -108,7 +121,7 @@ bool GsiApplier::ApplyChunk() {
   if (!s.ok()) {
     ++apply_errors_;
     std::fprintf(stderr, "ddb: GSI applier cannot read the change log; retrying\n");
-    return false;
+    return Round::kFailed;
   }
   for (const std::string& key : unreadable) {
     ++unreadable_changes_;
@@ -121,7 +134,7 @@ bool GsiApplier::ApplyChunk() {
   const size_t consumed = records.size() + unreadable.size();
   uint64_t last = consumed == 0 ? (propagation_delay_ms_ > 0 ? from : safe) : last_consumed;
   if (consumed < kChunk && propagation_delay_ms_ == 0) last = safe;
-  if (last <= from) return false;
+  if (last <= from) return Round::kNotReady;
   Storage::Batch batch(*storage_);
   for (const ChangeRecord& r : records) {
     batch.Delete(Cf::kChanges, ChangeKey(r.sequence));
@@ -135,14 +148,14 @@ bool GsiApplier::ApplyChunk() {
   batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
   if (!storage_->Write(batch).ok()) {
     ++apply_errors_;
-    return false;
+    return Round::kFailed;
   }
   {
     std::lock_guard applied(applied_mu_);
     watermark_ = last;
   }
   applied_cv_.notify_all();
-  return true;
+  return Round::kApplied;
 }
 
 bool GsiApplier::WaitApplied(uint64_t sequence, int timeout_ms) {

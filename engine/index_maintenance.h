@@ -54,8 +54,10 @@ class GsiApplier {
 
  private:
   void Run();
-  // Applies one chunk; returns false when nothing was ready.
-  bool ApplyChunk();
+  enum class Round { kApplied, kIdle, kNotReady, kFailed };
+  // Applies one chunk: kIdle when nothing has committed past the watermark, kNotReady when
+  // what has is not old enough yet (propagation delay), kFailed on a storage error.
+  Round ApplyChunk();
 
   Storage* storage_;
   Catalog* catalog_;
