@@ -400,13 +400,21 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
       if (!storage_->Write(batch).ok()) continue;
       std::lock_guard lock(mu_);
       streams_.erase({stream->table_name, stream->label});
+      next_trim_ms_.erase({stream->table_name, stream->label});
       continue;
     }
     // Records are in sequence order, which is commit order give or take a few ms. They are
     // removed with point deletes, at most kTrimChunk per stream and round: the cost is the
     // records that aged out, and readers, which start at FirstReadable(), never meet the
     // tombstones (a range deletion would be fragmented again by every later iterator).
+    const std::pair<std::string, std::string> id{stream->table_name, stream->label};
+    {
+      std::lock_guard lock(mu_);
+      auto next = next_trim_ms_.find(id);
+      if (next != next_trim_ms_.end() && now_ms < next->second) continue;
+    }
     std::optional<uint64_t> keep_from;
+    uint64_t keep_time_ms = 0;
     uint64_t last_old = 0;
     Storage::Batch batch(*storage_);
     size_t old_records = 0;
@@ -419,15 +427,29 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
           bool readable = DecodeStreamRecord(key, value, &r, &origin);
           if (readable && r.commit_time_ms >= cutoff) {
             keep_from = r.sequence;
+            keep_time_ms = r.commit_time_ms;
             return false;
           }
           last_old = SequenceOfKey(key);
           batch.Delete(Cf::kStreams, key);
           return ++old_records < kTrimChunk;
         });
-    if (!s.ok() || last_old == 0) continue;
+    if (!s.ok()) continue;
+    {
+      // Nothing here can age out before the oldest kept record does (a record written
+      // from now on, not before now + retention): until then the stream is not looked at.
+      std::lock_guard lock(mu_);
+      next_trim_ms_[id] = keep_from                   ? keep_time_ms + retention_ms
+                          : old_records >= kTrimChunk ? 0
+                                                      : now_ms + retention_ms;
+    }
+    if (last_old == 0) continue;
     uint64_t trimmed_before = keep_from.value_or(last_old + 1);
-    if (!storage_->Write(batch).ok()) continue;
+    if (!storage_->Write(batch).ok()) {
+      std::lock_guard lock(mu_);
+      next_trim_ms_.erase(id);
+      continue;
+    }
     std::lock_guard lock(mu_);
     auto it = streams_.find({stream->table_name, stream->label});
     if (it == streams_.end()) continue;

@@ -121,7 +121,8 @@ class StreamRegistry {
   // Closes a stream (disabled, or its table deleted). Errors: kInternal.
   Status Close(const std::string& table, const std::string& label, uint64_t end_sequence,
                uint64_t now_ms);
-  // Drops records older than retention_ms and streams disabled longer ago than that.
+  // Drops records older than retention_ms and streams disabled longer ago than that. Costs
+  // the records dropped plus one look at each stream whose oldest record may have aged out.
   void Trim(uint64_t now_ms, uint64_t retention_ms);
   // The highest sequence any stream has used (records, ends), for the sequencer on open.
   uint64_t LastSequence() const;
@@ -133,6 +134,9 @@ class StreamRegistry {
   mutable std::mutex mu_;
   // (table name, label) -> stream; guarded by mu_
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const StreamInfo>> streams_;
+  // (table name, label) -> time before which Trim has nothing to drop there; guarded by mu_.
+  // Keeps a round's cost to the streams that hold aged-out records.
+  std::map<std::pair<std::string, std::string>, uint64_t> next_trim_ms_;
 };
 
 }  // namespace ddb
