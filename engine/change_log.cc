@@ -55,6 +55,25 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
   return v;
 }
 
+std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
+                         const std::string* old_encoded, const std::string* new_encoded) {
+  std::string v;
+  v.reserve(32 + item_key.size() + (old_encoded ? old_encoded->size() : 0) +
+            (new_encoded ? new_encoded->size() : 0));
+  PutFixed32BE(&v, table_id);
+  PutFixed64BE(&v, commit_time_ms);
+  PutLengthPrefixed(&v, item_key);
+  for (const std::string* image : {old_encoded, new_encoded}) {
+    if (!image) {
+      v.push_back(0);
+      continue;
+    }
+    v.push_back(1);
+    PutLengthPrefixed(&v, *image);
+  }
+  return v;
+}
+
 bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record) {
   uint64_t seq, table, time;
   std::string_view item_key;

@@ -38,6 +38,10 @@ std::string ChangeKey(uint64_t sequence);
 std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
                          const std::optional<Item>& old_image,
                          const std::optional<Item>& new_image);
+// The same from images already in item-codec form (null: no image), so that a writer
+// that has just encoded the new item does not encode it again.
+std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
+                         const std::string* old_encoded, const std::string* new_encoded);
 // Returns false on malformed bytes.
 bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record);
 

@@ -227,8 +227,8 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   if (!current) return TableNotFound();
   int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
   int64_t new_size = 0;
+  std::string value;  // the new item, encoded (kept for the change record)
   if (updated) {
-    std::string value;
     EncodeItem(*updated, &value);
     batch->Put(Cf::kItems, key, value);
     new_size = static_cast<int64_t>(ItemSize(*updated));
@@ -253,7 +253,10 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   if (gsi || stream) {
     uint64_t sequence = sequencer->Begin();
     sequences->push_back(sequence);
-    std::string change = EncodeChange(table_id, NowMillis(), key, old, updated);
+    std::string old_value;
+    if (old) EncodeItem(*old, &old_value);
+    std::string change = EncodeChange(table_id, NowMillis(), key, old ? &old_value : nullptr,
+                                      updated ? &value : nullptr);
     if (stream) {
       // Looked at again now that the sequence is taken: a stream closed in between has
       // already fixed its last sequence (CloseStream) and must get no record past it.

@@ -281,3 +281,27 @@ TEST_F(GsiApplierTest, TheChangeLogHoldsOnlyWhatIsNotYetApplied) {
 
 }  // namespace
 }  // namespace ddb
+
+namespace ddb {
+namespace {
+
+TEST(ChangeRecordCodec, EncodedImagesGiveTheSameBytesAsItems) {
+  Item old_item = {{"pk", AttributeValue::S("a")}, {"n", AttributeValue::N("1")}};
+  Item new_item = {{"pk", AttributeValue::S("a")}, {"n", AttributeValue::N("2")}};
+  std::string old_encoded, new_encoded;
+  EncodeItem(old_item, &old_encoded);
+  EncodeItem(new_item, &new_encoded);
+  EXPECT_EQ(EncodeChange(7, 99, "key", old_item, new_item),
+            EncodeChange(7, 99, "key", &old_encoded, &new_encoded));
+  EXPECT_EQ(EncodeChange(7, 99, "key", std::nullopt, new_item),
+            EncodeChange(7, 99, "key", nullptr, &new_encoded));
+  ChangeRecord r;
+  ASSERT_TRUE(DecodeChange(ChangeKey(5), EncodeChange(7, 99, "key", &old_encoded, nullptr), &r));
+  EXPECT_EQ(r.sequence, 5u);
+  EXPECT_EQ(r.table_id, 7u);
+  EXPECT_EQ(r.old_image, old_item);
+  EXPECT_FALSE(r.new_image);
+}
+
+}  // namespace
+}  // namespace ddb
