@@ -8,7 +8,8 @@
 namespace ddb {
 
 void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
-                     const std::optional<Item>& new_item, Storage::Batch* batch) {
+                     const std::optional<Item>& new_item, Storage::Batch* batch,
+                     IndexStatsDeltas* stats) {
   for (const IndexSchema& index : table.indexes) {
     if (index.global != global) continue;
     std::optional<IndexEntryData> before = old_item ? IndexEntry(index, *old_item) : std::nullopt;
@@ -18,7 +19,12 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
     if (after) batch->Put(Cf::kIndexes, after->key, after->value);
     int64_t count_delta = (after ? 1 : 0) - (before ? 1 : 0);
     int64_t size_delta = (after ? after->size : 0) - (before ? before->size : 0);
-    if (count_delta || size_delta) {
+    if (!count_delta && !size_delta) continue;
+    if (stats) {
+      auto& [items, bytes] = (*stats)[index.index_id];
+      items += count_delta;
+      bytes += size_delta;
+    } else {
       batch->AddToStats(StatsKey(index.index_id), count_delta, size_delta);
     }
   }
@@ -28,6 +34,9 @@ namespace {
 // Records applied in one batch at most: under load, everything ready goes in one write.
 constexpr size_t kChunk = 1024;
 constexpr int kIdleWaitMs = 1000;
+// Applied records are range-deleted once this many sequences have passed since the last
+// trim (and on a clean stop): a few tombstones per memtable instead of one per round.
+constexpr uint64_t kTrimEvery = 4096;
 constexpr int kRetryWaitMs = 50;
 
 uint64_t NowMs() {
@@ -84,6 +93,13 @@ void GsiApplier::Run() {
   // watermark makes the next start apply it).
   while (propagation_delay_ms_ == 0 && ApplyChunk() == Round::kApplied) {
   }
+  std::lock_guard lock(apply_mu_);
+  uint64_t applied = watermark_.load();
+  if (applied > trimmed_to_) {
+    Storage::Batch batch(*storage_);
+    batch.DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(applied + 1));
+    if (storage_->Write(batch).ok()) trimmed_to_ = applied;
+  }
 }
 
 GsiApplier::Round GsiApplier::ApplyChunk() {
@@ -93,13 +109,11 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
   if (safe <= from) return Round::kIdle;
   std::vector<ChangeRecord> records;
   // Records that do not decode: skipped (reported, counted) so that they never stall the
-  // index and the writers awaiting it; their keys are deleted with the applied ones.
+  // index and the writers awaiting it; trimmed at once.
   std::vector<std::string> unreadable;
   uint64_t last_consumed = from;  // the highest sequence read into this chunk
   uint64_t ready_before = NowMs() - static_cast<uint64_t>(propagation_delay_ms_);
-  // The log is read from the watermark up: applied records are deleted one by one (point
-  // tombstones below the lower bound cost a reader nothing), never with a range deletion,
-  // whose tombstones every later iterator would have to fragment again.
+  // The log is read from the watermark up, ignoring range deletions (they all lie below).
   Status s = storage_->ForEach(Cf::kChanges, ChangeKey(from + 1), ChangeKey(safe + 1),
                                [&](std::string_view key, std::string_view value) {
                                  ChangeRecord r;
@@ -136,20 +150,28 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
   if (consumed < kChunk && propagation_delay_ms_ == 0) last = safe;
   if (last <= from) return Round::kNotReady;
   Storage::Batch batch(*storage_);
+  IndexStatsDeltas stats;  // one counter merge per index and round, not per record
   for (const ChangeRecord& r : records) {
-    batch.Delete(Cf::kChanges, ChangeKey(r.sequence));
     auto table = catalog_->FindById(r.table_id);
     if (!table) continue;  // deleted since
-    AddIndexUpdates(*table, /*global=*/true, r.old_image, r.new_image, &batch);
+    AddIndexUpdates(*table, /*global=*/true, r.old_image, r.new_image, &batch, &stats);
   }
-  for (const std::string& key : unreadable) batch.Delete(Cf::kChanges, key);
-  // The index entries, the trim of what they came from and the watermark: one atomic write,
-  // so a crash leaves either all of them or none (and the records are applied again).
+  for (const auto& [index_id, delta] : stats) {
+    if (delta.first || delta.second) {
+      batch.AddToStats(StatsKey(index_id), delta.first, delta.second);
+    }
+  }
+  // The index entries, the watermark and (now and then) the trim of what they came from:
+  // one atomic write, so a crash leaves all of them or none (and the records are applied
+  // again on open).
   batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
+  const bool trim = last - trimmed_to_ >= kTrimEvery || !unreadable.empty();
+  if (trim) batch.DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(last + 1));
   if (!storage_->Write(batch).ok()) {
     ++apply_errors_;
     return Round::kFailed;
   }
+  if (trim) trimmed_to_ = last;
   {
     std::lock_guard applied(applied_mu_);
     watermark_ = last;

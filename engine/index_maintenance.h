@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -22,16 +23,22 @@ namespace ddb {
 // for which "include" is true: a delete when the entry's key changes or goes away, a put when
 // the new item is indexed, and the index's count/size counter deltas. Idempotent: applying
 // it twice leaves the same entries (counters are kept exact by applying each change once).
+// With "stats" given, the counter deltas are added there (index id -> (items, bytes))
+// instead of to the batch, for a caller that writes many changes in one batch.
+using IndexStatsDeltas = std::map<uint32_t, std::pair<int64_t, int64_t>>;
 void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
-                     const std::optional<Item>& new_item, Storage::Batch* batch);
+                     const std::optional<Item>& new_item, Storage::Batch* batch,
+                     IndexStatsDeltas* stats = nullptr);
 
 // Applies change records to GSIs in sequence order and records the last applied sequence
-// durably (meta "gsi_watermark") in the same batch as the entries and the point deletes of
-// the applied records, so a restart neither loses nor repeats a change and the log holds
-// only what is not yet applied. Wakes on every commit (ChangeSequencer) and applies all
-// that is ready, up to a chunk, in one batch. A record that cannot be decoded is logged,
-// counted (unreadable_changes) and skipped; a storage error is counted (apply_errors) and
-// retried after a short wait.
+// durably (meta "gsi_watermark") in the same batch as the entries, so a restart neither
+// loses nor repeats a change. Applied records are trimmed with one range deletion per
+// kTrimEvery sequences, in the same batch: readers of the log start above the watermark
+// and ignore range deletions (storage.cc), so the tombstones cost them nothing, and the
+// write path pays one tombstone per thousands of records instead of one per record. Wakes on every
+// commit (ChangeSequencer) and applies all that is ready, up to a chunk, in one batch. A record
+// that cannot be decoded is logged, counted (unreadable_changes) and skipped; a storage error is
+// counted (apply_errors) and retried after a short wait.
 class GsiApplier {
  public:
   GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer, uint64_t watermark,
@@ -63,6 +70,7 @@ class GsiApplier {
   Catalog* catalog_;
   ChangeSequencer* sequencer_;
   std::atomic<uint64_t> watermark_;
+  uint64_t trimmed_to_ = 0;  // every record at or below it is range-deleted; under apply_mu_
   int propagation_delay_ms_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> unreadable_changes_{0};

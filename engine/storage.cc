@@ -103,6 +103,13 @@ void Storage::Batch::Delete(Cf cf, std::string_view key) {
       .PermitUncheckedError();
 }
 
+void Storage::Batch::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
+  rep_->batch
+      .DeleteRange(rep_->Handle(cf), rocksdb::Slice(begin.data(), begin.size()),
+                   rocksdb::Slice(end.data(), end.size()))
+      .PermitUncheckedError();
+}
+
 void Storage::Batch::AddToCounter(std::string_view key, int64_t delta) {
   rep_->batch
       .Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()), EncodeInt64(delta))
@@ -224,8 +231,9 @@ Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
   rocksdb::Slice upper(end.data(), end.size());
   read_options.iterate_lower_bound = &lower;
   if (!end.empty()) read_options.iterate_upper_bound = &upper;
-  // The change log is trimmed with point deletes only; range tombstones that data dirs of
-  // earlier versions hold there cover applied records, all below any reader's lower bound.
+  // The change log is trimmed with range deletions of applied records only, all below any
+  // reader's lower bound (the applier's watermark): its readers need not look at them, and
+  // so never pay for fragmenting them (index_maintenance.h).
   if (cf == Cf::kChanges) read_options.ignore_range_deletions = true;
   std::unique_ptr<rocksdb::Iterator> it(
       rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));

@@ -46,6 +46,8 @@ class Storage {
     ~Batch();
     void Put(Cf cf, std::string_view key, std::string_view value);
     void Delete(Cf cf, std::string_view key);
+    // Deletes every key in [begin, end) (a range tombstone; see Storage::DeleteRange).
+    void DeleteRange(Cf cf, std::string_view begin, std::string_view end);
     // Adds "delta" to the int64 counter at "key" (meta family only).
     void AddToCounter(std::string_view key, int64_t delta);
     // Sets the int64 counter at "key" (meta family only).
@@ -77,8 +79,9 @@ class Storage {
   Status Write(Batch& batch);
   // Deletes every key in [begin, end) of a column family (a range tombstone: O(1) to write,
   // but every iterator over the family fragments all live range tombstones when it is
-  // created, so this is for rare events, never for a job that repeats). Never used on the
-  // changes family: its readers ignore range deletions.
+  // created, so this is for rare events, never for a job that repeats). The changes family
+  // is the exception: its readers ignore range deletions (they read only above what was
+  // trimmed), so trimming it this way costs them nothing.
   Status DeleteRange(Cf cf, std::string_view begin, std::string_view end);
   // Calls fn(key, value) for each key in [begin, end) in order (descending when "reverse")
   // until fn returns false. An empty "end" means no upper bound. Keys below "begin" (deleted
