@@ -28,6 +28,9 @@ struct EngineOptions {
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
   // How long stream records (and disabled streams) are kept. Default: 24 hours
   int64_t stream_retention_ms = int64_t{24} * 60 * 60 * 1000;
+  // How often the Time to Live sweeper looks for expired items (and stream records are
+  // trimmed). Default: 1000
+  int ttl_sweep_interval_ms = 1000;
 };
 
 class Engine {
@@ -119,6 +122,11 @@ class Engine {
     std::vector<TableFigures> tables;
     uint64_t gsi_pending_changes = 0;  // change records not yet applied to GSIs
     uint64_t gsi_lag_ms = 0;           // age of the oldest change not yet applied
+    // Time to Live since open: items deleted, deletes that failed (retried next sweep), and
+    // record entries the sweeper looked at (expired, or stale ones it removed).
+    uint64_t ttl_deleted_items = 0;
+    uint64_t ttl_delete_errors = 0;
+    uint64_t ttl_examined_entries = 0;
   };
   Metrics GetMetrics();
 
