@@ -175,6 +175,7 @@ uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint
     }
     uint64_t gsi_sequence = 0;  // the chunk's GSI changes, awaited once
     for (const std::string& entry : entries) {
+      if (stopping) break;
       ++ttl_examined_entries;
       uint32_t id = 0;
       uint64_t expiry = 0;
