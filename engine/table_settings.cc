@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "engine/engine_impl.h"
-#include "engine/number.h"
 
 namespace ddb {
 namespace {
