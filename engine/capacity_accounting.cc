@@ -167,6 +167,9 @@ Engine::Metrics Engine::GetMetrics() {
     }
     m.tables.push_back(std::move(t));
   }
+  m.ttl_deleted_items = impl_->ttl_deleted_items.load();
+  m.ttl_delete_errors = impl_->ttl_delete_errors.load();
+  m.ttl_examined_entries = impl_->ttl_examined_entries.load();
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   m.gsi_pending_changes = safe > applied ? safe - applied : 0;

@@ -81,7 +81,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->ttl_sweeper = std::thread([raw] {
     std::unique_lock lock(raw->ttl_mu);
     while (!raw->stopping) {
-      raw->ttl_cv.wait_for(lock, std::chrono::seconds(kTtlSweepSeconds));
+      raw->ttl_cv.wait_for(lock, std::chrono::milliseconds(raw->options.ttl_sweep_interval_ms));
       if (raw->stopping) break;
       lock.unlock();
       raw->SweepExpiredItems();
@@ -89,9 +89,17 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       lock.lock();
     }
   });
-  // Backfills interrupted by a shutdown start over (entries are idempotent).
+  // Backfills interrupted by a shutdown start over (entries are idempotent). So do Time to
+  // Live records never finished, or never begun (data written by older versions).
   for (const std::string& name : impl->catalog->Names()) {
     auto table = impl->catalog->Find(name);
+    if (table->description.ttl_attribute) {
+      DDB_ASSIGN_OR_RETURN(std::optional<std::string> built,
+                           impl->storage->Get(Cf::kMeta, TtlBuiltKey(table->id)));
+      if (built != table->description.ttl_attribute) {
+        DDB_RETURN_IF_ERROR(impl->StartTtlBackfill(table->id));
+      }
+    }
     for (const IndexSchema& index : table->indexes) {
       if (!index.backfilling) continue;
       std::lock_guard lock(impl->backfill_mu);
@@ -191,6 +199,7 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
   if (info->description.stream_specification && info->description.latest_stream_label) {
     DDB_RETURN_IF_ERROR(impl_->CloseStream(name, *info->description.latest_stream_label));
   }
+  if (info->description.ttl_attribute) DDB_RETURN_IF_ERROR(impl_->DropTtlRecord(info->id));
   impl_->partitions->Drop(info->id);
   for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
   if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
@@ -242,6 +251,12 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
   // (PutWithoutIndexes skips all of the below for tables that need none of it: keep the two
   // in step when a table gains another kind of consumer.)
+  // The Time to Live record follows the item's expiry. The note is taken before the commit,
+  // with the item's lock held until after it (TtlWriteNotes::Note).
+  if (const std::optional<std::string>& ttl = current->description.ttl_attribute) {
+    std::optional<uint64_t> put = AddTtlEntryUpdates(table_id, *ttl, key, old, updated, batch);
+    if (put) ttl_notes.Note(table_id, *put);
+  }
   // GSIs learn of the write from the change log, appended in the same batch; the sequence
   // is taken under the item's lock so that one item's changes are logged in order. The
   // table's stream gets a record with the same sequence, unless nothing changed (the
@@ -317,8 +332,10 @@ Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
   if (!current) return TableNotFound();
-  // A stream needs the old item too (images, and no record for an unchanged item).
-  if (!current->indexes.empty() || current->description.stream_specification) {
+  // A stream needs the old item too (images, and no record for an unchanged item), and so
+  // does Time to Live (the old item's record entry).
+  if (!current->indexes.empty() || current->description.stream_specification ||
+      current->description.ttl_attribute) {
     return std::optional<int64_t>();
   }
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));

@@ -32,6 +32,9 @@ struct EngineOptions {
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
   // How long stream records (and disabled streams) are kept. Default: 24 hours
   int64_t stream_retention_ms = int64_t{24} * 60 * 60 * 1000;
+  // How often the Time to Live sweeper looks for expired items (and stream records are
+  // trimmed). Default: 1000
+  int ttl_sweep_interval_ms = 1000;
 };
 
 class Engine {
@@ -126,6 +129,11 @@ class Engine {
     uint64_t gsi_unreadable_changes = 0;  // change records skipped: they did not decode
     uint64_t gsi_apply_errors = 0;        // applier rounds that failed to read or write
     uint64_t gsi_wait_timeouts = 0;       // writes that answered before their GSI change applied
+    // Time to Live since open: items deleted, deletes that failed (retried next sweep), and
+    // record entries the sweeper looked at (expired, or stale ones it removed).
+    uint64_t ttl_deleted_items = 0;
+    uint64_t ttl_delete_errors = 0;
+    uint64_t ttl_examined_entries = 0;
   };
   Metrics GetMetrics();
 

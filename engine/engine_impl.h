@@ -28,6 +28,7 @@
 #include "engine/key_codec.h"
 #include "engine/storage.h"
 #include "engine/streams.h"
+#include "engine/ttl_index.h"
 #include "engine/write_path.h"
 
 namespace ddb {
@@ -35,8 +36,9 @@ namespace ddb {
 // Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
 // old item read, the new item written and the counter deltas agree.
 inline constexpr size_t kLockStripes = 1024;
-// How often expired items (Time to Live) are looked for.
-inline constexpr int kTtlSweepSeconds = 2;
+// Entries of the Time to Live record the sweeper reads at a time (it loops while there are
+// more), and the items a TTL backfill reads at a time.
+inline constexpr size_t kTtlChunk = 1000;
 
 // The projection of a read: a ProjectionExpression (placeholders from "names", all of which
 // must be used) or legacy AttributesToGet (top-level names), never both; nullopt when
@@ -89,16 +91,53 @@ class Engine::Impl {
     }
   }
 
-  // Deletes items whose TTL attribute lies in the past (table_settings.cc), every
-  // kTtlSweepSeconds on the ttl_sweeper thread.
+  // Time to Live (time_to_live.cc; the record's format in ttl_index.h). Deletes items whose
+  // expiry lies in the past, found through the record, every options.ttl_sweep_interval_ms
+  // on the ttl_sweeper thread.
   void SweepExpiredItems();
   std::thread ttl_sweeper;
   std::mutex ttl_mu;
   std::condition_variable ttl_cv;
+  TtlWriteNotes ttl_notes;
+  // Per table, the expiry below which the sweeper has processed every entry (its next seek
+  // starts there, or lower when ttl_notes say so). Sweeper thread only.
+  std::map<uint32_t, uint64_t> ttl_swept_to;
+  std::atomic<uint64_t> ttl_deleted_items{0};
+  std::atomic<uint64_t> ttl_delete_errors{0};
+  std::atomic<uint64_t> ttl_examined_entries{0};
+  // Serialises a TTL backfill's commits with dropping the record (TTL disabled): a
+  // backfill commits only while its generation is the table's current one.
+  std::mutex ttl_build_mu;
+  std::map<uint32_t, uint64_t> ttl_generation;  // guarded by ttl_build_mu
+  uint64_t ttl_next_generation = 1;             // guarded by ttl_build_mu
+  // Starts building the record of a table whose TTL was just enabled (or that has no built
+  // marker on open): a thread in "backfills" that walks the table once. Errors: kInternal.
+  Status StartTtlBackfill(uint32_t table_id);
+  // Drops a table's record and marker (TTL disabled) once writers that saw it enabled are
+  // done. Errors: kInternal.
+  Status DropTtlRecord(uint32_t table_id);
+  // One round's work on one table: deletes the items of entries with an expiry in
+  // [from, now) and returns the expiry the next round may start from.
+  uint64_t SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now);
+  // Deletes a record entry whose item does not have its expiry (checked under the item's
+  // lock when "expiry" is given; a malformed entry is deleted unchecked). Returns false when
+  // that failed.
+  bool RemoveStaleTtlEntry(uint32_t table_id, const std::string& entry,
+                           std::optional<uint64_t> expiry, const std::string& item_key);
+  // Returns once every writer holding an item lock now has released it.
+  void WaitForItemWriters() {
+    for (std::mutex& m : stripes) {
+      m.lock();
+      m.unlock();
+    }
+  }
 
   ~Impl();
   // Fills a new GSI from the table's items, then marks it ACTIVE.
   void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
+  // Writes the TTL record entry of every item of the table, then the built marker; stops
+  // when the table's TTL changes (generation) or the engine stops (time_to_live.cc).
+  void BackfillTtl(uint32_t table_id, uint64_t generation);
 
   std::mutex& StripeFor(const std::string& item_key) {
     return stripes[std::hash<std::string>{}(item_key) % kLockStripes];
@@ -141,9 +180,10 @@ class Engine::Impl {
                                      uint64_t* gsi_sequence = nullptr);
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
-  // record (tables with GSIs) and stream record (tables with an enabled stream, unless the
-  // item does not change) to *batch; appends the change sequence taken (if any) to
-  // *sequences, which the caller must pass to Commit. REQUIRES: the item's stripe is locked.
+  // record (tables with GSIs), stream record (tables with an enabled stream, unless the
+  // item does not change) and Time to Live record entries (tables with TTL) to *batch;
+  // appends the change sequence taken (if any) to *sequences, which the caller must pass to
+  // Commit. REQUIRES: the item's stripe is locked until the batch is committed (or dropped).
   Status AddWrite(uint32_t table_id, const std::string& key, const std::optional<Item>& old,
                   const std::optional<Item>& updated, Storage::Batch* batch,
                   std::vector<uint64_t>* sequences, WriteOrigin origin = WriteOrigin::kRequest);
@@ -170,7 +210,8 @@ class Engine::Impl {
   Result<std::optional<Item>> Write(const PreparedWrite& write, std::optional<Item>* new_item);
 
   // An unconditional put that needs the old item only for its size: when the table (as of
-  // now, under the item's lock) has no index and no stream (nothing logs changes), writes "item"
+  // now, under the item's lock) has no index, no stream and no TTL (nothing logs changes or
+  // needs the old item's TTL entry), writes "item"
   // and the counters without decoding the old item and returns its size (-1: there was none).
   // Returns nullopt, having written nothing, when the table needs the full write path.
   Result<std::optional<int64_t>> PutWithoutIndexes(uint32_t table_id, const std::string& key,

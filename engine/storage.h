@@ -5,7 +5,8 @@
 //   items    item key (key_codec.h) -> encoded item (item_codec.h)
 //   changes  the change log (sequence -> change record); fed to GSIs and streams later
 //   meta     counters: next table id; per-table and per-index item count and size (int64
-//            add merges); the GSI applier's watermark
+//            add merges); the GSI applier's watermark; stream metadata (streams.h); the
+//            Time to Live record (ttl_index.h)
 //   indexes  secondary-index entries (index_key.h)
 //   streams  DynamoDB Streams records, kept 24 hours (streams.h)
 //

@@ -1,8 +1,8 @@
-// Time to Live settings, the TTL sweeper, and table tags.
+// Time to Live settings (the sweeper is in time_to_live.cc), continuous backups, and table
+// tags.
 #include <chrono>
 
 #include "engine/engine_impl.h"
-#include "engine/number.h"
 
 namespace ddb {
 namespace {
@@ -37,7 +37,12 @@ Result<TimeToLiveSpecification> Engine::UpdateTimeToLive(const std::string& tabl
     }
     return Status::Ok();
   }));
-  (void)info;
+  // The expiry record: built from the items already there (in the background), or dropped.
+  if (spec.enabled) {
+    DDB_RETURN_IF_ERROR(impl_->StartTtlBackfill(info->id));
+  } else {
+    DDB_RETURN_IF_ERROR(impl_->DropTtlRecord(info->id));
+  }
   return spec;
 }
 
@@ -132,47 +137,6 @@ Result<std::vector<Tag>> Engine::ListTagsOfResource(const std::string& table) {
   auto info = impl_->catalog->Find(table);
   if (!info) return TableNotFoundNamed(table);
   return info->description.tags;
-}
-
-void Engine::Impl::SweepExpiredItems() {
-  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  std::string now_text = std::to_string(now);
-  for (const std::string& name : catalog->Names()) {
-    if (stopping) return;
-    auto table = catalog->Find(name);
-    if (!table || !table->description.ttl_attribute) continue;
-    const std::string& attr = *table->description.ttl_attribute;
-    std::vector<std::string> expired;
-    Status s = storage->ForEach(Cf::kItems, TablePrefix(table->id), TablePrefixEnd(table->id),
-                                [&](std::string_view key, std::string_view value) {
-                                  Item item;
-                                  if (!DecodeItem(value, &item)) return true;
-                                  auto it = item.find(attr);
-                                  if (it != item.end() && it->second.type() == AttributeType::kN &&
-                                      CompareNumbers(it->second.scalar(), now_text) < 0) {
-                                    expired.emplace_back(key);
-                                  }
-                                  return !stopping;
-                                });
-    if (!s.ok()) continue;
-    for (const std::string& key : expired) {
-      // Re-checked under the item's lock: the item may have been rewritten meanwhile.
-      Result<std::optional<Item>> deleted = Mutate(
-          *table, key,
-          [&](const std::optional<Item>& old) -> Result<std::optional<Item>> {
-            if (!old) return std::optional<Item>();
-            auto it = old->find(attr);
-            bool still_expired = it != old->end() && it->second.type() == AttributeType::kN &&
-                                 CompareNumbers(it->second.scalar(), now_text) < 0;
-            if (still_expired) return std::optional<Item>();
-            return old;
-          },
-          nullptr, WriteOrigin::kTimeToLive);
-      (void)deleted;
-    }
-  }
 }
 
 }  // namespace ddb

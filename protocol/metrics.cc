@@ -206,6 +206,12 @@ std::string RenderMetrics(Engine& engine) {
     Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"write\"",
            static_cast<double>(r.write_throttles));
   }
+  Header(&out, "ddb_ttl_deleted_items_total", "counter",
+         "Items deleted by Time to Live because their expiry time passed.");
+  Sample(&out, "ddb_ttl_deleted_items_total", "", static_cast<double>(m.ttl_deleted_items));
+  Header(&out, "ddb_ttl_delete_errors_total", "counter",
+         "Time to Live deletes that failed (retried by the next sweep).");
+  Sample(&out, "ddb_ttl_delete_errors_total", "", static_cast<double>(m.ttl_delete_errors));
   Header(&out, "ddb_partition_splits_total", "counter", "Partition splits of a table or index.");
   for (const auto& r : m.resources) {
     Sample(&out, "ddb_partition_splits_total", TableLabels(r.table, r.index),
