@@ -343,7 +343,8 @@ awk -v steps="$STEPS" '
     printf "  p99 latency    %.3f ms -> %.3f ms (%s)\n", p991, p99n, ratio(p99n, p991)
     printf "  server CPU     %s -> %s us/request (%s)\n", cpu1, cpun, ratio(cpun, cpu1)
     printf "  server RSS     %s MB -> %s MB (%s)\n", rss1, rssn, ratio(rssn, rss1)
-    printf "  backlog        max %s pending changes; max GSI lag %s s\n",
+    if (blmax == "" && lagmax == "") print "  backlog        n/a (no ddb_gsi_pending_changes, ddb_gsi_lag_seconds)"
+    else printf "  backlog        max %s pending changes; max GSI lag %s s\n",
       (blmax == "" ? "n/a" : blmax), (lagmax == "" ? "n/a" : lagmax)
     printf "  TTL deletions  %s in all\n", (hasttl ? ttl : "n/a (no ddb_ttl_deleted_items_total)")
     printf "  errors         %d in all\n", errors
