@@ -221,6 +221,8 @@ echo "load: L2 mix (40 % get, 30 % query (${GSI_QUERIES} of them on gsi1), 20 % 
   "update), closed loop, $CONNECTIONS connections, $STEPS step(s) of ${STEP}s; $EXPIRING of" \
   "the new items expire within ${EXPIRE_AFTER}s"
 
+echo "soak.sh: creating the table and preloading $PRELOAD items" >&2
+preload_start=$SECONDS
 timeout 1800 "$LOADGEN" "${common[@]}" "${shape[@]}" --expiring-fraction 0 \
   --preload "$PRELOAD" --workload none >"$WORK/preload.out" 2>&1 || {
   echo "soak.sh: creating or preloading the table failed:" >&2
@@ -228,6 +230,7 @@ timeout 1800 "$LOADGEN" "${common[@]}" "${shape[@]}" --expiring-fraction 0 \
   exit 1
 }
 grep -E '^(preload|loadgen: (Time|UpdateTime))' "$WORK/preload.out" | sed 's/^/  /'
+echo "  (table created and preloaded in $((SECONDS - preload_start)) s)"
 
 # --- Steps ----------------------------------------------------------------------------------
 
