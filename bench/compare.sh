@@ -311,7 +311,7 @@ awk -v servers="$SERVERS" '
     for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
     return ""
   }
-  function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.3fx" : "%.2fx", a / b) }
+  function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.2gx" : "%.2fx", a / b) }
   {
     s = field("label"); op = field("op")
     if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
@@ -371,7 +371,7 @@ if grep -q ' op=[A-Za-z]*-gsi[0-9]' "$MEDIANS"; then
       for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
       return ""
     }
-    function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.3fx" : "%.2fx", a / b) }
+    function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.2gx" : "%.2fx", a / b) }
     function fmt(metric, v) {
       if (v == "") return sprintf(" %10s", "-")
       if (metric == "req/s") return sprintf(" %10.0f", v)
