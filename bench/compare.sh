@@ -13,10 +13,17 @@
 #   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N] [--runs N]
 #                    [--item-size B] [--threads N] [--client-threads N]
 #                    [--ops "get put query update"] [--servers "ddb floor dynalite"]
-#                    [--keys uniform|zipf] [--csv FILE] [--raw FILE]
+#                    [--keys uniform|zipf] [--gsi] [--csv FILE] [--raw FILE]
 #
-# Ops are loadgen workloads: get put update query scan batchwrite transact. --raw FILE keeps
-# every run's RESULT line (with run= and load1=, the 1-minute load average before the case).
+# Ops are loadgen workloads: get put update query scan batchwrite transact. An op with a
+# suffix -gsi1 or -gsi2 (put-gsi1, update-gsi2, ...) runs that workload on a table with one or
+# two GSIs (loadgen --gsis N: ProjectionType ALL, items carry the index keys, a quarter of the
+# updates move the index entries); --gsi is short for --ops "put put-gsi1 put-gsi2 update
+# update-gsi1 update-gsi2" and adds a summary of the GSI cost (ddb with N GSIs / ddb without,
+# ddb/dynalite per case). Each shape has its own table (bench, bench_gsi1, bench_gsi2) in the
+# same server; every table an op needs is preloaded after the server starts, before the first
+# op, so all cases of a run see the same data. --raw FILE keeps every run's RESULT line (with
+# run= and load1=, the 1-minute load average before the case).
 # Environment: DDB_SERVER (default build/ddb-server), LOADGEN (default build/loadgen),
 # FLOOR_SERVER (default build/floor_server), BUILD_DIR (default build). Missing programs are
 # built in BUILD_DIR; dynalite is installed into bench/node_modules with npm if missing.
@@ -44,7 +51,7 @@ SERVERS="ddb floor dynalite"
 KEYS=uniform
 
 usage() {
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 
@@ -60,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --ops) OPS="$2"; shift 2 ;;
     --servers) SERVERS="$2"; shift 2 ;;
     --keys) KEYS="$2"; shift 2 ;;
+    --gsi) OPS="put put-gsi1 put-gsi2 update update-gsi1 update-gsi2"; shift ;;
     --runs) RUNS="$2"; shift 2 ;;
     --csv) CSV="$2"; shift 2 ;;
     --raw) RAW="$2"; shift 2 ;;
@@ -191,23 +199,46 @@ run_timeout=$(awk -v d="$DURATION" -v w="$WARMUP" 'BEGIN { printf "%d", d + w + 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 load_first="$(cut -d' ' -f1-3 /proc/loadavg)"
 
+# An op is a loadgen workload with an optional -gsi<N> suffix (the table shape).
+op_workload() { echo "${1%-gsi[0-9]}"; }
+op_gsis() { if [[ "$1" =~ -gsi([0-9])$ ]]; then echo "${BASH_REMATCH[1]}"; else echo 0; fi; }
+shape_table() { if [[ "$1" == 0 ]]; then echo bench; else echo "bench_gsi$1"; fi; }
+SHAPES=""
+for op in $OPS; do
+  g="$(op_gsis "$op")"
+  if [[ "$g" -gt 2 ]]; then echo "compare.sh: $op: at most 2 GSIs" >&2; exit 2; fi
+  [[ " $SHAPES " == *" $g "* ]] || SHAPES="$SHAPES $g"
+done
+
 for run in $(seq "$RUNS"); do
   for server in $SERVERS; do
     echo "== run $run/$RUNS $server: starting (load average $(load1))" >&2
     start_server "$server"
-    echo "== $server: pid $SERVER_PID port $PORT; preloading $PRELOAD items" >&2
-    run_client "$WORK/$server-preload.out" 900 "${common[@]}" --port "$PORT" --workload none \
-      --preload "$PRELOAD" --label "$server"
-    grep '^preload' "$WORK/$server-preload.out" | sed "s/^/   $server /" >&2
+    for g in $SHAPES; do
+      table="$(shape_table "$g")"
+      echo "== $server: pid $SERVER_PID port $PORT; preloading $PRELOAD items into $table" \
+        "($g GSIs)" >&2
+      run_client "$WORK/$server-preload-$g.out" 900 "${common[@]}" --port "$PORT" \
+        --workload none --preload "$PRELOAD" --label "$server" --table "$table" --gsis "$g" ||
+        echo "compare.sh: preloading $table on $server failed" >&2
+      grep '^preload' "$WORK/$server-preload-$g.out" | sed "s/^/   $server /" >&2 || true
+    done
     for op in $OPS; do
+      g="$(op_gsis "$op")"
       load_before="$(load1)"
       echo "== run $run/$RUNS $server: $op for ${DURATION}s (load average $load_before)" >&2
       run_client "$WORK/$server-$op.out" "$run_timeout" "${common[@]}" --port "$PORT" \
-        --no-create --keyspace "$PRELOAD" --workload "$op" --duration "$DURATION" \
+        --no-create --keyspace "$PRELOAD" --workload "$(op_workload "$op")" \
+        --table "$(shape_table "$g")" --gsis "$g" --duration "$DURATION" \
         --warmup "$WARMUP" --server-pid "$SERVER_PID" --label "$server" ||
         echo "compare.sh: loadgen $op against $server failed" >&2
+      # The op of a GSI case is named after its shape (op=PutItem-gsi1), so that the medians
+      # and the table keep it apart from the same op without GSIs.
+      suffix=""
+      [[ "$g" == 0 ]] || suffix="-gsi$g"
       grep '^RESULT' "$WORK/$server-$op.out" | grep -v ' op=all ' |
-        sed "s/\$/ run=$run load1=$load_before/" >>"$RESULTS" || true
+        sed -e "s/ op=\([A-Za-z]*\)/ op=\1$suffix/" -e "s/\$/ run=$run load1=$load_before/" \
+          >>"$RESULTS" || true
     done
     stop_server
   done
@@ -280,7 +311,7 @@ awk -v servers="$SERVERS" '
     for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
     return ""
   }
-  function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf("%.2fx", a / b) }
+  function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.2gx" : "%.2fx", a / b) }
   {
     s = field("label"); op = field("op")
     if (!(op in seen)) { seen[op] = 1; order[++nops] = op }
@@ -292,7 +323,7 @@ awk -v servers="$SERVERS" '
   }
   END {
     n = split(servers, sv, " ")
-    printf "%-14s %-13s", "op", "metric"
+    printf "%-16s %-13s", "op", "metric"
     for (i = 1; i <= n; i++) printf " %11s", sv[i]
     printf " %11s %13s\n", "ddb/floor", "ddb/dynalite"
     nm = split("req/s p50_ms p90_ms p99_ms max_ms cpu_us/req client_us/req errors load1", metrics, " ")
@@ -300,7 +331,7 @@ awk -v servers="$SERVERS" '
       op = order[o]
       for (m = 1; m <= nm; m++) {
         metric = metrics[m]
-        printf "%-14s %-13s", (m == 1 ? op : ""), metric
+        printf "%-16s %-13s", (m == 1 ? op : ""), metric
         for (i = 1; i <= n; i++) {
           s = sv[i]; v = ""
           if ((s, op) in have) {
@@ -328,6 +359,66 @@ awk -v servers="$SERVERS" '
       }
     }
   }' "$MEDIANS"
+
+# GSI cost: each op that ran on tables with GSIs, against the same op without them (the floor
+# is left out: it answers {} whatever the table).
+if grep -q ' op=[A-Za-z]*-gsi[0-9]' "$MEDIANS"; then
+  echo
+  echo "GSI cost (medians): the same load on a table with 1 or 2 GSIs (ProjectionType ALL) and"
+  echo "without; 'N GSI/none' is ddb (or dynalite) with N GSIs / the same server without GSIs"
+  awk -v servers="$SERVERS" '
+    function field(name,   i, kv) {
+      for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == name) return kv[2] }
+      return ""
+    }
+    function ratio(a, b) { return (b == "" || a == "" || b + 0 == 0) ? "-" : sprintf(a / b < 0.1 ? "%.2gx" : "%.2fx", a / b) }
+    function fmt(metric, v) {
+      if (v == "") return sprintf(" %10s", "-")
+      if (metric == "req/s") return sprintf(" %10.0f", v)
+      if (metric == "p99_ms") return sprintf(" %10.3f", v)
+      return sprintf(" %10.1f", v)
+    }
+    {
+      s = field("label"); op = field("op"); g = 0; base = op
+      if (match(op, /-gsi[0-9]$/)) { g = substr(op, RSTART + 4, 1); base = substr(op, 1, RSTART - 1) }
+      if (!(base in seen)) { seen[base] = 1; order[++nb] = base }
+      if (g > 0) hasgsi[base] = 1
+      if (field("ok") + 0 == 0) next
+      v[s, base, g, "req/s"] = field("rps")
+      v[s, base, g, "p99_ms"] = field("p99_us") / 1000
+      v[s, base, g, "cpu_us/req"] = field("server_cpu_us_per_req")
+    }
+    END {
+      printf "%-12s %-13s %-11s %10s %10s %10s %11s %11s\n", "op", "server", "metric", "no GSI",
+        "1 GSI", "2 GSIs", "1 GSI/none", "2 GSIs/none"
+      n = split(servers, sv, " ")
+      nm = split("req/s p99_ms cpu_us/req", metrics, " ")
+      for (b = 1; b <= nb; b++) {
+        base = order[b]
+        if (!(base in hasgsi)) continue
+        first = 1
+        for (i = 1; i <= n; i++) {
+          s = sv[i]
+          if (s == "floor") continue
+          for (m = 1; m <= nm; m++) {
+            metric = metrics[m]
+            printf "%-12s %-13s %-11s", (first ? base : ""), (m == 1 ? s : ""), metric
+            first = 0
+            for (g = 0; g <= 2; g++) printf "%s", fmt(metric, v[s, base, g, metric])
+            printf " %11s %11s\n", ratio(v[s, base, 1, metric], v[s, base, 0, metric]),
+              ratio(v[s, base, 2, metric], v[s, base, 0, metric])
+          }
+        }
+        if (index(" " servers " ", " ddb ") && index(" " servers " ", " dynalite ")) {
+          printf "%-12s %-13s %-11s", "", "ddb/dynalite", "req/s"
+          for (g = 0; g <= 2; g++)
+            printf " %10s", ratio(v["ddb", base, g, "req/s"], v["dynalite", base, g, "req/s"])
+          printf "\n"
+        }
+      }
+    }' "$MEDIANS"
+fi
+
 echo
 echo "Medians of $RUNS run(s) per case. req/s counts successful responses; latencies are of"
 echo "successful responses; cpu_us/req is the server's user+system CPU time over the measured"

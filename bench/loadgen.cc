@@ -10,7 +10,8 @@
 // from the scheduled time, so a stalled server is not hidden (coordinated omission).
 //
 // A run is a sequence of phases (create table, preload, warmup, the workload's phases) that
-// reuse the same connections. Only this file includes Beast (TOOLCHAIN.md section 4).
+// reuse the same connections. Only this file includes Beast (TOOLCHAIN.md section 4); the table
+// shapes (GSIs, LSI, stream, TTL) and their part of the request bodies are in loadgen_tables.cc.
 
 // clang-format off
 #include <utility>  // before any Asio header: Boost 1.74 awaitable.hpp needs std::exchange
@@ -40,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -51,6 +53,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "loadgen_tables.h"
 
 namespace ddb::bench {
 namespace {
@@ -95,6 +99,7 @@ struct Options {
   std::string label;
   uint64_t seed = 0;
   bool progress = true;
+  TableShape shape;  // --gsis, --lsi, --stream, --ttl and their fractions
 };
 
 void PrintUsage(FILE* out) {
@@ -132,6 +137,20 @@ void PrintUsage(FILE* out) {
       "  --label L           tag for the RESULT lines\n"
       "  --seed N            random seed (default: from the clock)\n"
       "  --no-progress       no progress line on stderr\n"
+      "Table shape (CreateTable, and the attributes every written item carries; give the same\n"
+      "flags with --no-create to write to a table created earlier):\n"
+      "  --gsis N            0, 1 or 2 GSIs, ProjectionType ALL: gsi1 on g1pk/g1sk (4096 hash\n"
+      "                      keys), gsi2 on g2pk/g2sk (512) (default 0)\n"
+      "  --lsi               one LSI, lsi1 on pk/lsk, ProjectionType ALL\n"
+      "  --stream            StreamSpecification NEW_AND_OLD_IMAGES\n"
+      "  --ttl ATTR          UpdateTimeToLive on ATTR after CreateTable (a server without it is\n"
+      "                      reported, not fatal); written items carry ATTR (N, Unix seconds)\n"
+      "  --expiring-fraction F  of written items, expire within --expire-after (default 0;\n"
+      "                      the rest expire in ~10 years)\n"
+      "  --expire-after S    seconds within which the expiring items expire (default 60)\n"
+      "  --index-move-fraction F  of UpdateItems on a table with indexes that also SET new\n"
+      "                      g1pk/g2pk/lsk values, moving the index entries (default 0.25)\n"
+      "  --gsi-query-fraction F  of Queries sent to gsi1 instead of the table (default 0)\n"
       "Prints a table per phase and machine-readable lines starting with RESULT.\n",
       out);
 }
@@ -148,6 +167,12 @@ double ParseDouble(const std::string& flag, const std::string& value, double min
   if (value.empty() || *end != '\0' || !std::isfinite(v) || v < min) {
     Usage("bad value for " + flag + ": '" + value + "'");
   }
+  return v;
+}
+
+double ParseFraction(const std::string& flag, const std::string& value) {
+  const double v = ParseDouble(flag, value, 0);
+  if (v > 1) Usage("bad value for " + flag + ": '" + value + "' (a fraction in [0, 1])");
   return v;
 }
 
@@ -179,6 +204,14 @@ Options ParseFlags(int argc, char** argv) {
     }
     if (flag == "--no-progress") {
       o.progress = false;
+      continue;
+    }
+    if (flag == "--lsi") {
+      o.shape.lsi = true;
+      continue;
+    }
+    if (flag == "--stream") {
+      o.shape.stream = true;
       continue;
     }
     std::string v;
@@ -242,6 +275,18 @@ Options ParseFlags(int argc, char** argv) {
       o.label = v;
     } else if (flag == "--seed") {
       o.seed = static_cast<uint64_t>(ParseInt(flag, v, 0, INT64_MAX));
+    } else if (flag == "--gsis") {
+      o.shape.gsis = static_cast<int>(ParseInt(flag, v, 0, 2));
+    } else if (flag == "--ttl") {
+      o.shape.ttl_attribute = v;
+    } else if (flag == "--expiring-fraction") {
+      o.shape.expiring_fraction = ParseFraction(flag, v);
+    } else if (flag == "--expire-after") {
+      o.shape.expire_after = ParseDouble(flag, v, 0);
+    } else if (flag == "--index-move-fraction") {
+      o.shape.index_move_fraction = ParseFraction(flag, v);
+    } else if (flag == "--gsi-query-fraction") {
+      o.shape.gsi_query_fraction = ParseFraction(flag, v);
     } else {
       Usage("unknown flag " + flag);
     }
@@ -255,6 +300,13 @@ Options ParseFlags(int argc, char** argv) {
   if (o.l2_writes != "put" && o.l2_writes != "transact") {
     Usage("--l2-writes must be put or transact");
   }
+  if (o.shape.gsi_query_fraction > 0 && o.shape.gsis == 0) {
+    Usage("--gsi-query-fraction needs --gsis 1 or 2");
+  }
+  if (o.shape.ttl_attribute.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-.") != std::string::npos) {
+    Usage("--ttl: an attribute name of letters, digits, '_', '-' and '.'");
+  }
   if (o.keyspace < 0) o.keyspace = std::max<int64_t>(1, o.preload);
   if (o.seed == 0) o.seed = static_cast<uint64_t>(Clock::now().time_since_epoch().count());
   return o;
@@ -262,13 +314,6 @@ Options ParseFlags(int argc, char** argv) {
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers and key choice
-
-uint64_t Mix64(uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 class Rng {
  public:
@@ -393,12 +438,13 @@ enum class Op : uint8_t {
   kTransactWriteItems,
   kCreateTable,
   kDescribeTable,
+  kUpdateTimeToLive,
 };
-constexpr size_t kOpCount = 9;
+constexpr size_t kOpCount = 10;
 constexpr std::array<std::string_view, kOpCount> kOpNames = {
-    "GetItem",      "PutItem",        "UpdateItem",         "Query",
-    "Scan",         "BatchWriteItem", "TransactWriteItems", "CreateTable",
-    "DescribeTable"};
+    "GetItem",       "PutItem",         "UpdateItem",         "Query",
+    "Scan",          "BatchWriteItem",  "TransactWriteItems", "CreateTable",
+    "DescribeTable", "UpdateTimeToLive"};
 
 std::string_view OpName(Op op) { return kOpNames[static_cast<size_t>(op)]; }
 
@@ -416,7 +462,8 @@ std::string RequestHead(const Options& o, Op op) {
 
 // Builds request bodies. Keys: item i of the preloaded data set has pk "p<i / items_per_pk>"
 // and sk "s<i % items_per_pk, 6 digits>"; new items (put, batchwrite, transact) get a pk with
-// this run's id, so a second run against the same table writes new keys too.
+// this run's id, so a second run against the same table writes new keys too. Items also carry
+// the table shape's index and TTL attributes (loadgen_tables.h).
 class Bodies {
  public:
   explicit Bodies(const Options& o)
@@ -438,15 +485,19 @@ class Bodies {
     return "n" + run_id_ + "-" + std::to_string(item / Ipp());
   }
 
-  // {"pk":..,"sk":..,"n":{"N":"0"},"data":{"S":"..."}} of about --item-size bytes (DynamoDB's
-  // size: attribute names plus values).
+  // {"pk":..,"sk":..,<shape attributes>,"n":{"N":"0"},"data":{"S":"..."}} of about --item-size
+  // bytes (DynamoDB's size: attribute names plus values).
   void AppendItem(std::string* out, const std::string& pk, int64_t item) const {
-    const int64_t overhead = 2 + static_cast<int64_t>(pk.size()) + 2 + 7 + 1 + 2 + 4;
+    std::string shape;
+    const int64_t shape_size =
+        AppendShapeAttributes(&shape, o_.shape, item, static_cast<int64_t>(std::time(nullptr)));
+    const int64_t overhead = 2 + static_cast<int64_t>(pk.size()) + 2 + 7 + 1 + 2 + 4 + shape_size;
     const int64_t data = std::max<int64_t>(1, o_.item_size - overhead);
     std::string key;
     AppendKey(&key, pk, item % Ipp());
     key.pop_back();  // reopen the object
     *out += key;
+    *out += shape;
     *out += R"(,"n":{"N":"0"},"data":{"S":")";
     out->append(filler_.data(), std::min<size_t>(data, filler_.size()));
     *out += R"("}})";
@@ -467,11 +518,12 @@ class Bodies {
     AppendItem(&b, pk, item);
     return b + "}";
   }
-  std::string UpdateItem(int64_t item) const {
+  // ADD 1 to n; on a table with indexes `random` sometimes also moves the index entries.
+  std::string UpdateItem(int64_t item, uint64_t random) const {
     std::string b = R"({"TableName":")" + o_.table + R"(","Key":)";
     AppendKey(&b, ExistingPk(item), item % Ipp());
-    return b + R"(,"UpdateExpression":"ADD #n :one","ExpressionAttributeNames":{"#n":"n"},)"
-               R"("ExpressionAttributeValues":{":one":{"N":"1"}}})";
+    AppendUpdateMembers(&b, o_.shape, random);
+    return b;
   }
   std::string Query(int64_t pk_number) const {
     return R"({"TableName":")" + o_.table +
@@ -479,6 +531,9 @@ class Bodies {
            R"("ExpressionAttributeValues":{":p":{"S":"p)" +
            std::to_string(pk_number) + R"("},":s":{"S":"s"}},"Limit":)" +
            std::to_string(o_.query_limit) + "}";
+  }
+  std::string QueryGsi(uint64_t gsi_pk) const {
+    return QueryGsiBody(o_.table, gsi_pk, o_.query_limit);
   }
   std::string Scan(const std::string& exclusive_start_key) const {
     std::string b =
@@ -502,13 +557,8 @@ class Bodies {
     AppendItem(&b, NewPk(item), item);
     return b + "}}]}";
   }
-  std::string CreateTable() const {
-    return R"({"TableName":")" + o_.table +
-           R"(","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},)"
-           R"({"AttributeName":"sk","AttributeType":"S"}],"KeySchema":[)"
-           R"({"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],)"
-           R"("BillingMode":"PAY_PER_REQUEST"})";
-  }
+  std::string CreateTable() const { return CreateTableBody(o_.table, o_.shape); }
+  std::string UpdateTimeToLive() const { return UpdateTimeToLiveBody(o_.table, o_.shape); }
   std::string DescribeTable() const { return R"({"TableName":")" + o_.table + R"("})"; }
 
  private:
@@ -906,9 +956,14 @@ bool Connection::Generate(Request* request) {
       break;
     }
     case Op::kUpdateItem:
-      request->body = bodies.UpdateItem(static_cast<int64_t>(runner_.items().Next(rng_)));
+      request->body =
+          bodies.UpdateItem(static_cast<int64_t>(runner_.items().Next(rng_)), rng_.Next());
       break;
     case Op::kQuery:
+      if (!phase.hot && rng_.Uniform01() < runner_.options().shape.gsi_query_fraction) {
+        request->body = bodies.QueryGsi(rng_.Below(kGsi1Pks));
+        break;
+      }
       request->body =
           bodies.Query(phase.hot ? runner_.options().hot_pk
                                  : static_cast<int64_t>(runner_.partitions().Next(rng_)));
@@ -927,6 +982,7 @@ bool Connection::Generate(Request* request) {
       break;
     case Op::kCreateTable:
     case Op::kDescribeTable:
+    case Op::kUpdateTimeToLive:
       request->body = bodies.DescribeTable();
       break;
   }
@@ -1134,8 +1190,26 @@ Reply Call(const Options& o, const tcp::endpoint& endpoint, Op op, const std::st
   return reply;
 }
 
-// CreateTable (an existing table is reused), then DescribeTable until ACTIVE. A server that
-// answers without a TableStatus (the floor server) counts as ready. Returns false on failure.
+// UpdateTimeToLive on the shape's attribute. A server without it (dynalite) or one that refuses
+// it is reported and the run goes on: the items still carry the attribute.
+void EnableTimeToLive(const Options& o, const tcp::endpoint& endpoint, const Bodies& bodies) {
+  Reply reply = Call(o, endpoint, Op::kUpdateTimeToLive, bodies.UpdateTimeToLive());
+  if (reply.io_error.empty() && reply.status == 200) {
+    std::printf("loadgen: Time to Live enabled on %s.%s\n", o.table.c_str(),
+                o.shape.ttl_attribute.c_str());
+    return;
+  }
+  const std::string why =
+      reply.io_error.empty() ? ErrorType(reply.status, reply.body) : reply.io_error;
+  std::printf(
+      "loadgen: UpdateTimeToLive failed (%s): items carry %s, but this server may not expire "
+      "them; continuing\n",
+      why.c_str(), o.shape.ttl_attribute.c_str());
+}
+
+// CreateTable (an existing table is reused), then DescribeTable until the table and all its
+// indexes are ACTIVE, then UpdateTimeToLive with --ttl. A server that answers without a
+// TableStatus (the floor server) counts as ready. Returns false on failure.
 bool CreateTable(const Options& o, const tcp::endpoint& endpoint, const Bodies& bodies) {
   Reply created = Call(o, endpoint, Op::kCreateTable, bodies.CreateTable());
   if (!created.io_error.empty()) {
@@ -1153,13 +1227,15 @@ bool CreateTable(const Options& o, const tcp::endpoint& endpoint, const Bodies& 
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(60);
   while (Clock::now() < deadline) {
     Reply described = Call(o, endpoint, Op::kDescribeTable, bodies.DescribeTable());
-    if (described.io_error.empty() && described.status == 200) {
-      std::optional<std::string_view> status = JsonMember(described.body, "TableStatus");
-      if (!status || *status == "\"ACTIVE\"") return true;
+    if (described.io_error.empty() && described.status == 200 &&
+        TableAndIndexesActive(described.body)) {
+      if (!o.shape.ttl_attribute.empty()) EnableTimeToLive(o, endpoint, bodies);
+      return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::fprintf(stderr, "loadgen: table %s did not become ACTIVE within 60 s\n", o.table.c_str());
+  std::fprintf(stderr, "loadgen: table %s (or an index) did not become ACTIVE within 60 s\n",
+               o.table.c_str());
   return false;
 }
 
@@ -1301,9 +1377,10 @@ int Main(int argc, char** argv) {
 
   std::printf(
       "loadgen: %s:%d workload=%s connections=%d threads=%d item-size=%d keys=%s "
-      "keyspace=%" PRId64 " items-per-pk=%d seed=%" PRIu64 "\n",
+      "keyspace=%" PRId64 " items-per-pk=%d seed=%" PRIu64 " table=%s shape=%s\n",
       o.host.c_str(), o.port, o.workload.c_str(), o.connections, o.threads, o.item_size,
-      o.keys.c_str(), o.keyspace, o.items_per_pk, o.seed);
+      o.keys.c_str(), o.keyspace, o.items_per_pk, o.seed, o.table.c_str(),
+      o.shape.Describe().c_str());
   std::fflush(stdout);
 
   Runner runner(o, endpoint);
