@@ -75,7 +75,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->gsi_applier = std::make_unique<GsiApplier>(
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
       static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
-  impl->gsi_applier->Start();
+  if (impl->GsisInline()) {
+    // GSIs are written with their items; a backlog left by a run with simulated lag (or
+    // by a crash during one) is applied before the first request.
+    impl->gsi_applier->Drain();
+  } else {
+    impl->gsi_applier->Start();
+  }
   // Time to Live: expired items are deleted within seconds (the service takes up to days).
   Impl* raw = impl.get();
   impl->ttl_sweeper = std::thread([raw] {
@@ -257,12 +263,18 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
     std::optional<uint64_t> put = AddTtlEntryUpdates(table_id, *ttl, key, old, updated, batch);
     if (put) ttl_notes.Note(table_id, *put);
   }
-  // GSIs learn of the write from the change log, appended in the same batch; the sequence
-  // is taken under the item's lock so that one item's changes are logged in order. The
-  // table's stream gets a record with the same sequence, unless nothing changed (the
-  // service writes no stream record for a write that leaves the item as it was).
+  // GSIs: in read-your-writes mode (the default) their entries go into this batch, as the
+  // LSIs' do; with simulated lag they learn of the write from the change log, appended in
+  // the same batch, with the sequence taken under the item's lock so that one item's
+  // changes are logged in order. The table's stream gets a record with the same sequence,
+  // unless nothing changed (the service writes no stream record for a write that leaves
+  // the item as it was).
   const TableDescription& d = current->description;
   bool gsi = current->has_gsi();
+  if (gsi && GsisInline()) {
+    AddIndexUpdates(*current, /*global=*/true, old, updated, batch, nullptr, storage.get());
+    gsi = false;
+  }
   bool stream = d.stream_specification && d.latest_stream_label && (old || updated) &&
                 !(old && updated && *old == *updated);
   if (gsi || stream) {

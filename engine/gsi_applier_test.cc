@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -170,8 +171,14 @@ class GsiApplierTest : public ::testing::Test {
   std::unique_ptr<Engine> engine_;
 };
 
-TEST_F(GsiApplierTest, ConcurrentWritersAllLandInTheIndex) {
-  Open();
+class GsiModesTest : public GsiApplierTest, public ::testing::WithParamInterface<int> {};
+
+// Both GSI paths: entries written with the items (delay 0, the default) and entries fed
+// through the change log and the applier (simulated lag).
+INSTANTIATE_TEST_SUITE_P(InlineAndApplier, GsiModesTest, ::testing::Values(0, 1));
+
+TEST_P(GsiModesTest, ConcurrentWritersAllLandInTheIndex) {
+  Open(GetParam());
   ASSERT_TRUE(engine_->CreateTable(ctx_, GsiTable()).ok());
   constexpr int kThreads = 8, kWrites = 500, kKeys = 400;
   std::vector<std::thread> writers;
@@ -192,8 +199,10 @@ TEST_F(GsiApplierTest, ConcurrentWritersAllLandInTheIndex) {
   }
   for (auto& w : writers) w.join();
   EXPECT_EQ(failures.load(), 0);
-  // Read-your-writes: every write answered once its change was applied, so the index holds
-  // exactly one entry per key, under the key's last g.
+  for (int i = 0; i < 500 && engine_->GetMetrics().gsi_pending_changes > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The index holds exactly one entry per key, under the key's last g.
   EXPECT_EQ(IndexCount(), kKeys);
   std::set<std::string> all;
   for (const std::string& g : {"final", "g0", "g1", "g2", "g3", "g4", "g5", "g6"}) {
@@ -203,6 +212,71 @@ TEST_F(GsiApplierTest, ConcurrentWritersAllLandInTheIndex) {
   Engine::Metrics m = engine_->GetMetrics();
   EXPECT_EQ(m.gsi_pending_changes, 0u);
   EXPECT_EQ(m.gsi_wait_timeouts, 0u);
+}
+
+TEST_P(GsiModesTest, AGsiAddedWhileWritersRunIsExactWhenActive) {
+  Open(GetParam());
+  CreateTableRequest plain = GsiTable();
+  plain.global_secondary_indexes.clear();
+  plain.attribute_definitions.resize(1);
+  ASSERT_TRUE(engine_->CreateTable(ctx_, plain).ok());
+  for (int i = 0; i < 3000; ++i) Put("k" + std::to_string(i), "g" + std::to_string(i % 5));
+  std::atomic<bool> done{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !done; ++i) {
+        int key = (i * 7 + t * 1000) % 3500;  // some new keys, most rewritten
+        PutItemRequest req;
+        req.table_name = "tbl";
+        req.item = {{"pk", AttributeValue::S("k" + std::to_string(key))}};
+        if ((i + t) % 4 != 0) req.item["g"] = AttributeValue::S("g" + std::to_string(i % 5));
+        EXPECT_TRUE(engine_->PutItem(req).ok());
+      }
+    });
+  }
+  UpdateTableRequest add;
+  add.table_name = "tbl";
+  add.attribute_definitions = {{"g", ScalarType::kS}};
+  GlobalSecondaryIndexUpdate create;
+  create.index = GsiTable().global_secondary_indexes.at(0);
+  add.global_secondary_index_updates = {create};
+  ASSERT_TRUE(engine_->UpdateTable(ctx_, add).ok());
+  auto active = [&] {
+    auto d = engine_->DescribeTable(ctx_, "tbl");
+    return d.ok() && d->global_secondary_indexes.at(0).index_status == "ACTIVE";
+  };
+  for (int i = 0; i < 1000 && !active(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  done = true;
+  for (auto& w : writers) w.join();
+  ASSERT_TRUE(active());
+  for (int i = 0; i < 500 && engine_->GetMetrics().gsi_pending_changes > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // Every item with g is listed once, under its g, and the count agrees.
+  ScanRequest scan;
+  scan.table_name = "tbl";
+  scan.consistent_read = true;
+  std::map<std::string, std::string> expected;
+  for (;;) {
+    auto r = engine_->Scan(scan);
+    ASSERT_TRUE(r.ok());
+    for (const Item& item : r->items) {
+      if (item.count("g")) expected[item.at("pk").scalar()] = item.at("g").scalar();
+    }
+    if (!r->last_evaluated_key) break;
+    scan.exclusive_start_key = r->last_evaluated_key;
+  }
+  std::map<std::string, std::string> listed;
+  for (int g = 0; g < 5; ++g) {
+    for (const std::string& k : IndexKeys("g" + std::to_string(g))) {
+      EXPECT_TRUE(listed.emplace(k, "g" + std::to_string(g)).second) << k;
+    }
+  }
+  EXPECT_EQ(listed, expected);
+  EXPECT_EQ(IndexCount(), static_cast<int64_t>(expected.size()));
 }
 
 TEST_F(GsiApplierTest, BacklogLeftByAStopIsAppliedAfterRestart) {
@@ -261,9 +335,13 @@ TEST_F(GsiApplierTest, AnUnreadableRecordIsSkippedAndCountedWithoutStallingWrite
 }
 
 TEST_F(GsiApplierTest, TheChangeLogHoldsOnlyWhatIsNotYetApplied) {
-  Open();
+  Open(/*propagation_delay_ms=*/1);  // GSIs fed by the change log and the applier
   ASSERT_TRUE(engine_->CreateTable(ctx_, GsiTable()).ok());
   for (int i = 0; i < 3000; ++i) Put("k" + std::to_string(i % 50), "g" + std::to_string(i % 3));
+  for (int i = 0; i < 500 && engine_->GetMetrics().gsi_pending_changes > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(IndexCount(), 50);
   engine_.reset();
   auto storage = Storage::Open(StorageOptions{dir_.path(), false});
   ASSERT_TRUE(storage.ok());

@@ -9,10 +9,14 @@ namespace ddb {
 
 void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
                      const std::optional<Item>& new_item, Storage::Batch* batch,
-                     IndexStatsDeltas* stats) {
+                     IndexStatsDeltas* stats, Storage* backfilled) {
   for (const IndexSchema& index : table.indexes) {
     if (index.global != global) continue;
     std::optional<IndexEntryData> before = old_item ? IndexEntry(index, *old_item) : std::nullopt;
+    if (before && backfilled && index.backfilling) {
+      Result<std::optional<std::string>> found = backfilled->Get(Cf::kIndexes, before->key);
+      if (found.ok() && !found.value()) before.reset();  // not written yet: nothing to undo
+    }
     std::optional<IndexEntryData> after = new_item ? IndexEntry(index, *new_item) : std::nullopt;
     if (before && after && before->key == after->key && before->value == after->value) continue;
     if (before && (!after || before->key != after->key)) batch->Delete(Cf::kIndexes, before->key);
@@ -91,8 +95,20 @@ void GsiApplier::Run() {
   }
   // Drain what is ready so that a clean shutdown leaves no backlog (a crash may; the
   // watermark makes the next start apply it).
-  while (propagation_delay_ms_ == 0 && ApplyChunk() == Round::kApplied) {
+  if (propagation_delay_ms_ == 0) {
+    Drain();
+  } else {
+    TrimApplied();  // what is not yet old enough stays for the next start
   }
+}
+
+void GsiApplier::Drain() {
+  while (ApplyChunk() == Round::kApplied) {
+  }
+  TrimApplied();
+}
+
+void GsiApplier::TrimApplied() {
   std::lock_guard lock(apply_mu_);
   uint64_t applied = watermark_.load();
   if (applied > trimmed_to_) {

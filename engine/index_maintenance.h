@@ -25,10 +25,14 @@ namespace ddb {
 // it twice leaves the same entries (counters are kept exact by applying each change once).
 // With "stats" given, the counter deltas are added there (index id -> (items, bytes))
 // instead of to the batch, for a caller that writes many changes in one batch.
+// With "backfilled" given, an index still being backfilled (IndexSchema::backfilling) has
+// the old entry looked up there rather than assumed from the old image (the backfill may
+// not have written it yet), so its counters stay exact while the backfill runs; REQUIRES
+// then that the item's stripe lock is held (the backfill writes entries under it).
 using IndexStatsDeltas = std::map<uint32_t, std::pair<int64_t, int64_t>>;
 void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<Item>& old_item,
                      const std::optional<Item>& new_item, Storage::Batch* batch,
-                     IndexStatsDeltas* stats = nullptr);
+                     IndexStatsDeltas* stats = nullptr, Storage* backfilled = nullptr);
 
 // Applies change records to GSIs in sequence order and records the last applied sequence
 // durably (meta "gsi_watermark") in the same batch as the entries, so a restart neither
@@ -46,6 +50,9 @@ class GsiApplier {
   ~GsiApplier();  // stops the thread
   void Start();
   void Stop();
+  // Applies everything ready now on the calling thread and trims it (a backlog found on
+  // open, when no thread is started).
+  void Drain();
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
@@ -65,6 +72,7 @@ class GsiApplier {
   // Applies one chunk: kIdle when nothing has committed past the watermark, kNotReady when
   // what has is not old enough yet (propagation delay), kFailed on a storage error.
   Round ApplyChunk();
+  void TrimApplied();  // range-deletes every applied record not yet trimmed
 
   Storage* storage_;
   Catalog* catalog_;

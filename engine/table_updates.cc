@@ -401,6 +401,14 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
       std::optional<IndexEntryData> entry = IndexEntry(*index, *item.value());
       if (!entry) continue;
       Storage::Batch batch(*storage);
+      if (GsisInline()) {
+        // Writers keep this index exact meanwhile (AddIndexUpdates looks their old entry
+        // up), so the walk counts only the entries it adds.
+        Result<std::optional<std::string>> found = storage->Get(Cf::kIndexes, entry->key);
+        if (!found.ok()) return;
+        if (found.value()) continue;
+        batch.AddToStats(StatsKey(index->index_id), 1, entry->size);
+      }
       batch.Put(Cf::kIndexes, entry->key, entry->value);
       if (!storage->Write(batch).ok()) return;
     }
@@ -408,6 +416,8 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
     next = keys.back();
     next.push_back('\0');
   }
+  if (stopping) return;  // resumes on the next start (see Open)
+  if (GsisInline()) return MarkBackfilled(table_name, index_name);
   // Recount once the applier has applied every change logged before the walk ended: those
   // changes' deltas assumed entries this walk may already have written. Later changes find
   // the entries as their old images left them, so their deltas are exact again.
@@ -435,6 +445,10 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
   Storage::Batch batch(*storage);
   batch.SetStats(StatsKey(index->index_id), count, size);
   if (!storage->Write(batch).ok()) return;
+  MarkBackfilled(table_name, index_name);
+}
+
+void Engine::Impl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
   catalog
       ->Update(table_name,
                [&](TableDescription* d) {
