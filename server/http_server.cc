@@ -43,6 +43,7 @@
 #include "server/engine_slots.h"
 #include "server/log.h"
 #include "server/sigv4.h"
+#include "server/spare_threads.h"
 
 namespace ddb::server {
 namespace {
@@ -338,6 +339,7 @@ class HttpServer::Impl {
     for (std::thread& t : threads_) {
       if (t.joinable()) t.join();
     }
+    if (spares_) spares_->Stop();
     if (engine_slots_) engine_slots_->DiscardParked();
   }
 
@@ -346,8 +348,8 @@ class HttpServer::Impl {
   void Stop();
   uint16_t port() const { return port_; }
 
-  // Threads running ioc_: the I/O threads plus one per engine slot, so that with every slot
-  // in a (blocked) engine call, options.threads threads are still free.
+  // Threads that may run ioc_: the I/O threads plus one spare per engine slot, so that with
+  // every slot in a (blocked) engine call, options.threads threads are still free.
   static int ThreadCount(const ServerOptions& options) {
     return std::max(1, options.threads) + std::max(0, options.engine_threads);
   }
@@ -357,6 +359,13 @@ class HttpServer::Impl {
   // Admission of engine calls; null with options.engine_threads == 0 (no limit: every call
   // runs where its request was read, as a handler for floor_server does).
   EngineSlots* engine_slots() const { return engine_slots_.get(); }
+  // Bracket an engine call (with a slot held), so that a long one is compensated by a spare.
+  void EnterEngine() {
+    if (spares_) spares_->Enter();
+  }
+  void LeaveEngine() {
+    if (spares_) spares_->Leave();
+  }
   const ServerOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -366,7 +375,7 @@ class HttpServer::Impl {
   void DoAccept();
   void OnAccept(beast::error_code ec, tcp::socket socket);
   void BeginShutdown();  // on strand_
-  void RunThread();
+  void RunThread(int index);
 
   const RequestHandler handler_;
   const ServerOptions options_;
@@ -389,6 +398,9 @@ class HttpServer::Impl {
   // Parked continuations hold sessions and io_context work: emptied once the threads are
   // joined (Run, ~Impl), before ioc_ and the session registry go.
   std::unique_ptr<EngineSlots> engine_slots_;
+  // Threads that serve ioc_ while I/O threads are held up in engine calls; created by Run()
+  // with engine slots, stopped after the I/O threads are joined.
+  std::unique_ptr<SpareThreads> spares_;
 };
 
 namespace {
@@ -689,7 +701,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
+    server_.EnterEngine();
     InvokeHandler();
+    server_.LeaveEngine();
     if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
     FinishRequest();
   }
@@ -907,7 +921,8 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   DoAccept();
 }
 
-void HttpServer::Impl::RunThread() {
+void HttpServer::Impl::RunThread(int index) {
+  if (spares_) spares_->Attach(index);
   // Handlers catch their own exceptions; this only keeps a stray one from killing a thread.
   while (true) {
     try {
@@ -920,9 +935,24 @@ void HttpServer::Impl::RunThread() {
 }
 
 void HttpServer::Impl::Run() {
-  const int n = ThreadCount(options_);
+  const int n = std::max(1, options_.threads);
+  if (engine_slots_) {
+    SpareThreads::Options spare_options;
+    spare_options.loop_threads = n;
+    spare_options.spares = options_.engine_threads;
+    spares_ = std::make_unique<SpareThreads>(spare_options, [this] {
+      if (ioc_.stopped()) return false;
+      try {
+        ioc_.run_one_for(std::chrono::milliseconds(5));
+      } catch (...) {
+        Log(LogLevel::kError, "exception escaped a handler: " + DescribeCurrentException());
+      }
+      return true;
+    });
+    spares_->Start();
+  }
   threads_.reserve(n);
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { RunThread(); });
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { RunThread(i); });
 
   bool drained = true;
   {
@@ -939,6 +969,8 @@ void HttpServer::Impl::Run() {
   // With the acceptor closed, signals cancelled and no sessions, run() runs out of work.
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // A spare still in a handler (after ioc_.stop()) finishes it first.
+  if (spares_) spares_->Stop();
   // Every engine call has returned: they run on the threads just joined, so the engine may
   // be closed once Run() returns. Drained: nothing is parked (a parked continuation holds its
   // session). Otherwise the requests still parked are dropped with their connections.
