@@ -41,16 +41,17 @@ struct ServerOptions {
   // engine slot (health check, /metrics, CORS preflight, 404/405); see engine_threads.
   // Default: DefaultThreadCount()
   int threads = DefaultThreadCount();
-  // Further threads for DynamoDB operations (POST /), and the most operations that run at
-  // once: the server runs threads + engine_threads threads and lets at most engine_threads of
-  // them be in an engine call, so that calls blocked on a GSI wait (up to ~2 s) leave
-  // `threads` threads for accepting, health checks, /metrics and other connections. An
-  // operation arriving while all are busy waits its turn (FIFO) without being dropped; its
-  // connection reads nothing more meanwhile (one request in flight per connection). 0: no
-  // limit and no extra threads, every operation runs on the thread that read it (bench/
-  // floor_server, measuring HTTP alone). Engine work is mostly CPU, which nproc threads
-  // saturate; the extra threads cover calls that wait (GSI read-your-writes, RocksDB reads
-  // from disk), so that a burst of blocked writes still leaves room for reads.
+  // The most DynamoDB operations (POST /) that run at once, and as many spare threads. An
+  // operation runs on the I/O thread that read it; one that lasts (>= 1 ms: a write waiting
+  // for the GSI applier, up to ~2 s) gets a spare thread serving HTTP in its place, so that
+  // blocked calls leave `threads` threads for accepting, health checks, /metrics and other
+  // connections. An operation arriving while all slots are busy waits its turn (FIFO) without
+  // being dropped; its connection reads nothing more meanwhile (one request in flight per
+  // connection). 0: no limit and no spares, every operation runs on the thread that read it
+  // (bench/floor_server, measuring HTTP alone). Engine work is mostly CPU, which nproc
+  // threads saturate; more slots cover calls that wait (GSI read-your-writes, RocksDB reads
+  // from disk), so that a burst of blocked writes still leaves room for reads. Idle spares
+  // sleep apart from the I/O threads and cost nothing per request.
   // Default: DefaultEngineThreadCount(), max(8, 4 * nproc)
   int engine_threads = DefaultEngineThreadCount();
   // Stderr verbosity; kDebug adds one line per request. Default: LogLevel::kInfo

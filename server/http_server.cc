@@ -477,7 +477,8 @@ using RequestParser = http::request_parser<http::string_body, ArenaAllocator<cha
 // write; no http::response or serializer. Timeouts: one steady_timer per session that is
 // re-armed only when it fires (or when a deadline moves earlier), instead of a timer wait and
 // cancel per socket operation as beast::tcp_stream does; each phase (reading a header,
-// reading a body, writing a response) gets options.read_timeout, as before.
+// reading a body, writing a response) gets options.read_timeout, as before; a request
+// parked for an engine slot has no deadline. Engine calls: see HandleRequest.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   using Clock = std::chrono::steady_clock;
