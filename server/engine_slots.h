@@ -1,9 +1,10 @@
 // EngineSlots: admission for engine calls, so that calls that block (a write to a table with
 // a GSI waits up to ~2 s for the GSI applier) never occupy every thread of the server.
 //
-// The server runs its io_context on `threads + engine_threads` threads and lets at most
-// `engine_threads` of them be inside an engine call at once (one slot each); the other
-// `threads` are always free for accepting, reading and writing, health checks and /metrics.
+// The server lets at most `engine_threads` calls run at once (one slot each) and keeps as
+// many spare threads (spare_threads.h) that serve the io_context while calls hold the I/O
+// threads up, so that with every slot taken `threads` threads still serve accepting, reading
+// and writing, health checks and /metrics.
 // A call that gets a slot runs at once on the thread that read its request: no handoff to
 // another thread, no wake-up, only this class's uncontended mutex. A call that finds every
 // slot taken parks its continuation (FIFO); the call that next releases a slot passes the slot
