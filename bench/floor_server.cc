@@ -126,6 +126,9 @@ int RunDdbHttp(const std::string& host, int port, int threads) {
   options.host = host;
   options.port = static_cast<uint16_t>(port);
   options.threads = threads;
+  // The floor measures HTTP alone: the constant handler runs inline on the I/O threads, with
+  // no engine pool handoff (which ddb-server pays per DynamoDB request).
+  options.engine_threads = 0;
   server::SetLogLevel(server::LogLevel::kWarn);
   server::HttpServer http(
       [](server::HttpRequest*) {

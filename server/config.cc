@@ -1,5 +1,6 @@
 #include "server/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <thread>
@@ -30,6 +31,8 @@ int DefaultThreadCount() {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
+int DefaultEngineThreadCount() { return std::max(8, 4 * DefaultThreadCount()); }
+
 std::string Usage(std::string_view program) {
   std::string usage = "Usage: ";
   usage.append(program);
@@ -42,7 +45,12 @@ std::string Usage(std::string_view program) {
       "  --host H         address to bind (default 127.0.0.1)\n"
       "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
-      "  --threads N      server threads (default: number of CPUs)\n"
+      "  --threads N      HTTP I/O threads (default: number of CPUs)\n"
+      "  --engine-threads N\n"
+      "                   DynamoDB operations that may run at once (more wait their\n"
+      "                   turn), and as many spare threads that serve HTTP while\n"
+      "                   operations hold the I/O threads up (default: max(8, 4 x CPUs));\n"
+      "                   0: no limit and no spares\n"
       "  --log-level L    error, warn, info or debug (default info)\n"
       "  --gsi-propagation-delay-ms N\n"
       "                   apply changes to global secondary indexes no sooner than N ms\n"
@@ -90,8 +98,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       continue;
     }
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
-        flag != "--log-level" && flag != "--gsi-propagation-delay-ms" &&
-        flag != "--partition-split-bytes") {
+        flag != "--engine-threads" && flag != "--log-level" &&
+        flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -119,6 +127,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> threads = ParseInt(value, 1, 1024);
       if (!threads) return BadValue(flag, value, "a thread count in 1..1024");
       options.threads = static_cast<int>(*threads);
+    } else if (flag == "--engine-threads") {
+      std::optional<int64_t> threads = ParseInt(value, 0, 1024);
+      if (!threads) return BadValue(flag, value, "a thread count in 0..1024");
+      options.engine_threads = static_cast<int>(*threads);
     } else if (flag == "--partition-split-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");

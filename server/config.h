@@ -17,6 +17,9 @@ namespace ddb::server {
 // std::thread::hardware_concurrency(), or 1 when the platform cannot tell (it returns 0).
 int DefaultThreadCount();
 
+// max(8, 4 * DefaultThreadCount()): the default of ServerOptions::engine_threads.
+int DefaultEngineThreadCount();
+
 struct ServerOptions {
   // TCP port to listen on; 0 binds an ephemeral port, which the server reports at startup.
   // Default: 8000 (DynamoDB Local's port)
@@ -34,9 +37,23 @@ struct ServerOptions {
   bool simulate_capacity = false;
   // Item bytes at which a simulated partition splits. Default: 10 GB
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
-  // Threads running the io_context; each also runs engine calls synchronously.
+  // Threads for accepting, reading and writing HTTP, and for the requests that need no
+  // engine slot (health check, /metrics, CORS preflight, 404/405); see engine_threads.
   // Default: DefaultThreadCount()
   int threads = DefaultThreadCount();
+  // The most DynamoDB operations (POST /) that run at once, and as many spare threads. An
+  // operation runs on the I/O thread that read it; one that lasts (>= 1 ms: a write waiting
+  // for the GSI applier, up to ~2 s) gets a spare thread serving HTTP in its place, so that
+  // blocked calls leave `threads` threads for accepting, health checks, /metrics and other
+  // connections. An operation arriving while all slots are busy waits its turn (FIFO) without
+  // being dropped; its connection reads nothing more meanwhile (one request in flight per
+  // connection). 0: no limit and no spares, every operation runs on the thread that read it
+  // (bench/floor_server, measuring HTTP alone). Engine work is mostly CPU, which nproc
+  // threads saturate; more slots cover calls that wait (GSI read-your-writes, RocksDB reads
+  // from disk), so that a burst of blocked writes still leaves room for reads. Idle spares
+  // sleep apart from the I/O threads and cost nothing per request.
+  // Default: DefaultEngineThreadCount(), max(8, 4 * nproc)
+  int engine_threads = DefaultEngineThreadCount();
   // Stderr verbosity; kDebug adds one line per request. Default: LogLevel::kInfo
   LogLevel log_level = LogLevel::kInfo;
   // Largest accepted request body; larger requests get 413 and the connection is closed.
@@ -56,10 +73,11 @@ struct ServerOptions {
 // The --help text, starting with "Usage: <program> [flags]".
 std::string Usage(std::string_view program);
 
-// Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --log-level L and --help
-// (-h), each value flag also as --flag=value. Later flags override earlier ones.
-// Errors: kValidation (unknown flag, missing or malformed value, positional argument); the
-// message names the flag and is meant to be printed before Usage().
+// Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
+// --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
+// --partition-split-bytes N and --help (-h), each value flag also as --flag=value. Later flags
+// override earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
+// argument); the message names the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);
 
 }  // namespace ddb::server

@@ -15,9 +15,11 @@
 #include <array>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -38,8 +40,10 @@
 
 #include "engine/engine.h"
 #include "protocol/handler.h"
+#include "server/engine_slots.h"
 #include "server/log.h"
 #include "server/sigv4.h"
+#include "server/spare_threads.h"
 
 namespace ddb::server {
 namespace {
@@ -319,11 +323,14 @@ class HttpServer::Impl {
   Impl(RequestHandler handler, const ServerOptions& options)
       : handler_(std::move(handler)),
         options_(options),
-        ioc_(std::max(1, options.threads)),
+        ioc_(ThreadCount(options)),
         strand_(asio::make_strand(ioc_)),
         acceptor_(strand_),
         signals_(strand_, SIGINT, SIGTERM),
-        accept_retry_timer_(strand_) {}
+        accept_retry_timer_(strand_),
+        engine_slots_(options.engine_threads > 0
+                          ? std::make_unique<EngineSlots>(options.engine_threads)
+                          : nullptr) {}
 
   ~Impl() {
     // Only reached without Run() having joined (e.g. Start() then destruction): make sure no
@@ -332,6 +339,8 @@ class HttpServer::Impl {
     for (std::thread& t : threads_) {
       if (t.joinable()) t.join();
     }
+    if (spares_) spares_->Stop();
+    if (engine_slots_) engine_slots_->DiscardParked();
   }
 
   Status Start();
@@ -339,8 +348,24 @@ class HttpServer::Impl {
   void Stop();
   uint16_t port() const { return port_; }
 
+  // Threads that may run ioc_: the I/O threads plus one spare per engine slot, so that with
+  // every slot in a (blocked) engine call, options.threads threads are still free.
+  static int ThreadCount(const ServerOptions& options) {
+    return std::max(1, options.threads) + std::max(0, options.engine_threads);
+  }
+
   // Used by sessions, from their strands.
   HttpResponse Handle(HttpRequest* request) const { return handler_(request); }
+  // Admission of engine calls; null with options.engine_threads == 0 (no limit: every call
+  // runs where its request was read, as a handler for floor_server does).
+  EngineSlots* engine_slots() const { return engine_slots_.get(); }
+  // Bracket an engine call (with a slot held), so that a long one is compensated by a spare.
+  void EnterEngine() {
+    if (spares_) spares_->Enter();
+  }
+  void LeaveEngine() {
+    if (spares_) spares_->Leave();
+  }
   const ServerOptions& options() const { return options_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -350,7 +375,7 @@ class HttpServer::Impl {
   void DoAccept();
   void OnAccept(beast::error_code ec, tcp::socket socket);
   void BeginShutdown();  // on strand_
-  void RunThread();
+  void RunThread(int index);
 
   const RequestHandler handler_;
   const ServerOptions options_;
@@ -370,6 +395,12 @@ class HttpServer::Impl {
   asio::steady_timer accept_retry_timer_;
   uint16_t port_ = 0;
   std::vector<std::thread> threads_;
+  // Parked continuations hold sessions and io_context work: emptied once the threads are
+  // joined (Run, ~Impl), before ioc_ and the session registry go.
+  std::unique_ptr<EngineSlots> engine_slots_;
+  // Threads that serve ioc_ while I/O threads are held up in engine calls; created by Run()
+  // with engine slots, stopped after the I/O threads are joined.
+  std::unique_ptr<SpareThreads> spares_;
 };
 
 namespace {
@@ -423,6 +454,14 @@ class ArenaAllocator {
   HeaderArena* arena_;
 };
 
+// The requests that need an engine slot: DynamoDB operations (POST /, whatever the query
+// string). Everything else Route answers without the engine or with a call that takes no
+// lock a blocked one holds (GET /metrics: Engine::GetMetrics), so it needs no slot and answers
+// while every slot is busy: health checks, CORS preflights, 404 and 405.
+bool IsEngineRequest(const HttpRequest& request) {
+  return request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/";
+}
+
 using RequestMessage = http::request<http::string_body, http::basic_fields<ArenaAllocator<char>>>;
 using RequestParser = http::request_parser<http::string_body, ArenaAllocator<char>>;
 
@@ -438,7 +477,8 @@ using RequestParser = http::request_parser<http::string_body, ArenaAllocator<cha
 // write; no http::response or serializer. Timeouts: one steady_timer per session that is
 // re-armed only when it fires (or when a deadline moves earlier), instead of a timer wait and
 // cancel per socket operation as beast::tcp_stream does; each phase (reading a header,
-// reading a body, writing a response) gets options.read_timeout, as before.
+// reading a body, writing a response) gets options.read_timeout, as before; a request
+// parked for an engine slot has no deadline. Engine calls: see HandleRequest.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   using Clock = std::chrono::steady_clock;
@@ -585,76 +625,116 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     DoClose();
   }
 
+  // Reads the message into request_ and answers it; an engine request (POST /, see
+  // IsEngineRequest) first needs an engine slot and may wait for one, parked. Until the
+  // response is written the session reads nothing further, so the parser, whose message
+  // request_'s views point into, stays as it is; a parked continuation's reference keeps the
+  // session alive.
   void HandleRequest() {
-    const auto start = std::chrono::steady_clock::now();
+    start_ = Clock::now();
     RequestMessage& message = parser_->get();
-    const unsigned version = message.version();
-    const bool keep_alive = message.keep_alive();
-    bool json_1_1 = false;
-    HttpRequest request;
-    HttpResponse response;
-    // The session boundary: an exception from anything below (std::bad_alloc, a bug) becomes
-    // InternalServerError for this request and the connection carries on.
-    try {
-      request.method = message.method_string();
-      request.target = message.target();
-      // One pass over the fields instead of a lookup per header. The first of repeated
-      // fields wins, as with message[name].
-      bool host = false, content_type = false, amz_target = false;
-      for (const auto& f : message) {
-        switch (f.name()) {
-          case http::field::host:
-            if (!std::exchange(host, true)) request.host = f.value();
-            break;
-          case http::field::content_type:
-            if (!std::exchange(content_type, true)) request.content_type = f.value();
-            break;
-          case http::field::authorization:
-            if (!request.authorization) request.authorization = f.value();
-            break;
-          case http::field::origin:
-            if (request.origin.empty()) request.origin = f.value();
-            break;
-          case http::field::content_encoding:
-            if (request.content_encoding.empty()) request.content_encoding = f.value();
-            break;
-          case http::field::access_control_request_method:
-            if (request.cors_request_method.empty()) request.cors_request_method = f.value();
-            break;
-          case http::field::access_control_request_headers:
-            if (request.cors_request_headers.empty()) request.cors_request_headers = f.value();
-            break;
-          case http::field::unknown:
-            if (!amz_target && beast::iequals(f.name_string(), "X-Amz-Target")) {
-              amz_target = true;
-              request.amz_target = f.value();
-            }
-            break;
-          default:
-            break;
-        }
+    version_ = message.version();
+    keep_alive_ = message.keep_alive();
+    request_ = HttpRequest();
+    request_.method = message.method_string();
+    request_.target = message.target();
+    // One pass over the fields instead of a lookup per header. The first of repeated fields
+    // wins, as with message[name].
+    bool host = false, content_type = false, amz_target = false;
+    for (const auto& f : message) {
+      switch (f.name()) {
+        case http::field::host:
+          if (!std::exchange(host, true)) request_.host = f.value();
+          break;
+        case http::field::content_type:
+          if (!std::exchange(content_type, true)) request_.content_type = f.value();
+          break;
+        case http::field::authorization:
+          if (!request_.authorization) request_.authorization = f.value();
+          break;
+        case http::field::origin:
+          if (request_.origin.empty()) request_.origin = f.value();
+          break;
+        case http::field::content_encoding:
+          if (request_.content_encoding.empty()) request_.content_encoding = f.value();
+          break;
+        case http::field::access_control_request_method:
+          if (request_.cors_request_method.empty()) request_.cors_request_method = f.value();
+          break;
+        case http::field::access_control_request_headers:
+          if (request_.cors_request_headers.empty()) request_.cors_request_headers = f.value();
+          break;
+        case http::field::unknown:
+          if (!amz_target && beast::iequals(f.name_string(), "X-Amz-Target")) {
+            amz_target = true;
+            request_.amz_target = f.value();
+          }
+          break;
+        default:
+          break;
       }
-      request.body = std::move(message.body());
-      json_1_1 = UsesJson11(request.content_type);
-      response = server_.Handle(&request);
-    } catch (...) {
-      Log(LogLevel::kError, "request " + std::string(request.amz_target) +
-                                " failed with an exception: " + DescribeCurrentException());
-      response = DynamoErrorResponse(Error::Internal("Internal server error"), json_1_1);
     }
+    request_.body = std::move(message.body());
+    json_1_1_ = UsesJson11(request_.content_type);
+
+    EngineSlots* slots = server_.engine_slots();
+    if (!slots || !IsEngineRequest(request_)) {
+      InvokeHandler();
+      return FinishRequest();
+    }
+    // An engine call runs here, on this session's strand, once it holds a slot; the timer
+    // cannot fire meanwhile (its handler waits for the strand) and WriteResponse sets the
+    // next deadline.
+    if (slots->TryAcquire()) return RunEngineCall();
+    // Every slot is taken: park until a finishing call passes its slot on. The session reads
+    // nothing meanwhile, and no deadline runs: the wait is the server's, not the client's.
+    // The tracked executor counts as io_context work while parked, so the threads cannot run
+    // out of work and return under a parked request.
+    deadline_ = Clock::time_point::max();  // OnTimer re-arms instead of closing
+    auto resume = [self = shared_from_this(),
+                   executor = asio::prefer(socket_.get_executor(),
+                                           asio::execution::outstanding_work.tracked)] {
+      asio::post(executor, beast::bind_front_handler(&Session::RunEngineCall, self));
+    };
+    if (slots->AcquireOrPark(std::move(resume))) RunEngineCall();  // a slot freed meanwhile
+  }
+
+  // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
+  // parked request (resumed on its own strand) before this response is written.
+  void RunEngineCall() {
+    server_.EnterEngine();
+    InvokeHandler();
+    server_.LeaveEngine();
+    if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
+    FinishRequest();
+  }
+
+  // The session boundary: an exception from the handler (std::bad_alloc, a bug) becomes
+  // InternalServerError for this request and the connection carries on.
+  void InvokeHandler() {
+    try {
+      response_ = server_.Handle(&request_);
+    } catch (...) {
+      Log(LogLevel::kError, "request " + std::string(request_.amz_target) +
+                                " failed with an exception: " + DescribeCurrentException());
+      response_ = DynamoErrorResponse(Error::Internal("Internal server error"), json_1_1_);
+    }
+  }
+
+  // On the strand, once response_ is ready: writes it.
+  void FinishRequest() {
     if (LogEnabled(LogLevel::kDebug)) {
-      const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
-      Log(LogLevel::kDebug, std::string(request.method) + " " + std::string(request.target) + " " +
-                                std::string(request.amz_target) + " -> " +
-                                std::to_string(response.status) + " in " + std::to_string(micros) +
+      const auto micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start_).count();
+      Log(LogLevel::kDebug, std::string(request_.method) + " " + std::string(request_.target) +
+                                " " + std::string(request_.amz_target) + " -> " +
+                                std::to_string(response_.status) + " in " + std::to_string(micros) +
                                 " us");
     }
     // Its capacity serves the next request, unless a large body made it worth giving back.
-    body_ = std::move(request.body);
+    body_ = std::move(request_.body);
     if (body_.capacity() > kKeptBufferCapacity) body_ = std::string();
-    WriteResponse(std::move(response), version, keep_alive && !server_.stopping());
+    WriteResponse(std::move(response_), version_, keep_alive_ && !server_.stopping());
   }
 
   // 413 and close: the rest of an oversized body is not worth reading.
@@ -766,7 +846,15 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::string body_;           // request body storage, reused across messages
   std::string head_;           // response head (or "100 Continue"), reused
   std::string response_body_;  // the body being written
-  bool idle_ = false;          // waiting for the next request (or lingering): safe to close
+  // The request being answered (its views point into *parser_), its response, and what the
+  // response needs of the message.
+  HttpRequest request_;
+  HttpResponse response_;
+  Clock::time_point start_;
+  unsigned version_ = 11;
+  bool keep_alive_ = false;
+  bool json_1_1_ = false;
+  bool idle_ = false;  // waiting for the next request (or lingering): safe to close
 };
 
 void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {
@@ -834,7 +922,8 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   DoAccept();
 }
 
-void HttpServer::Impl::RunThread() {
+void HttpServer::Impl::RunThread(int index) {
+  if (spares_) spares_->Attach(index);
   // Handlers catch their own exceptions; this only keeps a stray one from killing a thread.
   while (true) {
     try {
@@ -848,14 +937,29 @@ void HttpServer::Impl::RunThread() {
 
 void HttpServer::Impl::Run() {
   const int n = std::max(1, options_.threads);
+  if (engine_slots_) {
+    SpareThreads::Options spare_options;
+    spare_options.loop_threads = n;
+    spare_options.spares = options_.engine_threads;
+    spares_ = std::make_unique<SpareThreads>(spare_options, [this] {
+      if (ioc_.stopped()) return false;
+      try {
+        ioc_.run_one_for(std::chrono::milliseconds(5));
+      } catch (...) {
+        Log(LogLevel::kError, "exception escaped a handler: " + DescribeCurrentException());
+      }
+      return true;
+    });
+    spares_->Start();
+  }
   threads_.reserve(n);
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { RunThread(); });
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { RunThread(i); });
 
+  bool drained = true;
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return stop_requested_; });
-    const bool drained =
-        cv_.wait_for(lock, options_.shutdown_grace, [this] { return sessions_.empty(); });
+    drained = cv_.wait_for(lock, options_.shutdown_grace, [this] { return sessions_.empty(); });
     if (!drained) {
       Log(LogLevel::kWarn, std::to_string(sessions_.size()) +
                                " connection(s) still busy after the shutdown grace period; "
@@ -866,6 +970,12 @@ void HttpServer::Impl::Run() {
   // With the acceptor closed, signals cancelled and no sessions, run() runs out of work.
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // A spare still in a handler (after ioc_.stop()) finishes it first.
+  if (spares_) spares_->Stop();
+  // Every engine call has returned: they run on the threads just joined, so the engine may
+  // be closed once Run() returns. Drained: nothing is parked (a parked continuation holds its
+  // session). Otherwise the requests still parked are dropped with their connections.
+  if (engine_slots_) engine_slots_->DiscardParked();
 }
 
 void HttpServer::Impl::Stop() {

@@ -81,6 +81,8 @@ void WriteRequestId(char* out);
 
 // Answers one request; called concurrently from the server's threads. Route bound to an
 // engine is ddb-server's; bench/floor_server plugs in a fixed answer to measure HTTP alone.
+// With options.engine_threads > 0, POST / requests (DynamoDB operations) first take one of
+// that many engine slots, waiting for one if need be; all other requests need none.
 using RequestHandler = std::function<HttpResponse(HttpRequest*)>;
 
 class HttpServer {
@@ -103,10 +105,12 @@ class HttpServer {
   // REQUIRES: Start() succeeded.
   uint16_t port() const;
 
-  // Serves on options.threads threads until SIGINT, SIGTERM or Stop(), blocking the caller;
-  // then stops accepting, closes idle connections, lets in-flight requests finish (dropping
-  // connections still busy after options.shutdown_grace) and returns once all threads are
-  // joined. REQUIRES: Start() succeeded. Call at most once.
+  // Serves on options.threads threads (plus options.engine_threads spares while engine calls
+  // hold them up; docs/ARCHITECTURE.md "Server threading") until SIGINT, SIGTERM or Stop(),
+  // blocking the caller; then stops accepting, closes idle connections, lets in-flight
+  // requests finish, those waiting for an engine slot included (dropping connections still
+  // busy after options.shutdown_grace), and returns once all threads are joined: no handler
+  // call is in progress after it returns. REQUIRES: Start() succeeded. Call at most once.
   void Run();
 
   // Begins the shutdown Run() performs on a signal. Idempotent; returns immediately.

@@ -1,0 +1,99 @@
+#include "server/spare_threads.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ddb::server {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The calling thread's mark, set by Attach or by a spare at its start; null elsewhere.
+thread_local std::atomic<int64_t>* tls_call_started = nullptr;
+
+}  // namespace
+
+SpareThreads::SpareThreads(const Options& options, std::function<bool()> serve)
+    : options_(options),
+      serve_(std::move(serve)),
+      call_started_(new std::atomic<int64_t>[std::max(0, options.loop_threads) +
+                                             std::max(0, options.spares)]) {
+  const int n = std::max(0, options.loop_threads) + std::max(0, options.spares);
+  for (int i = 0; i < n; ++i) call_started_[i].store(0, std::memory_order_relaxed);
+}
+
+SpareThreads::~SpareThreads() { Stop(); }
+
+void SpareThreads::Start() {
+  if (started_ || options_.spares <= 0) return;
+  started_ = true;
+  monitor_ = std::thread([this] { Monitor(); });
+  for (int k = 0; k < options_.spares; ++k) spares_.emplace_back([this, k] { Spare(k); });
+}
+
+void SpareThreads::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (monitor_.joinable()) monitor_.join();
+  for (std::thread& t : spares_) t.join();
+  spares_.clear();
+}
+
+void SpareThreads::Attach(int i) {
+  if (i >= 0 && i < options_.loop_threads) tls_call_started = &call_started_[i];
+}
+
+void SpareThreads::Enter() {
+  if (tls_call_started) tls_call_started->store(NowNs(), std::memory_order_relaxed);
+}
+
+void SpareThreads::Leave() {
+  if (tls_call_started) tls_call_started->store(0, std::memory_order_relaxed);
+}
+
+void SpareThreads::Monitor() {
+  const int watched = std::max(0, options_.loop_threads) + options_.spares;
+  const int64_t stuck_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options_.stuck_after).count();
+  std::unique_lock<std::mutex> lock(mu_);
+  std::chrono::microseconds wait = options_.idle_period;
+  while (!cv_.wait_for(lock, wait, [this] { return stop_.load(); })) {
+    const int64_t now = NowNs();
+    int in_call = 0, stuck = 0;
+    for (int i = 0; i < watched; ++i) {
+      const int64_t started = call_started_[i].load(std::memory_order_relaxed);
+      if (started == 0) continue;
+      ++in_call;
+      if (now - started >= stuck_ns) ++stuck;
+    }
+    const int wanted = std::min(stuck, options_.spares);
+    // Fewer: spares above it notice after their current slice and go back to sleep.
+    if (wanted_.exchange(wanted, std::memory_order_relaxed) < wanted) cv_.notify_all();
+    wait = in_call > 0 ? options_.period : options_.idle_period;
+  }
+}
+
+void SpareThreads::Spare(int k) {
+  tls_call_started = &call_started_[std::max(0, options_.loop_threads) + k];
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock,
+             [this, k] { return stop_.load() || k < wanted_.load(std::memory_order_relaxed); });
+    if (stop_) return;
+    lock.unlock();
+    bool serving = true;
+    while (serving && !stop_ && k < wanted_.load(std::memory_order_relaxed)) serving = serve_();
+    lock.lock();
+    // The loop is stopped (shutting down) while a call is still stuck: do not spin.
+    if (!serving) cv_.wait_for(lock, options_.period, [this] { return stop_.load(); });
+  }
+}
+
+}  // namespace ddb::server

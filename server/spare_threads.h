@@ -1,0 +1,87 @@
+// SpareThreads: threads that serve an event loop (the server's io_context) only while some of
+// the loop's threads are held up in long calls, so that a call blocking for seconds (a write
+// waiting for the GSI applier) does not take a thread away from accepting, health checks and
+// other connections, while short calls pay no handoff to another thread.
+//
+// Every thread that may make a long call (the loop's own threads, and the spares themselves)
+// brackets it with Enter()/Leave(): two relaxed atomic stores. A monitor thread looks at those
+// marks every `period` (`idle_period` when nothing was in a call last time) and wants one spare
+// serving per call that has lasted `stuck_after` or longer (at most `spares`). A wanted spare
+// calls `serve()` (one slice of loop work: io_context::run_one_for) until it is no longer
+// wanted; then it sleeps on a condition variable, away from the loop, so that it is not woken
+// for ordinary I/O. So a call blocked for long is compensated after about stuck_after +
+// period.
+//
+// Thread safety: Enter/Leave from the thread making the call, Attach from a loop thread once
+// at its start; Start and Stop from one owner thread; the rest from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ddb::server {
+
+class SpareThreads {
+ public:
+  struct Options {
+    // Threads of the loop that call Attach(i), i in [0, loop_threads).
+    int loop_threads = 1;
+    // Spare threads. 0: none (Enter and Leave still work; nothing compensates).
+    int spares = 0;
+    // A call this old holds its thread up. Default: 1 ms (a GetItem takes ~20 us)
+    std::chrono::microseconds stuck_after{1000};
+    // How often the monitor looks while calls are in progress. Default: 1 ms
+    std::chrono::microseconds period{1000};
+    // ... and while none was at its last look. Default: 5 ms
+    std::chrono::microseconds idle_period{5000};
+  };
+
+  // `serve` runs one slice of loop work on the calling spare (io_context::run_one_for: one
+  // handler, or a short timeout) and returns true, or returns false at once when the loop is
+  // stopped (the spare then waits `period` before trying again). Nothing runs until Start().
+  SpareThreads(const Options& options, std::function<bool()> serve);
+  SpareThreads(const SpareThreads&) = delete;
+  SpareThreads& operator=(const SpareThreads&) = delete;
+  ~SpareThreads();  // Stop()
+
+  // Starts the monitor and the spares (idle). Call at most once.
+  void Start();
+  // Stops and joins the monitor and the spares; a spare inside serve() finishes that slice
+  // first. Idempotent.
+  void Stop();
+
+  // Marks the calling thread as loop thread i (its calls are then watched).
+  void Attach(int i);
+  // Brackets a call on a loop thread or a spare; no-ops on other threads.
+  void Enter();
+  void Leave();
+
+  // Spares wanted now (serving or about to), for tests and logs.
+  int wanted() const { return wanted_.load(std::memory_order_relaxed); }
+
+ private:
+  void Monitor();
+  void Spare(int k);
+
+  const Options options_;
+  const std::function<bool()> serve_;
+  // Per watched thread (loop threads, then spares): steady-clock ns when its current call
+  // began, 0 when it is in none.
+  std::unique_ptr<std::atomic<int64_t>[]> call_started_;
+  std::atomic<int> wanted_{0};  // spares k < wanted_ serve; written by the monitor
+  std::mutex mu_;
+  std::condition_variable cv_;     // wanted_ grew, or stopping
+  std::atomic<bool> stop_{false};  // set under mu_ (for cv_), read without it by spares
+  bool started_ = false;           // owner thread only
+  std::thread monitor_;
+  std::vector<std::thread> spares_;
+};
+
+}  // namespace ddb::server
