@@ -16,8 +16,10 @@
 #   bench/soak.sh [--minutes M] [--seconds-per-step S] [--server ddb|dynalite] [--data-dir DIR]
 #                 [--preload N] [--connections N] [--threads N] [--item-size B]
 #                 [--expiring-fraction F] [--expire-after S] [--gsi-query-fraction F]
-#                 [--sample-every S] [--csv FILE] [--keep DIR]
+#                 [--sample-every S] [--csv FILE] [--keep DIR] [--no-stream]
 #
+# --no-stream leaves the stream out of the table: stream records are kept 24 hours, as the
+# service keeps them, so under constant writes they are most of what grows in memory.
 # --minutes M (default 10, fractions allowed) is divided into steps of --seconds-per-step
 # (default 60): `--minutes 1 --seconds-per-step 10` is a one-minute smoke run of six lines.
 # --data-dir DIR runs ddb on disk in DIR (must be empty or missing; it is kept afterwards);
@@ -52,6 +54,7 @@ CONNECTIONS=16
 THREADS="$(nproc)"
 ITEM_SIZE=200
 EXPIRING=0.25
+STREAM=1
 EXPIRE_AFTER=120
 GSI_QUERIES=0.5
 SAMPLE_EVERY=5
@@ -76,6 +79,7 @@ while [[ $# -gt 0 ]]; do
     --threads) THREADS="$2"; shift 2 ;;
     --item-size) ITEM_SIZE="$2"; shift 2 ;;
     --expiring-fraction) EXPIRING="$2"; shift 2 ;;
+    --no-stream) STREAM=0; shift ;;
     --expire-after) EXPIRE_AFTER="$2"; shift 2 ;;
     --gsi-query-fraction) GSI_QUERIES="$2"; shift 2 ;;
     --sample-every) SAMPLE_EVERY="$2"; shift 2 ;;
@@ -202,7 +206,8 @@ disk_mb() { if [[ -n "$DATA_DIR" ]]; then du -sm "$DATA_DIR" 2>/dev/null | cut -
 
 # --- Table and preload ----------------------------------------------------------------------
 
-shape=(--table "$TABLE" --gsis 2 --lsi --stream --ttl "$TTL_ATTR")
+shape=(--table "$TABLE" --gsis 2 --lsi --ttl "$TTL_ATTR")
+[[ "$STREAM" == 1 ]] && shape+=(--stream)
 common=(--host 127.0.0.1 --port "$PORT" --connections "$CONNECTIONS" --item-size "$ITEM_SIZE"
         --no-progress)
 cpu_model="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
@@ -215,7 +220,7 @@ if [[ "$SERVER" == ddb ]]; then
 else
   echo "server: dynalite (in memory, Node.js), pid $SERVER_PID, 127.0.0.1:$PORT"
 fi
-echo "table: $TABLE, 2 GSIs + 1 LSI (ProjectionType ALL), stream NEW_AND_OLD_IMAGES, TTL on" \
+echo "table: $TABLE, 2 GSIs + 1 LSI (ProjectionType ALL), $([[ "$STREAM" == 1 ]] && echo "stream NEW_AND_OLD_IMAGES" || echo "no stream"), TTL on" \
   "$TTL_ATTR; $PRELOAD items of ~$ITEM_SIZE B preloaded"
 echo "load: L2 mix (40 % get, 30 % query (${GSI_QUERIES} of them on gsi1), 20 % put, 10 %" \
   "update), closed loop, $CONNECTIONS connections, $STEPS step(s) of ${STEP}s; $EXPIRING of" \

@@ -145,6 +145,13 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
+  // Bounds that hold over hours of churn: all memtables together stay under 256 MB (the
+  // largest is flushed first), and WAL files are recycled once they pass 256 MB in all, by
+  // flushing the families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL
+  // up to four times the sum of all write buffers) let a busy server's WAL reach ~3 GB and
+  // an in-memory server's memtables most of a gigabyte.
+  db_options.db_write_buffer_size = 256 << 20;
+  db_options.max_total_wal_size = 256 << 20;
   std::string path = options.path;
   if (options.in_memory) {
     rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
