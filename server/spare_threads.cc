@@ -51,7 +51,19 @@ void SpareThreads::Attach(int i) {
 }
 
 void SpareThreads::Enter() {
-  if (tls_call_started) tls_call_started->store(NowNs(), std::memory_order_relaxed);
+  if (!tls_call_started) return;
+  // Sequentially consistent, with the monitor's flag and re-check before it sleeps: either it
+  // sees this call, or this call sees it asleep and wakes it.
+  tls_call_started->store(NowNs(), std::memory_order_seq_cst);
+  if (monitor_asleep_.load(std::memory_order_seq_cst)) WakeMonitor();
+}
+
+void SpareThreads::WakeMonitor() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    monitor_asleep_.store(false, std::memory_order_seq_cst);
+  }
+  cv_.notify_all();
 }
 
 void SpareThreads::Leave() {
@@ -64,6 +76,7 @@ void SpareThreads::Monitor() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(options_.stuck_after).count();
   std::unique_lock<std::mutex> lock(mu_);
   std::chrono::microseconds wait = options_.idle_period;
+  int64_t idle_checks = 0;
   while (!cv_.wait_for(lock, wait, [this] { return stop_.load(); })) {
     const int64_t now = NowNs();
     int in_call = 0, stuck = 0;
@@ -77,6 +90,19 @@ void SpareThreads::Monitor() {
     // Fewer: spares above it notice after their current slice and go back to sleep.
     if (wanted_.exchange(wanted, std::memory_order_relaxed) < wanted) cv_.notify_all();
     wait = in_call > 0 ? options_.period : options_.idle_period;
+    idle_checks = in_call > 0 ? 0 : idle_checks + 1;
+    if (idle_checks * options_.idle_period < std::chrono::seconds(1)) continue;
+    monitor_asleep_.store(true, std::memory_order_seq_cst);
+    bool any = false;
+    for (int i = 0; i < watched && !any; ++i) {
+      any = call_started_[i].load(std::memory_order_seq_cst) != 0;
+    }
+    if (any) {
+      monitor_asleep_.store(false, std::memory_order_seq_cst);
+      continue;
+    }
+    cv_.wait(lock, [this] { return stop_.load() || !monitor_asleep_.load(); });
+    idle_checks = 0;
   }
 }
 

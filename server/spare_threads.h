@@ -4,8 +4,9 @@
 // other connections, while short calls pay no handoff to another thread.
 //
 // Every thread that may make a long call (the loop's own threads, and the spares themselves)
-// brackets it with Enter()/Leave(): two relaxed atomic stores. A monitor thread looks at those
-// marks every `period` (`idle_period` when nothing was in a call last time) and wants one spare
+// brackets it with Enter()/Leave(): two atomic stores and a load. A monitor thread looks at those
+// marks every `period` (`idle_period` when nothing was in a call last time; after a second with
+// no call at all it sleeps until the next Enter()) and wants one spare
 // serving per call that has lasted `stuck_after` or longer (at most `spares`). A wanted spare
 // calls `serve()` (one slice of loop work: io_context::run_one_for) until it is no longer
 // wanted; then it sleeps on a condition variable, away from the loop, so that it is not woken
@@ -79,7 +80,11 @@ class SpareThreads {
   std::mutex mu_;
   std::condition_variable cv_;     // wanted_ grew, or stopping
   std::atomic<bool> stop_{false};  // set under mu_ (for cv_), read without it by spares
-  bool started_ = false;           // owner thread only
+  // The monitor sleeps until the next Enter() after a second without calls, so that an idle
+  // server does not wake 200 times a second. Set by the monitor, cleared under mu_.
+  std::atomic<bool> monitor_asleep_{false};
+  void WakeMonitor();
+  bool started_ = false;  // owner thread only
   std::thread monitor_;
   std::vector<std::thread> spares_;
 };
