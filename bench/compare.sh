@@ -30,6 +30,8 @@
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/server_lib.sh
+. "$BENCH_DIR/server_lib.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 DDB_SERVER="${DDB_SERVER:-$BUILD_DIR/ddb-server}"
@@ -94,21 +96,9 @@ run_client() {
   return "$rc"
 }
 
-stop_server() {
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  SERVER_PID=""
-}
 cleanup() {
   if [[ -n "$CLIENT_PID" ]]; then kill -TERM "$CLIENT_PID" 2>/dev/null || true; fi
-  stop_server
+  stop_server 5
   # Keep what was measured even when the script stops early.
   if [[ -n "$RAW" && -s "$WORK/results.txt" ]]; then cp "$WORK/results.txt" "$RAW"; fi
   rm -rf "$WORK"
@@ -142,22 +132,6 @@ fi
 
 # --- Servers --------------------------------------------------------------------------------
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# wait_for <log> <regex> <seconds>: until the server's log matches, or it died, or time is up.
-wait_for() {
-  local log="$1" pattern="$2" deadline=$((SECONDS + $3))
-  while ((SECONDS < deadline)); do
-    grep -qE "$pattern" "$log" 2>/dev/null && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "compare.sh: server did not start; its output:" >&2
-  cat "$log" >&2
-  return 1
-}
 
 # start_server <name>: sets SERVER_PID and PORT.
 start_server() {
@@ -240,7 +214,7 @@ for run in $(seq "$RUNS"); do
         sed -e "s/ op=\([A-Za-z]*\)/ op=\1$suffix/" -e "s/\$/ run=$run load1=$load_before/" \
           >>"$RESULTS" || true
     done
-    stop_server
+    stop_server 5
   done
 done
 

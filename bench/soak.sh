@@ -40,6 +40,8 @@
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/server_lib.sh
+. "$BENCH_DIR/server_lib.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 DDB_SERVER="${DDB_SERVER:-$BUILD_DIR/ddb-server}"
@@ -106,21 +108,6 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/ddb-soak.XXXXXX")"
 SERVER_PID=""
 CLIENT_PID=""
 
-stop_server() {
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 100); do
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      echo "soak.sh: the server did not stop within 10 s of SIGTERM; killing it" >&2
-      kill -KILL "$SERVER_PID" 2>/dev/null || true
-    fi
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  SERVER_PID=""
-}
 cleanup() {
   if [[ -n "$CLIENT_PID" ]]; then kill -TERM "$CLIENT_PID" 2>/dev/null || true; fi
   stop_server
@@ -148,22 +135,6 @@ fi
 
 # --- Server ---------------------------------------------------------------------------------
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# wait_for <log> <regex> <seconds>: until the server's log matches, or it died, or time is up.
-wait_for() {
-  local log="$1" pattern="$2" deadline=$((SECONDS + $3))
-  while ((SECONDS < deadline)); do
-    grep -qE "$pattern" "$log" 2>/dev/null && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "soak.sh: server did not start; its output:" >&2
-  cat "$log" >&2
-  return 1
-}
 
 LOG="$WORK/server.log"
 if [[ "$SERVER" == ddb ]]; then
