@@ -91,6 +91,12 @@ void Sample(std::string* out, const char* name, const std::string& labels, doubl
   *out += " " + Num(value) + "\n";
 }
 
+// One unlabelled series: its HELP/TYPE lines and its value.
+void Single(std::string* out, const char* name, const char* type, const char* help, double value) {
+  Header(out, name, type, help);
+  Sample(out, name, "", value);
+}
+
 std::string TableLabels(const std::string& table, const std::string& index) {
   std::string l = "table=\"" + Escape(table) + "\"";
   if (!index.empty()) l += ",index=\"" + Escape(index) + "\"";
@@ -172,22 +178,23 @@ std::string RenderMetrics(Engine& engine) {
              static_cast<double>(figures.second));
     }
   }
-  Header(&out, "ddb_gsi_pending_changes", "gauge",
-         "Committed writes not yet applied to global secondary indexes (applier lag).");
-  Sample(&out, "ddb_gsi_pending_changes", "", static_cast<double>(m.gsi_pending_changes));
-  Header(&out, "ddb_gsi_lag_seconds", "gauge",
-         "Age of the oldest committed write not yet applied to global secondary indexes.");
-  Sample(&out, "ddb_gsi_lag_seconds", "", static_cast<double>(m.gsi_lag_ms) / 1000.0);
-  Header(&out, "ddb_gsi_unreadable_changes_total", "counter",
-         "Change records the GSI applier skipped because they did not decode (logged).");
-  Sample(&out, "ddb_gsi_unreadable_changes_total", "",
+  Single(
+      &out, "ddb_gsi_pending_changes", "gauge",
+      "Committed writes the change-log applier has not yet applied to global secondary indexes (0 "
+      "unless --gsi-propagation-delay-ms is set: GSIs are otherwise written with their items).",
+      static_cast<double>(m.gsi_pending_changes));
+  Single(&out, "ddb_gsi_lag_seconds", "gauge",
+         "Age of the oldest committed write not yet applied to global secondary indexes.",
+         static_cast<double>(m.gsi_lag_ms) / 1000.0);
+  Single(&out, "ddb_gsi_unreadable_changes_total", "counter",
+         "Change records the GSI applier skipped because they did not decode (logged).",
          static_cast<double>(m.gsi_unreadable_changes));
-  Header(&out, "ddb_gsi_apply_errors_total", "counter",
-         "GSI applier rounds that failed to read the change log or write the index (retried).");
-  Sample(&out, "ddb_gsi_apply_errors_total", "", static_cast<double>(m.gsi_apply_errors));
-  Header(&out, "ddb_gsi_wait_timeouts_total", "counter",
-         "Writes that answered before their GSI change applied (waited the bound, 2 s).");
-  Sample(&out, "ddb_gsi_wait_timeouts_total", "", static_cast<double>(m.gsi_wait_timeouts));
+  Single(&out, "ddb_gsi_apply_errors_total", "counter",
+         "GSI applier rounds that failed to read the change log or write the index (retried).",
+         static_cast<double>(m.gsi_apply_errors));
+  Single(&out, "ddb_gsi_wait_timeouts_total", "counter",
+         "Writes that answered before their GSI change applied (waited the bound, 2 s).",
+         static_cast<double>(m.gsi_wait_timeouts));
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");
@@ -206,12 +213,12 @@ std::string RenderMetrics(Engine& engine) {
     Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"write\"",
            static_cast<double>(r.write_throttles));
   }
-  Header(&out, "ddb_ttl_deleted_items_total", "counter",
-         "Items deleted by Time to Live because their expiry time passed.");
-  Sample(&out, "ddb_ttl_deleted_items_total", "", static_cast<double>(m.ttl_deleted_items));
-  Header(&out, "ddb_ttl_delete_errors_total", "counter",
-         "Time to Live deletes that failed (retried by the next sweep).");
-  Sample(&out, "ddb_ttl_delete_errors_total", "", static_cast<double>(m.ttl_delete_errors));
+  Single(&out, "ddb_ttl_deleted_items_total", "counter",
+         "Items deleted by Time to Live because their expiry time passed.",
+         static_cast<double>(m.ttl_deleted_items));
+  Single(&out, "ddb_ttl_delete_errors_total", "counter",
+         "Time to Live deletes that failed (retried by the next sweep).",
+         static_cast<double>(m.ttl_delete_errors));
   Header(&out, "ddb_partition_splits_total", "counter", "Partition splits of a table or index.");
   for (const auto& r : m.resources) {
     Sample(&out, "ddb_partition_splits_total", TableLabels(r.table, r.index),
