@@ -1,6 +1,8 @@
-// The change log: one record per committed write of a table with GSIs, written in the
-// same WriteBatch as the item, in the changes column family (trimmed once applied; stream
-// records use the same encoding and sequences but live in the streams family, streams.h):
+// The change log: with simulated GSI lag (EngineOptions::gsi_propagation_delay_ms > 0), one
+// record per committed write of a table with GSIs, written in the same WriteBatch as the
+// item, in the changes column family, for the GSI applier (trimmed once applied; without lag
+// GSI entries are written with the item instead). Stream records use the same encoding and
+// sequences but live in the streams family (streams.h):
 //
 //   record key   := sequence (fixed64 BE), allocated by Begin()
 //   record value := table_id (fixed32 BE) | commit time ms (fixed64 BE)

@@ -3,7 +3,7 @@
 //
 //   catalog  table name -> table record (catalog.h)
 //   items    item key (key_codec.h) -> encoded item (item_codec.h)
-//   changes  the change log (sequence -> change record); fed to GSIs and streams later
+//   changes  the change log (sequence -> change record) that feeds GSIs under simulated lag
 //   meta     counters: next table id; per-table and per-index item count and size (int64
 //            add merges); the GSI applier's watermark; stream metadata (streams.h); the
 //            Time to Live record (ttl_index.h)
