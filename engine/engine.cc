@@ -33,11 +33,6 @@ std::string NewUuid() {
   return buf;
 }
 
-uint64_t NowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 double NowSeconds() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
@@ -91,7 +86,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       if (raw->stopping) break;
       lock.unlock();
       raw->SweepExpiredItems();
-      raw->streams->Trim(NowMillis(), static_cast<uint64_t>(raw->options.stream_retention_ms));
+      raw->streams->Trim(WallClockMillis(),
+                         static_cast<uint64_t>(raw->options.stream_retention_ms));
       lock.lock();
     }
   });
@@ -114,6 +110,19 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     }
   }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+Engine::Impl::~Impl() {
+  {
+    std::lock_guard lock(ttl_mu);
+    stopping = true;
+  }
+  ttl_cv.notify_all();
+  if (ttl_sweeper.joinable()) ttl_sweeper.join();
+  std::lock_guard lock(backfill_mu);
+  for (auto& t : backfills) {
+    if (t.joinable()) t.join();
+  }
 }
 
 Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
@@ -168,7 +177,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
 
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
-    d.latest_stream_label = impl_->streams->NewLabel(req.table_name, NowMillis());
+    d.latest_stream_label = impl_->streams->NewLabel(req.table_name, WallClockMillis());
   }
   if (req.sse_specification && req.sse_specification->enabled) {
     d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());
@@ -232,143 +241,6 @@ Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
   return result;
 }
 
-Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
-                              const std::optional<Item>& old, const std::optional<Item>& updated,
-                              Storage::Batch* batch, std::vector<uint64_t>* sequences,
-                              WriteOrigin origin) {
-  // The indexes as of now, under the item's lock: a GSI added since the caller looked the
-  // table up must see this write (its backfill takes the same lock per item).
-  std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
-  if (!current) return TableNotFound();
-  int64_t old_size = old ? static_cast<int64_t>(ItemSize(*old)) : 0;
-  int64_t new_size = 0;
-  std::string value;  // the new item, encoded (kept for the change record)
-  if (updated) {
-    EncodeItem(*updated, &value);
-    batch->Put(Cf::kItems, key, value);
-    new_size = static_cast<int64_t>(ItemSize(*updated));
-  } else {
-    batch->Delete(Cf::kItems, key);
-  }
-  int64_t item_delta = (updated ? 1 : 0) - (old ? 1 : 0);
-  if (item_delta || new_size != old_size) {
-    batch->AddToStats(StatsKey(table_id), item_delta, new_size - old_size);
-  }
-  if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
-  // (PutWithoutIndexes skips all of the below for tables that need none of it: keep the two
-  // in step when a table gains another kind of consumer.)
-  // The Time to Live record follows the item's expiry. The note is taken before the commit,
-  // with the item's lock held until after it (TtlWriteNotes::Note).
-  if (const std::optional<std::string>& ttl = current->description.ttl_attribute) {
-    std::optional<uint64_t> put = AddTtlEntryUpdates(table_id, *ttl, key, old, updated, batch);
-    if (put) ttl_notes.Note(table_id, *put);
-  }
-  // GSIs: in read-your-writes mode (the default) their entries go into this batch, as the
-  // LSIs' do; with simulated lag they learn of the write from the change log, appended in
-  // the same batch, with the sequence taken under the item's lock so that one item's
-  // changes are logged in order. The table's stream gets a record with the same sequence,
-  // unless nothing changed (the service writes no stream record for a write that leaves
-  // the item as it was).
-  const TableDescription& d = current->description;
-  bool gsi = current->has_gsi();
-  if (gsi && GsisInline()) {
-    AddIndexUpdates(*current, /*global=*/true, old, updated, batch, nullptr, storage.get());
-    gsi = false;
-  }
-  bool stream = d.stream_specification && d.latest_stream_label && (old || updated) &&
-                !(old && updated && *old == *updated);
-  if (gsi || stream) {
-    uint64_t sequence = sequencer->Begin();
-    sequences->push_back(sequence);
-    std::string old_value;
-    if (old) EncodeItem(*old, &old_value);
-    std::string change = EncodeChange(table_id, NowMillis(), key, old ? &old_value : nullptr,
-                                      updated ? &value : nullptr);
-    if (stream) {
-      // Looked at again now that the sequence is taken: a stream closed in between has
-      // already fixed its last sequence (CloseStream) and must get no record past it.
-      auto again = catalog->FindById(table_id);
-      stream = again && again->description.stream_specification &&
-               again->description.latest_stream_label == d.latest_stream_label;
-    }
-    if (stream) {
-      batch->Put(Cf::kStreams, StreamRecordKey(table_id, *d.latest_stream_label, sequence),
-                 EncodeStreamRecord(origin, change));
-    }
-    if (gsi) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
-  }
-  return Status::Ok();
-}
-
-Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences) {
-  Status written = storage->Write(batch);
-  for (uint64_t s : sequences) sequencer->End(s);
-  return written;
-}
-
-Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
-                                                 const ComputeNewItem& compute,
-                                                 std::optional<Item>* new_item, WriteOrigin origin,
-                                                 uint64_t* deferred_gsi_sequence) {
-  uint64_t gsi_sequence = 0;  // awaited once the item lock is released
-  Result<std::optional<Item>> result = [&]() -> Result<std::optional<Item>> {
-    std::lock_guard lock(StripeFor(key));
-    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
-    DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
-    if (!old && !updated) return old;  // deleting what is not there writes nothing
-    Storage::Batch batch(*storage);
-    std::vector<uint64_t> sequences;
-    Status added = AddWrite(table.id, key, old, updated, &batch, &sequences, origin);
-    if (!added.ok()) {
-      for (uint64_t s : sequences) sequencer->End(s);
-      return added.error();
-    }
-    DDB_RETURN_IF_ERROR(Commit(batch, sequences));
-    if (!sequences.empty() && table.has_gsi()) gsi_sequence = sequences.back();
-    if (new_item) *new_item = std::move(updated);
-    return old;
-  }();
-  if (deferred_gsi_sequence) {
-    *deferred_gsi_sequence = std::max(*deferred_gsi_sequence, gsi_sequence);
-  } else {
-    AwaitGsis(gsi_sequence);
-  }
-  return result;
-}
-
-Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id,
-                                                               const std::string& key,
-                                                               const Item& item,
-                                                               int64_t item_size) {
-  std::lock_guard lock(StripeFor(key));
-  // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
-  std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
-  if (!current) return TableNotFound();
-  // A stream needs the old item too (images, and no record for an unchanged item), and so
-  // does Time to Live (the old item's record entry).
-  if (!current->indexes.empty() || current->description.stream_specification ||
-      current->description.ttl_attribute) {
-    return std::optional<int64_t>();
-  }
-  DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));
-  int64_t old_size = -1;
-  if (raw) {
-    std::optional<size_t> size = EncodedItemSize(*raw);
-    if (!size) return Error::Internal("unreadable item");
-    old_size = static_cast<int64_t>(*size);
-  }
-  std::string value;
-  EncodeItem(item, &value);
-  Storage::Batch batch(*storage);
-  batch.Put(Cf::kItems, key, value);
-  if (old_size < 0 || old_size != item_size) {
-    batch.AddToStats(StatsKey(table_id), old_size < 0 ? 1 : 0,
-                     item_size - std::max<int64_t>(old_size, 0));
-  }
-  DDB_RETURN_IF_ERROR(storage->Write(batch));
-  return std::optional<int64_t>(old_size);
-}
-
 namespace {
 
 Status CheckPutDeleteReturnValues(ReturnValues rv) {
@@ -379,13 +251,6 @@ Status CheckPutDeleteReturnValues(ReturnValues rv) {
 }
 
 }  // namespace
-
-Result<std::optional<Item>> Engine::Impl::Write(const PreparedWrite& write,
-                                                std::optional<Item>* new_item) {
-  return Mutate(
-      *write.table, write.key, [&](const std::optional<Item>& old) { return write.Apply(old); },
-      new_item);
-}
 
 Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));

@@ -1,6 +1,10 @@
-// Engine::Impl: the engine's state and the helpers its operations share. Internal: the
-// operations are implemented in engine.cc (tables, single items), read_path.cc (Query,
-// Scan) and batch_operations.cc (BatchGetItem, BatchWriteItem).
+// Engine::Impl: the engine's state and the helpers its operations share. Internal. Where
+// things are: engine.cc (Open, ~Impl, tables, single-item operations), write_path.cc
+// (PrepareWrite and the write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write),
+// read_path.cc (Query, Scan), batch_operations.cc (BatchGetItem, BatchWriteItem),
+// transactions.cc, partiql.cc, table_updates.cc (UpdateTable, GSI backfill),
+// table_settings.cc (TTL, tags, continuous backups), time_to_live.cc (the expiry sweeper and
+// its record), stream_operations.cc, capacity_accounting.cc (partition model, metrics).
 // Thread safety: all members may be used concurrently.
 #pragma once
 
@@ -47,6 +51,12 @@ Result<std::optional<Projection>> CompileReadProjection(
     const std::optional<std::string>& projection_expression,
     const std::vector<std::string>& attributes_to_get,
     const std::map<std::string, std::string>* names);
+
+// Milliseconds since the epoch (change-record and stream times).
+inline uint64_t WallClockMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
 
 inline const Error& TableNotFound() {
   static const Error e = Error::NotFound("Requested resource not found");

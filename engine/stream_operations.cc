@@ -14,11 +14,6 @@ namespace {
 // GetRecords returns at most this much record data per call, as the service does.
 constexpr int64_t kMaxRecordBytes = 1024 * 1024;
 
-uint64_t NowMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 Error InvalidArn() { return Error::Validation("Invalid StreamArn"); }
 
 Error StreamNotFound(const std::string& arn) {
@@ -89,7 +84,7 @@ Status Engine::Impl::OpenStream(const TableInfo& table, uint64_t start_sequence)
   info.label = *d.latest_stream_label;
   info.view_type = d.stream_specification->stream_view_type;
   info.key_schema = d.key_schema;
-  info.created_ms = ParseStreamLabel(info.label).value_or(NowMs());
+  info.created_ms = ParseStreamLabel(info.label).value_or(WallClockMillis());
   info.start_sequence = start_sequence;
   return streams->Add(std::move(info));
 }
@@ -98,7 +93,7 @@ Status Engine::Impl::CloseStream(const std::string& table, const std::string& la
   // REQUIRES: the catalog no longer shows the stream enabled. A writer that takes its
   // sequence after this Peek() sees that when it looks again (AddWrite), so no record of
   // the stream lies past the end.
-  return streams->Close(table, label, sequencer->Peek() - 1, NowMs());
+  return streams->Close(table, label, sequencer->Peek() - 1, WallClockMillis());
 }
 
 Result<ListStreamsResult> Engine::ListStreams(const RequestContext& ctx,
@@ -171,7 +166,7 @@ Result<std::string> Engine::GetShardIterator(const RequestContext& ctx,
   token.table_name = stream->table_name;
   token.label = stream->label;
   token.table_id = stream->table_id;
-  token.issued_ms = NowMs();
+  token.issued_ms = WallClockMillis();
   switch (req.shard_iterator_type) {
     case ShardIteratorType::kTrimHorizon:
       token.position = stream->FirstReadable();
@@ -212,7 +207,7 @@ Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
   if (!DecodeShardIterator(req.shard_iterator, &token)) {
     return Error::Validation("Invalid ShardIterator");
   }
-  uint64_t now = NowMs();
+  uint64_t now = WallClockMillis();
   if (now > token.issued_ms + kShardIteratorLifetimeMs) {
     return Error(ErrorCode::kExpiredIterator,
                  "Iterator expired. The iterator was created at time " + HttpDate(token.issued_ms) +

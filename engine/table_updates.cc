@@ -368,19 +368,6 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   return d;
 }
 
-Engine::Impl::~Impl() {
-  {
-    std::lock_guard lock(ttl_mu);
-    stopping = true;
-  }
-  ttl_cv.notify_all();
-  if (ttl_sweeper.joinable()) ttl_sweeper.join();
-  std::lock_guard lock(backfill_mu);
-  for (auto& t : backfills) {
-    if (t.joinable()) t.join();
-  }
-}
-
 void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);

@@ -1,7 +1,9 @@
 // Single-item writes, prepared: the request validated and its expressions compiled before
 // any item is read, then Apply() turns the old item into the new one. Apply is a pure
 // function of the old item, so PutItem/UpdateItem/DeleteItem (one item under its lock) and
-// TransactWriteItems (many items under their locks) share it.
+// TransactWriteItems (many items under their locks) share it. write_path.cc also holds the
+// write core that commits them (Engine::Impl::AddWrite, Commit, Mutate, PutWithoutIndexes;
+// declared in engine_impl.h).
 // Thread safety: a PreparedWrite is immutable after PrepareWrite.
 #pragma once
 
