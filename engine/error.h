@@ -1,5 +1,5 @@
 // Error, Status and Result<T>: how every fallible call in ddb reports failure.
-// An Error is one DynamoDB error kind plus a message; protocol/errors.cc owns the
+// An Error is one DynamoDB error kind plus a message; protocol/handler.cc owns the
 // wire form ("__type" and HTTP status).
 // Thread safety: plain values.
 #pragma once
