@@ -147,7 +147,6 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
   std::map<std::string, ConsumedCapacity> capacity;
   size_t processed = 0;
   std::optional<Error> throttle;
-  uint64_t gsi_sequence = 0;  // the batch's GSI changes, awaited once at the end
   for (const auto& p : planned) {
     const std::string& name = p.table->description.table_name;
     // A throttled request is left for the caller to retry, as the service does.
@@ -168,12 +167,12 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     }
     std::optional<Item> updated =
         p.write->is_put ? std::optional<Item>(p.write->item) : std::optional<Item>();
-    DDB_ASSIGN_OR_RETURN(
-        std::optional<Item> old,
-        impl_->Mutate(
-            *p.table, p.key,
-            [&](const std::optional<Item>&) { return Result<std::optional<Item>>(updated); },
-            nullptr, WriteOrigin::kRequest, &gsi_sequence));
+    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Mutate(
+                                                      *p.table, p.key,
+                                                      [&](const std::optional<Item>&) {
+                                                        return Result<std::optional<Item>>(updated);
+                                                      },
+                                                      nullptr, WriteOrigin::kRequest));
     ++processed;
     auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
     ConsumedCapacity cost(name);
@@ -197,7 +196,6 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
   }
-  impl_->AwaitGsis(gsi_sequence);
   return result;
 }
 

@@ -119,6 +119,8 @@ Engine::Impl::~Impl() {
   }
   ttl_cv.notify_all();
   if (ttl_sweeper.joinable()) ttl_sweeper.join();
+  // Stopped before the backfills are joined: one waiting for the applier returns at once.
+  if (gsi_applier) gsi_applier->Stop();
   std::lock_guard lock(backfill_mu);
   for (auto& t : backfills) {
     if (t.joinable()) t.join();

@@ -22,10 +22,6 @@ struct EngineOptions {
   // Minimum age of a change before the GSI applier applies it, to make GSI lag visible on
   // purpose in experiments. Default: 0 (as fast as the machine allows)
   int gsi_propagation_delay_ms = 0;
-  // Longest a write to a table with GSIs waits for the applier to apply its change before it
-  // answers anyway (read-your-writes on GSIs; a stuck applier cannot hold a request longer).
-  // Default: 2000
-  int gsi_wait_timeout_ms = 2000;
   // Throttle requests by the partition model (partition_model.h). Default: false
   bool simulate_capacity = false;
   // Item bytes at which a partition splits. Default: 10 GB
@@ -128,7 +124,7 @@ class Engine {
     uint64_t gsi_lag_ms = 0;              // age of the oldest change not yet applied
     uint64_t gsi_unreadable_changes = 0;  // change records skipped: they did not decode
     uint64_t gsi_apply_errors = 0;        // applier rounds that failed to read or write
-    uint64_t gsi_wait_timeouts = 0;       // writes that answered before their GSI change applied
+    uint64_t gsi_wait_timeouts = 0;       // waits for the applier that ran out (no progress)
     // Time to Live since open: items deleted, deletes that failed (retried next sweep), and
     // record entries the sweeper looked at (expired, or stale ones it removed).
     uint64_t ttl_deleted_items = 0;

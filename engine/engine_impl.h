@@ -181,14 +181,11 @@ class Engine::Impl {
   // Returns the old item. Errors: those of compute, kInternal.
   using ComputeNewItem =
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
-  // When new_item is given, the new item is moved there after the write. The write's GSI
-  // change is awaited (AwaitGsis) before returning, unless gsi_sequence is given: then its
-  // sequence is stored there (kept if larger) for the caller to await once, after a batch.
+  // When new_item is given, the new item is moved there after the write.
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute,
                                      std::optional<Item>* new_item = nullptr,
-                                     WriteOrigin origin = WriteOrigin::kRequest,
-                                     uint64_t* gsi_sequence = nullptr);
+                                     WriteOrigin origin = WriteOrigin::kRequest);
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
   // record (tables with GSIs), stream record (tables with an enabled stream, unless the
@@ -206,20 +203,10 @@ class Engine::Impl {
   Status CloseStream(const std::string& table, const std::string& label);
   // Writes the batch and ends its change sequences (also when the write failed).
   Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
-  // GSI entries are written in the item's own batch (AddWrite) unless GSI lag is simulated;
-  // then they come from the change log through the applier.
+  // GSI entries are written in the item's own batch (AddWrite), so an index read right
+  // after a write sees it (as with DynamoDB Local), unless GSI lag is simulated: then they
+  // come from the change log through the applier and no write waits for them.
   bool GsisInline() const { return options.gsi_propagation_delay_ms == 0; }
-  // Read-your-writes on GSIs fed by the change log (a backlog found on open is applied
-  // before Open returns, so this only matters with simulated lag): unless GSI lag is
-  // simulated (gsi_propagation_delay_ms > 0),
-  // a write to a table with GSIs answers once the applier has applied its change, or after
-  // gsi_wait_timeout_ms at most (as DynamoDB Local does; client libraries' tests query an index
-  // right after writing). Call with no item lock held: the backfill takes item locks under the
-  // applier's mutex.
-  void AwaitGsis(uint64_t sequence) {
-    if (sequence == 0 || GsisInline() || options.gsi_propagation_delay_ms > 0) return;
-    gsi_applier->WaitApplied(sequence, options.gsi_wait_timeout_ms);
-  }
 
   // Runs a prepared single-item write under the item's lock. Returns the old item and,
   // when new_item is given, stores the new one there.

@@ -56,8 +56,9 @@ class GsiApplier {
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
-  // Waits until every change up to `sequence` is applied (true), or `timeout_ms` passes
-  // (false, counted in wait_timeouts).
+  // Waits until every change up to `sequence` is applied or the applier stops (true), or
+  // `timeout_ms` passes (false, counted in wait_timeouts). Used by a GSI backfill under
+  // simulated lag; writes never wait (their GSI entries are inline, or lag on purpose).
   bool WaitApplied(uint64_t sequence, int timeout_ms);
   // Totals since start, for /metrics.
   uint64_t unreadable_changes() const { return unreadable_changes_.load(); }

@@ -408,9 +408,10 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
   // Recount once the applier has applied every change logged before the walk ended: those
   // changes' deltas assumed entries this walk may already have written. Later changes find
   // the entries as their old images left them, so their deltas are exact again.
+  // Each wait is bounded by the simulated lag plus a second: one that runs out means the
+  // applier made no progress (counted in ddb_gsi_wait_timeouts_total), and the walk waits on.
   uint64_t logged = sequencer->SafePoint();
-  while (!stopping && gsi_applier->watermark() < logged) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!stopping && !gsi_applier->WaitApplied(logged, options.gsi_propagation_delay_ms + 1000)) {
   }
   if (stopping) return;  // resumes from scratch on the next start (see Open)
   std::shared_ptr<const TableInfo> table = catalog->FindById(table_id);

@@ -173,7 +173,6 @@ uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint
       ++ttl_delete_errors;
       return std::min(from, swept_to);
     }
-    uint64_t gsi_sequence = 0;  // the chunk's GSI changes, awaited once
     for (const std::string& entry : entries) {
       if (stopping) break;
       ++ttl_examined_entries;
@@ -198,7 +197,7 @@ uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint
             }
             return std::optional<Item>();
           },
-          nullptr, WriteOrigin::kTimeToLive, &gsi_sequence);
+          nullptr, WriteOrigin::kTimeToLive);
       bool stale = false;
       if (deleted.ok()) {
         if (deleted.value()) {
@@ -220,7 +219,6 @@ uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint
         swept_to = std::min(swept_to, expiry);
       }
     }
-    AwaitGsis(gsi_sequence);
     if (entries.size() < kTtlChunk) break;
     cursor = entries.back();
     cursor.push_back('\0');

@@ -160,7 +160,6 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(w.key);
   std::vector<ConsumedCapacity> consumed;
-  uint64_t gsi_sequence = 0;  // awaited once the item locks are released
   {
     StripeLocks locks(*impl_, keys);
     std::vector<std::optional<Item>> olds, news;
@@ -215,11 +214,6 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
       return added.error();
     }
     DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
-    if (!sequences.empty() && std::any_of(writes.begin(), writes.end(), [](const PreparedWrite& w) {
-          return w.table->has_gsi();
-        })) {
-      gsi_sequence = *std::max_element(sequences.begin(), sequences.end());
-    }
     if (req.client_request_token) {
       // A replay reads: per item written or checked, its size as this call left it.
       std::map<std::string, ConsumedCapacity> reads;
@@ -246,7 +240,6 @@ Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteIte
       for (auto& [name, c] : capacity) consumed.push_back(std::move(c));
     }
   }
-  impl_->AwaitGsis(gsi_sequence);
   TransactWriteItemsResult result;
   result.consumed_capacity = std::move(consumed);
   for (size_t i = 0; i < writes.size(); ++i) {

@@ -202,32 +202,22 @@ Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& 
 
 Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
                                                  const ComputeNewItem& compute,
-                                                 std::optional<Item>* new_item, WriteOrigin origin,
-                                                 uint64_t* deferred_gsi_sequence) {
-  uint64_t gsi_sequence = 0;  // awaited once the item lock is released
-  Result<std::optional<Item>> result = [&]() -> Result<std::optional<Item>> {
-    std::lock_guard lock(StripeFor(key));
-    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
-    DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
-    if (!old && !updated) return old;  // deleting what is not there writes nothing
-    Storage::Batch batch(*storage);
-    std::vector<uint64_t> sequences;
-    Status added = AddWrite(table.id, key, old, updated, &batch, &sequences, origin);
-    if (!added.ok()) {
-      for (uint64_t s : sequences) sequencer->End(s);
-      return added.error();
-    }
-    DDB_RETURN_IF_ERROR(Commit(batch, sequences));
-    if (!sequences.empty() && table.has_gsi()) gsi_sequence = sequences.back();
-    if (new_item) *new_item = std::move(updated);
-    return old;
-  }();
-  if (deferred_gsi_sequence) {
-    *deferred_gsi_sequence = std::max(*deferred_gsi_sequence, gsi_sequence);
-  } else {
-    AwaitGsis(gsi_sequence);
+                                                 std::optional<Item>* new_item,
+                                                 WriteOrigin origin) {
+  std::lock_guard lock(StripeFor(key));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
+  DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
+  if (!old && !updated) return old;  // deleting what is not there writes nothing
+  Storage::Batch batch(*storage);
+  std::vector<uint64_t> sequences;
+  Status added = AddWrite(table.id, key, old, updated, &batch, &sequences, origin);
+  if (!added.ok()) {
+    for (uint64_t s : sequences) sequencer->End(s);
+    return added.error();
   }
-  return result;
+  DDB_RETURN_IF_ERROR(Commit(batch, sequences));
+  if (new_item) *new_item = std::move(updated);
+  return old;
 }
 
 Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id,

@@ -193,7 +193,8 @@ std::string RenderMetrics(Engine& engine) {
          "GSI applier rounds that failed to read the change log or write the index (retried).",
          static_cast<double>(m.gsi_apply_errors));
   Single(&out, "ddb_gsi_wait_timeouts_total", "counter",
-         "Writes that answered before their GSI change applied (waited the bound, 2 s).",
+         "Waits for the GSI applier (an index backfill under simulated lag) that ran out without "
+         "progress.",
          static_cast<double>(m.gsi_wait_timeouts));
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
