@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/attribute_value.h"
-#include "engine/engine.h"
-#include "engine/item_codec.h"
+#include "ddb/attribute_value.h"
+#include "ddb/engine.h"
+#include "ddb/number.h"
+#include "ddb/stored_item.h"
+#include "ddb/types.h"
 #include "engine/key_codec.h"
-#include "engine/number.h"
-#include "engine/types.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/handler.h"
 #include "protocol/json_reader.h"
@@ -120,7 +120,7 @@ class EngineFixture {
       ddb::BatchWriteItemRequest batch;
       batch.request_items.emplace_back("bench", std::vector<ddb::WriteRequest>());
       for (int64_t j = i; j < std::min(kPreload, i + 25); ++j) {
-        batch.request_items[0].second.push_back({true, MakeItem(Pk(j), Sk(j))});
+        batch.request_items[0].value.push_back({true, MakeItem(Pk(j), Sk(j))});
       }
       auto r = engine_->BatchWriteItem(batch);
       if (!r.ok()) Die("BatchWriteItem: " + r.error().message());
@@ -541,7 +541,7 @@ void BM_EngineMem_BatchWriteItem25(benchmark::State& state) {
   for (int64_t b = 0; b < 256; ++b) {
     reqs[b].request_items.emplace_back("bench", std::vector<ddb::WriteRequest>());
     for (int64_t i = b * 25; i < b * 25 + 25; ++i) {
-      reqs[b].request_items[0].second.push_back({true, MakeItem(Pk(i, "b"), Sk(i))});
+      reqs[b].request_items[0].value.push_back({true, MakeItem(Pk(i, "b"), Sk(i))});
     }
   }
   size_t i = 0;

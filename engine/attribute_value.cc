@@ -1,8 +1,8 @@
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 
 #include <algorithm>
 
-#include "engine/number.h"
+#include "ddb/number.h"
 
 namespace ddb {
 

@@ -1,4 +1,4 @@
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 
 #include <gtest/gtest.h>
 

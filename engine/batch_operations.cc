@@ -7,6 +7,7 @@
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
 #include "engine/item_validation.h"
+#include "engine/write_capacity.h"
 
 namespace ddb {
 namespace {
@@ -156,13 +157,7 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
         return admitted.error();
       }
       if (!throttle) throttle = admitted.error();
-      auto it = std::find_if(result.unprocessed_items.begin(), result.unprocessed_items.end(),
-                             [&](const auto& e) { return e.first == name; });
-      if (it == result.unprocessed_items.end()) {
-        result.unprocessed_items.emplace_back(name, std::vector<WriteRequest>());
-        it = std::prev(result.unprocessed_items.end());
-      }
-      it->second.push_back(*p.write);
+      EntryFor(&result.unprocessed_items, name).push_back(*p.write);
       continue;
     }
     std::optional<Item> updated =
@@ -181,16 +176,7 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     it->second.Merge(cost);
     std::optional<ItemCollectionMetrics> metrics =
         impl_->CollectionMetrics(*p.table, p.write->item, req.return_item_collection_metrics);
-    if (metrics) {
-      auto entry =
-          std::find_if(result.item_collection_metrics.begin(), result.item_collection_metrics.end(),
-                       [&](const auto& e) { return e.first == name; });
-      if (entry == result.item_collection_metrics.end()) {
-        result.item_collection_metrics.emplace_back(name, std::vector<ItemCollectionMetrics>());
-        entry = std::prev(result.item_collection_metrics.end());
-      }
-      entry->second.push_back(std::move(*metrics));
-    }
+    if (metrics) EntryFor(&result.item_collection_metrics, name).push_back(std::move(*metrics));
   }
   if (processed == 0 && throttle) return *throttle;
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {

@@ -1,9 +1,8 @@
-#include "engine/capacity.h"
-
 #include <algorithm>
 
 #include "engine/catalog.h"
 #include "engine/index_key.h"
+#include "engine/write_capacity.h"
 
 namespace ddb {
 namespace {

@@ -1,4 +1,4 @@
-// Engine::Impl's link to the partition model: which partition a request lands in, and
+// EngineImpl's link to the partition model: which partition a request lands in, and
 // what it cost there.
 #include <chrono>
 
@@ -43,7 +43,7 @@ std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSche
 
 }  // namespace
 
-Status Engine::Impl::AdmitKey(const TableInfo& table, const Item& item_or_key, bool write) {
+Status EngineImpl::AdmitKey(const TableInfo& table, const Item& item_or_key, bool write) {
   if (!partitions->simulating()) return Status::Ok();
   const TableDescription& d = table.description;
   const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
@@ -62,9 +62,9 @@ Status Engine::Impl::AdmitKey(const TableInfo& table, const Item& item_or_key, b
   return Status::Ok();
 }
 
-void Engine::Impl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
-                               const std::optional<Item>& old_item,
-                               const std::optional<Item>& new_item, const ConsumedCapacity& cost) {
+void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
+                             const std::optional<Item>& old_item,
+                             const std::optional<Item>& new_item, const ConsumedCapacity& cost) {
   const TableDescription& d = table.description;
   // LSI writes land in the table's partition (an LSI shares its partition key).
   double units = cost.table_units;
@@ -85,8 +85,8 @@ void Engine::Impl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
   }
 }
 
-void Engine::Impl::ChargeTableWrite(const TableInfo& table, const Item& item_or_key,
-                                    int64_t old_size, int64_t new_size, double units) {
+void EngineImpl::ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
+                                  int64_t new_size, double units) {
   const TableDescription& d = table.description;
   const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
   const int64_t items = (new_size >= 0 ? 1 : 0) - (old_size >= 0 ? 1 : 0);
@@ -95,7 +95,7 @@ void Engine::Impl::ChargeTableWrite(const TableInfo& table, const Item& item_or_
                      true, items, bytes);
 }
 
-Status Engine::Impl::AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token) {
+Status EngineImpl::AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token) {
   if (!partitions->simulating()) return Status::Ok();
   const TableDescription& d = table.description;
   if (index && index->global) {
@@ -105,8 +105,8 @@ Status Engine::Impl::AdmitRead(const TableInfo& table, const IndexSchema* index,
   return partitions->Admit(table.id, d.table_name, "", TableCapacity(d), token, false);
 }
 
-void Engine::Impl::ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
-                              const std::string& key, double units) {
+void EngineImpl::ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
+                            const std::string& key, double units) {
   const TableDescription& d = table.description;
   if (index && index->global) {
     partitions->Charge(index->index_id, d.table_name, index->name, IndexCapacity(d, index->name),
@@ -116,9 +116,9 @@ void Engine::Impl::ChargeRead(const TableInfo& table, const IndexSchema* index, 
   partitions->Charge(table.id, d.table_name, "", TableCapacity(d), token, key, units, false, 0, 0);
 }
 
-std::optional<ItemCollectionMetrics> Engine::Impl::CollectionMetrics(const TableInfo& table,
-                                                                     const Item& item_or_key,
-                                                                     bool requested) {
+std::optional<ItemCollectionMetrics> EngineImpl::CollectionMetrics(const TableInfo& table,
+                                                                   const Item& item_or_key,
+                                                                   bool requested) {
   if (!requested || !table.has_lsi()) return std::nullopt;
   const TableDescription& d = table.description;
   const AttributeValue& pk = item_or_key.at(d.hash_key());
@@ -149,13 +149,13 @@ std::optional<ItemCollectionMetrics> Engine::Impl::CollectionMetrics(const Table
   return m;
 }
 
-Engine::Metrics Engine::GetMetrics() {
-  Metrics m;
+EngineMetrics Engine::GetMetrics() {
+  EngineMetrics m;
   m.resources = impl_->partitions->Snapshot();
   for (const std::string& name : impl_->catalog->Names()) {
     auto table = impl_->catalog->Find(name);
     if (!table) continue;
-    Metrics::TableFigures t;
+    TableFigures t;
     t.name = name;
     auto stats = [&](uint32_t id) {
       auto v = impl_->storage->GetStats(StatsKey(id));
@@ -163,7 +163,8 @@ Engine::Metrics Engine::GetMetrics() {
     };
     std::tie(t.item_count, t.size_bytes) = stats(table->id);
     for (const IndexSchema& index : table->indexes) {
-      t.indexes.push_back({index.name, stats(index.index_id)});
+      auto [count, size] = stats(index.index_id);
+      t.indexes.push_back({index.name, count, size});
     }
     m.tables.push_back(std::move(t));
   }

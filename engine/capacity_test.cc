@@ -1,8 +1,7 @@
-#include "engine/capacity.h"
-
 #include <gtest/gtest.h>
 
 #include "engine/catalog.h"
+#include "engine/write_capacity.h"
 
 namespace ddb {
 namespace {

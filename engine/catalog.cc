@@ -1,9 +1,9 @@
 #include "engine/catalog.h"
 
+#include "ddb/number.h"
+#include "ddb/stored_item.h"
 #include "engine/coding.h"
-#include "engine/item_codec.h"
 #include "engine/key_codec.h"
-#include "engine/number.h"
 
 namespace ddb {
 namespace {

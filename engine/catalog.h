@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "ddb/error.h"
+#include "ddb/types.h"
 #include "engine/index_key.h"
 #include "engine/storage.h"
-#include "engine/types.h"
 
 namespace ddb {
 

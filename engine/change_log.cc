@@ -2,8 +2,8 @@
 
 #include <chrono>
 
+#include "ddb/stored_item.h"
 #include "engine/coding.h"
-#include "engine/item_codec.h"
 
 namespace ddb {
 namespace {

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 
 namespace ddb {
 

@@ -8,7 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "ddb/stored_item.h"
+
 namespace ddb {
+
+// The readers of varints and length-prefixed strings are public (ddb/stored_item.h).
+using stored_form::GetLengthPrefixed;
+using stored_form::GetVarint64;
 
 inline void PutFixed32BE(std::string* dst, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) dst->push_back(static_cast<char>(v >> shift));
@@ -40,31 +46,9 @@ inline void PutVarint64(std::string* dst, uint64_t v) {
   dst->push_back(static_cast<char>(v));
 }
 
-inline bool GetVarint64(std::string_view* in, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    uint8_t byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
-
 inline void PutLengthPrefixed(std::string* dst, std::string_view s) {
   PutVarint64(dst, s.size());
   dst->append(s);
-}
-
-inline bool GetLengthPrefixed(std::string_view* in, std::string_view* s) {
-  uint64_t len;
-  if (!GetVarint64(in, &len) || in->size() < len) return false;
-  *s = in->substr(0, len);
-  in->remove_prefix(len);
-  return true;
 }
 
 }  // namespace ddb

@@ -1,4 +1,4 @@
-#include "engine/engine.h"
+#include "ddb/engine.h"
 
 #include <array>
 #include <chrono>
@@ -7,15 +7,16 @@
 #include <random>
 #include <tuple>
 
+#include "ddb/stored_item.h"
 #include "engine/catalog.h"
 #include "engine/coding.h"
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
-#include "engine/item_codec.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
 #include "engine/table_validation.h"
+#include "engine/write_capacity.h"
 
 namespace ddb {
 namespace {
@@ -40,11 +41,11 @@ double NowSeconds() {
 
 }  // namespace
 
-Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::Engine(std::unique_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<EngineImpl>();
   impl->options = options;
   DDB_ASSIGN_OR_RETURN(impl->storage,
                        Storage::Open(StorageOptions{options.data_dir, options.in_memory}));
@@ -78,7 +79,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     impl->gsi_applier->Start();
   }
   // Time to Live: expired items are deleted within seconds (the service takes up to days).
-  Impl* raw = impl.get();
+  EngineImpl* raw = impl.get();
   impl->ttl_sweeper = std::thread([raw] {
     std::unique_lock lock(raw->ttl_mu);
     while (!raw->stopping) {
@@ -105,14 +106,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     for (const IndexSchema& index : table->indexes) {
       if (!index.backfilling) continue;
       std::lock_guard lock(impl->backfill_mu);
-      impl->backfills.emplace_back(&Engine::Impl::Backfill, impl.get(), table->id, name,
-                                   index.name);
+      impl->backfills.emplace_back(&EngineImpl::Backfill, impl.get(), table->id, name, index.name);
     }
   }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
-Engine::Impl::~Impl() {
+EngineImpl::~EngineImpl() {
   {
     std::lock_guard lock(ttl_mu);
     stopping = true;

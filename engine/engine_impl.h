@@ -1,5 +1,5 @@
-// Engine::Impl: the engine's state and the helpers its operations share. Internal. Where
-// things are: engine.cc (Open, ~Impl, tables, single-item operations), write_path.cc
+// EngineImpl: the engine's state and the helpers its operations share. Internal. Where
+// things are: engine.cc (Open, ~EngineImpl, tables, single-item operations), write_path.cc
 // (PrepareWrite and the write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write),
 // read_path.cc (Query, Scan), batch_operations.cc (BatchGetItem, BatchWriteItem),
 // transactions.cc, partiql.cc, table_updates.cc (UpdateTable, GSI backfill),
@@ -23,13 +23,14 @@
 #include <tuple>
 #include <vector>
 
+#include "ddb/engine.h"
+#include "ddb/stored_item.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
-#include "engine/engine.h"
 #include "engine/expression.h"
 #include "engine/index_maintenance.h"
-#include "engine/item_codec.h"
 #include "engine/key_codec.h"
+#include "engine/partition_model.h"
 #include "engine/storage.h"
 #include "engine/streams.h"
 #include "engine/ttl_index.h"
@@ -63,7 +64,7 @@ inline const Error& TableNotFound() {
   return e;
 }
 
-class Engine::Impl {
+class EngineImpl {
  public:
   EngineOptions options;
   std::unique_ptr<Storage> storage;
@@ -74,7 +75,7 @@ class Engine::Impl {
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
-  // Backfills of GSIs added by UpdateTable (table_updates.cc); joined by ~Impl.
+  // Backfills of GSIs added by UpdateTable (table_updates.cc); joined by ~EngineImpl.
   std::mutex backfill_mu;
   std::vector<std::thread> backfills;  // guarded by backfill_mu
   std::atomic<bool> stopping{false};
@@ -142,7 +143,7 @@ class Engine::Impl {
     }
   }
 
-  ~Impl();
+  ~EngineImpl();
   // Fills a new GSI from the table's items, then marks it ACTIVE.
   void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
   void MarkBackfilled(const std::string& table_name, const std::string& index_name);

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/attribute_value.h"
-#include "engine/error.h"
+#include "ddb/attribute_value.h"
+#include "ddb/error.h"
 
 namespace ddb {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 #include "engine/expression.h"
 
 namespace ddb::expr {

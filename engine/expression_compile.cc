@@ -7,10 +7,10 @@
 #include <functional>
 #include <map>
 
+#include "ddb/number.h"
 #include "engine/expression.h"
 #include "engine/expression_parser.h"
 #include "engine/expression_resolve.h"
-#include "engine/number.h"
 
 namespace ddb {
 

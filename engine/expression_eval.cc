@@ -6,9 +6,9 @@
 #include <map>
 #include <string_view>
 
+#include "ddb/number.h"
 #include "engine/expression.h"
 #include "engine/expression_resolve.h"
-#include "engine/number.h"
 
 namespace ddb {
 

@@ -2,7 +2,7 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 #include "engine/expression_ast.h"
 
 namespace ddb::expr {

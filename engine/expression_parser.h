@@ -8,7 +8,7 @@
 #include <memory>
 #include <string_view>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 #include "engine/expression_ast.h"
 
 namespace ddb::expr {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 #include "engine/expression.h"
 #include "engine/expression_ast.h"
 

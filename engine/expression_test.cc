@@ -4,8 +4,8 @@
 
 #include <thread>
 
+#include "ddb/number.h"
 #include "engine/expression_parser.h"
-#include "engine/number.h"
 #include "engine/reserved_words.h"
 
 namespace ddb {

@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
+#include "ddb/engine.h"
+#include "ddb/stored_item.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/coding.h"
-#include "engine/engine.h"
 #include "engine/index_maintenance.h"
-#include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
 
@@ -209,7 +209,7 @@ TEST_P(GsiModesTest, ConcurrentWritersAllLandInTheIndex) {
     for (const std::string& k : IndexKeys(g)) EXPECT_TRUE(all.insert(k).second) << k;
   }
   EXPECT_EQ(all.size(), static_cast<size_t>(kKeys));
-  Engine::Metrics m = engine_->GetMetrics();
+  EngineMetrics m = engine_->GetMetrics();
   EXPECT_EQ(m.gsi_pending_changes, 0u);
   EXPECT_EQ(m.gsi_wait_timeouts, 0u);
 }
@@ -328,7 +328,7 @@ TEST_F(GsiApplierTest, AnUnreadableRecordIsSkippedAndCountedWithoutStallingWrite
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_LT(took, std::chrono::milliseconds(1500)) << "the write waited for a stuck applier";
   EXPECT_EQ(IndexKeys("a"), (std::set<std::string>{"w", "y"}));
-  Engine::Metrics m = engine_->GetMetrics();
+  EngineMetrics m = engine_->GetMetrics();
   EXPECT_EQ(m.gsi_unreadable_changes, 1u);
   EXPECT_EQ(m.gsi_wait_timeouts, 0u);
   EXPECT_EQ(m.gsi_pending_changes, 0u);

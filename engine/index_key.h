@@ -13,7 +13,7 @@
 //           components can be followed by more bytes.
 //   The table's primary key comes last, so equal index keys are distinct entries in a
 //   stable order.
-//   entry value := the projected item, encoded as in item_codec.h.
+//   entry value := the projected item, encoded as in ddb/stored_item.h.
 //
 // DO NOT change without a format version bump: it is on disk.
 // Thread safety: pure functions.
@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/attribute_value.h"
-#include "engine/types.h"
+#include "ddb/attribute_value.h"
+#include "ddb/types.h"
 
 namespace ddb {
 

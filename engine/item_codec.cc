@@ -1,5 +1,4 @@
-#include "engine/item_codec.h"
-
+#include "ddb/stored_item.h"
 #include "engine/coding.h"
 
 namespace ddb {

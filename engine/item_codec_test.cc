@@ -1,7 +1,6 @@
-#include "engine/item_codec.h"
-
 #include <gtest/gtest.h>
 
+#include "ddb/stored_item.h"
 #include "engine/random_items_testing.h"
 
 namespace ddb {

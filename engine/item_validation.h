@@ -2,17 +2,12 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include "engine/error.h"
+#include "ddb/error.h"
+#include "ddb/limits.h"
+#include "ddb/types.h"
 #include "engine/index_key.h"
-#include "engine/types.h"
 
 namespace ddb {
-
-// DynamoDB's limits.
-inline constexpr size_t kMaxItemSize = 400 * 1024;
-inline constexpr size_t kMaxPartitionKeySize = 2048;
-inline constexpr size_t kMaxSortKeySize = 1024;
-inline constexpr int kMaxNestingDepth = 32;
 
 // A whole item for PutItem: key attributes present, of the declared type, not empty, not
 // too long; item no larger than 400 KB. Errors: kValidation.

@@ -3,8 +3,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "ddb/number.h"
 #include "engine/coding.h"
-#include "engine/number.h"
 
 namespace ddb {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <random>
 
-#include "engine/number.h"
+#include "ddb/number.h"
 
 namespace ddb {
 namespace {

@@ -15,7 +15,7 @@
 // Bytewise order of the encodings equals numeric order; equal numbers encode identically,
 // and the encoding is self-delimiting (at most 2 + 19 + 1 = 22 bytes).
 // Examples: 1 -> 03 82 0B 00; -1 -> 01 7D F4 FF; 0.5 -> 03 81 33 00; 123 -> 03 84 0D 1F 00.
-#include "engine/number.h"
+#include "ddb/number.h"
 
 #include <algorithm>
 #include <cassert>

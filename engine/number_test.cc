@@ -1,4 +1,4 @@
-#include "engine/number.h"
+#include "ddb/number.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,9 @@
 // engine.
 #include <map>
 
-#include "engine/engine.h"
+#include "ddb/engine.h"
 #include "engine/partiql_parser.h"
+#include "engine/transactions.h"
 
 namespace ddb {
 namespace {
@@ -576,22 +577,14 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     const Error& e = r.error();
     if (e.code() != ErrorCode::kTransactionCanceled || !e.detail()) return e;
     // An INSERT's failed "key absent" condition is a duplicate key.
-    auto detail = std::make_shared<ErrorDetail>(*e.detail());
-    std::string codes;
-    for (size_t i = 0; i < detail->cancellation_reasons.size(); ++i) {
-      CancellationReason& reason = detail->cancellation_reasons[i];
-      if (i < inserts.size() && inserts[i] && reason.code == "ConditionalCheckFailed") {
-        reason.code = "DuplicateItem";
-        reason.message = "Duplicate primary key exists in table";
+    std::vector<CancellationReason> reasons = e.detail()->cancellation_reasons;
+    for (size_t i = 0; i < reasons.size() && i < inserts.size(); ++i) {
+      if (inserts[i] && reasons[i].code == CancellationCode::kConditionalCheckFailed) {
+        reasons[i].code = CancellationCode::kDuplicateItem;
+        reasons[i].message = "Duplicate primary key exists in table";
       }
-      codes += (i > 0 ? ", " : "") + reason.code;
     }
-    Error patched(ErrorCode::kTransactionCanceled,
-                  "Transaction cancelled, please refer cancellation reasons for specific reasons "
-                  "[" +
-                      codes + "]");
-    patched.WithDetail(std::move(detail));
-    return patched;
+    return TransactionCanceled(std::move(reasons));
   }
   result.consumed_capacity = std::move(r.value().consumed_capacity);
   return result;

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "engine/number.h"
+#include "ddb/number.h"
 
 namespace ddb::partiql {
 namespace {

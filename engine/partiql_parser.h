@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/attribute_value.h"
-#include "engine/error.h"
+#include "ddb/attribute_value.h"
+#include "ddb/error.h"
+#include "ddb/types.h"
 #include "engine/expression.h"
-#include "engine/types.h"
 
 namespace ddb::partiql {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "engine/types.h"
+#include "ddb/types.h"
 
 namespace ddb {
 namespace {
@@ -323,10 +323,12 @@ std::vector<ResourceSnapshot> PartitionModel::Snapshot() const {
       p.end = i + 1 < r->partitions.size() ? r->partitions[i + 1].start - 1 : UINT64_MAX;
       s.partitions.push_back(p);
     }
-    std::vector<std::pair<std::string, double>> keys(r->key_units.begin(), r->key_units.end());
+    std::vector<HotKey> keys;
+    keys.reserve(r->key_units.size());
+    for (const auto& [key, units] : r->key_units) keys.push_back({key, units});
     size_t n = std::min(kHottestKeys, keys.size());
     std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n), keys.end(),
-                      [](const auto& a, const auto& b) { return a.second > b.second; });
+                      [](const HotKey& a, const HotKey& b) { return a.units > b.units; });
     keys.resize(n);
     s.hottest_keys = std::move(keys);
     out.push_back(std::move(s));

@@ -28,7 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "ddb/error.h"
+#include "ddb/metrics.h"
 
 namespace ddb {
 
@@ -44,32 +45,6 @@ struct ResourceCapacity {
   bool on_demand = true;
   double read_units = 0;   // per second, provisioned
   double write_units = 0;  // per second, provisioned
-};
-
-// A point-in-time copy of one partition's figures, for /metrics.
-struct PartitionSnapshot {
-  uint64_t start = 0;  // first token
-  uint64_t end = 0;    // last token
-  double consumed_read_units = 0;
-  double consumed_write_units = 0;
-  int64_t read_throttles = 0;
-  int64_t write_throttles = 0;
-  int64_t items = 0;
-  int64_t bytes = 0;
-};
-
-struct ResourceSnapshot {
-  uint32_t id = 0;
-  std::string table;
-  std::string index;  // empty for the table itself
-  double consumed_read_units = 0;
-  double consumed_write_units = 0;
-  int64_t read_throttles = 0;
-  int64_t write_throttles = 0;
-  int64_t splits = 0;
-  std::vector<PartitionSnapshot> partitions;
-  // Contributor-insights style: the partition keys that consumed the most units.
-  std::vector<std::pair<std::string, double>> hottest_keys;
 };
 
 class PartitionModel {

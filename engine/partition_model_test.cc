@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "ddb/types.h"
 #include "engine/key_codec.h"
-#include "engine/types.h"
 
 namespace ddb {
 namespace {
@@ -603,12 +603,12 @@ TEST(PartitionModel, SnapshotListsTheHottestKeysFirst) {
   const auto& hot = Only(snap).hottest_keys;
   ASSERT_EQ(hot.size(), 10u);  // the top ten
   for (size_t i = 1; i < hot.size(); ++i) {
-    EXPECT_GE(hot[i - 1].second, hot[i].second) << "rank " << i;
+    EXPECT_GE(hot[i - 1].units, hot[i].units) << "rank " << i;
   }
   // i * 7 % 15 == 14 for i = 2: 15 units x 3 rounds (reads and writes both count).
-  EXPECT_EQ(hot[0].first, "k2");
-  EXPECT_EQ(hot[0].second, 45);
-  EXPECT_EQ(hot[9].second, 6 * 3);
+  EXPECT_EQ(hot[0].key, "k2");
+  EXPECT_EQ(hot[0].units, 45);
+  EXPECT_EQ(hot[9].units, 6 * 3);
 }
 
 TEST(PartitionModel, FewKeysAreAllListed) {
@@ -619,8 +619,8 @@ TEST(PartitionModel, FewKeysAreAllListed) {
   auto snap = model.Snapshot();
   const auto& hot = Only(snap).hottest_keys;
   ASSERT_EQ(hot.size(), 2u);
-  EXPECT_EQ(hot[0].first, "big");
-  EXPECT_EQ(hot[1].first, "small");
+  EXPECT_EQ(hot[0].key, "big");
+  EXPECT_EQ(hot[1].key, "small");
 }
 
 }  // namespace

@@ -234,9 +234,9 @@ uint64_t TokenOf(std::string_view key) {
   return token;
 }
 
-Result<ReadResult> ReadRange(Engine::Impl& impl, const ReadTarget& target,
-                             const ReadRequestBase& req, const ReadPlan& plan,
-                             const std::string& lower, const std::string& upper, bool forward,
+Result<ReadResult> ReadRange(EngineImpl& impl, const ReadTarget& target, const ReadRequestBase& req,
+                             const ReadPlan& plan, const std::string& lower,
+                             const std::string& upper, bool forward,
                              const std::string& partition_key) {
   DDB_RETURN_IF_ERROR(impl.AdmitRead(*target.table, target.index, TokenOf(lower)));
   // An LSI answers for attributes it does not project by fetching the table's item, as the

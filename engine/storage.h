@@ -2,7 +2,7 @@
 // families below; RocksDB statuses become Errors here (details logged, never sent).
 //
 //   catalog  table name -> table record (catalog.h)
-//   items    item key (key_codec.h) -> encoded item (item_codec.h)
+//   items    item key (key_codec.h) -> encoded item (ddb/stored_item.h)
 //   changes  the change log (sequence -> change record) that feeds GSIs under simulated lag
 //   meta     counters: next table id; per-table and per-index item count and size (int64
 //            add merges); the GSI applier's watermark; stream metadata (streams.h); the
@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 
 namespace ddb {
 

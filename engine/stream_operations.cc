@@ -76,7 +76,7 @@ StreamRecord ToStreamRecord(const StreamInfo& stream, const ChangeRecord& change
 
 }  // namespace
 
-Status Engine::Impl::OpenStream(const TableInfo& table, uint64_t start_sequence) {
+Status EngineImpl::OpenStream(const TableInfo& table, uint64_t start_sequence) {
   const TableDescription& d = table.description;
   StreamInfo info;
   info.table_id = table.id;
@@ -89,7 +89,7 @@ Status Engine::Impl::OpenStream(const TableInfo& table, uint64_t start_sequence)
   return streams->Add(std::move(info));
 }
 
-Status Engine::Impl::CloseStream(const std::string& table, const std::string& label) {
+Status EngineImpl::CloseStream(const std::string& table, const std::string& label) {
   // REQUIRES: the catalog no longer shows the stream enabled. A writer that takes its
   // sequence after this Peek() sees that when it looks again (AddWrite), so no record of
   // the stream lies past the end.

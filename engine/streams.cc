@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "ddb/stored_item.h"
 #include "engine/coding.h"
-#include "engine/item_codec.h"
 
 namespace ddb {
 namespace {

@@ -35,10 +35,10 @@
 #include <utility>
 #include <vector>
 
+#include "ddb/error.h"
+#include "ddb/types.h"
 #include "engine/change_log.h"
-#include "engine/error.h"
 #include "engine/storage.h"
-#include "engine/types.h"
 
 namespace ddb {
 

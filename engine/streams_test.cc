@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/engine.h"
-#include "engine/number.h"
+#include "ddb/engine.h"
+#include "ddb/number.h"
 
 namespace ddb {
 namespace {

@@ -351,7 +351,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
     std::lock_guard lock(impl_->backfill_mu);
-    impl_->backfills.emplace_back(&Engine::Impl::Backfill, impl_.get(), after->id, req.table_name,
+    impl_->backfills.emplace_back(&EngineImpl::Backfill, impl_.get(), after->id, req.table_name,
                                   u.index.index_name);
   }
   TableDescription d = impl_->Describe(ctx, *after);
@@ -368,7 +368,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   return d;
 }
 
-void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
+void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -436,7 +436,7 @@ void Engine::Impl::Backfill(uint32_t table_id, std::string table_name, std::stri
   MarkBackfilled(table_name, index_name);
 }
 
-void Engine::Impl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
+void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
   catalog
       ->Update(table_name,
                [&](TableDescription* d) {

@@ -12,11 +12,6 @@ constexpr size_t kMaxProjectedAttributes = 100;
 constexpr size_t kMaxTags = 50;
 const std::string kInvalid = "One or more parameter values were invalid: ";
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '-' || c == '.';
-}
-
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out = "[";
   for (size_t i = 0; i < names.size(); ++i) {
@@ -107,32 +102,6 @@ Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
 }
 
 }  // namespace
-
-void TableNameViolations(std::string_view name, std::string_view path,
-                         std::vector<std::string>* violations) {
-  std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(path) +
-                       "' failed to satisfy constraint: Member must ";
-  if (!std::all_of(name.begin(), name.end(), IsNameChar)) {
-    violations->push_back(prefix + "satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
-  }
-  if (name.size() < 3) {
-    violations->push_back(prefix + "have length greater than or equal to 3");
-  }
-  if (name.size() > 255) {
-    violations->push_back(prefix + "have length less than or equal to 255");
-  }
-}
-
-Error ValidationErrors(const std::vector<std::string>& violations) {
-  std::string msg =
-      std::to_string(violations.size()) +
-      (violations.size() == 1 ? " validation error detected: " : " validation errors detected: ");
-  for (size_t i = 0; i < violations.size(); ++i) {
-    if (i) msg += "; ";
-    msg += violations[i];
-  }
-  return Error::Validation(std::move(msg));
-}
 
 Status ValidateCreateTable(const CreateTableRequest& req) {
   std::vector<std::string> violations;

@@ -28,7 +28,7 @@ const Error& NoLongerExpired() {
 
 }  // namespace
 
-Status Engine::Impl::StartTtlBackfill(uint32_t table_id) {
+Status EngineImpl::StartTtlBackfill(uint32_t table_id) {
   uint64_t generation;
   {
     std::lock_guard lock(ttl_build_mu);
@@ -40,11 +40,11 @@ Status Engine::Impl::StartTtlBackfill(uint32_t table_id) {
     DDB_RETURN_IF_ERROR(storage->Write(batch));
   }
   std::lock_guard lock(backfill_mu);
-  backfills.emplace_back(&Engine::Impl::BackfillTtl, this, table_id, generation);
+  backfills.emplace_back(&EngineImpl::BackfillTtl, this, table_id, generation);
   return Status::Ok();
 }
 
-Status Engine::Impl::DropTtlRecord(uint32_t table_id) {
+Status EngineImpl::DropTtlRecord(uint32_t table_id) {
   // Writers that saw TTL enabled (under their item's lock) may still commit an entry.
   WaitForItemWriters();
   std::lock_guard lock(ttl_build_mu);  // no backfill commits past this point
@@ -56,7 +56,7 @@ Status Engine::Impl::DropTtlRecord(uint32_t table_id) {
   return storage->DeleteRange(Cf::kMeta, TtlTablePrefix(table_id), TtlTablePrefixEnd(table_id));
 }
 
-void Engine::Impl::BackfillTtl(uint32_t table_id, uint64_t generation) {
+void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   // REQUIRES ttl_build_mu: this backfill still builds the table's current record.
   auto still_current = [&](const std::string& attribute) {
     auto it = ttl_generation.find(table_id);
@@ -126,7 +126,7 @@ void Engine::Impl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   }
 }
 
-void Engine::Impl::SweepExpiredItems() {
+void EngineImpl::SweepExpiredItems() {
   const uint64_t now = NowEpochSeconds();
   // Taken first: an entry noted after this is looked for by the next round.
   const TtlWriteNotes::Snapshot noted = ttl_notes.TakeAll();
@@ -154,7 +154,7 @@ void Engine::Impl::SweepExpiredItems() {
   ttl_swept_to = std::move(from);  // tables without TTL now are forgotten
 }
 
-uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now) {
+uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now) {
   const std::string attribute = *table.description.ttl_attribute;
   // Expiry times more than five years old are not deleted (kTtlMaxAgeSeconds).
   const uint64_t oldest = now > kTtlMaxAgeSeconds ? now - kTtlMaxAgeSeconds : 0;
@@ -226,9 +226,8 @@ uint64_t Engine::Impl::SweepTtlTable(const TableInfo& table, uint64_t from, uint
   return swept_to;
 }
 
-bool Engine::Impl::RemoveStaleTtlEntry(uint32_t table_id, const std::string& entry,
-                                       std::optional<uint64_t> expiry,
-                                       const std::string& item_key) {
+bool EngineImpl::RemoveStaleTtlEntry(uint32_t table_id, const std::string& entry,
+                                     std::optional<uint64_t> expiry, const std::string& item_key) {
   std::optional<std::lock_guard<std::mutex>> lock;
   if (expiry) {
     lock.emplace(StripeFor(item_key));

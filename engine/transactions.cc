@@ -5,6 +5,8 @@
 // are serializable with each other and with single-item writes, and no deadlock is
 // possible. Conditions are evaluated with every lock held; the writes, their index entries
 // and change-log records go to RocksDB in one WriteBatch, so readers see all or nothing.
+#include "engine/transactions.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -14,6 +16,7 @@
 #include "engine/engine_impl.h"
 #include "engine/item_validation.h"
 #include "engine/table_validation.h"
+#include "engine/write_capacity.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -40,10 +43,24 @@ const Error& DuplicateItem() {
   return e;
 }
 
+PreparedWrite::Kind PreparedKind(TransactWriteAction::Kind kind) {
+  switch (kind) {
+    case TransactWriteAction::Kind::kPut:
+      return PreparedWrite::Kind::kPut;
+    case TransactWriteAction::Kind::kDelete:
+      return PreparedWrite::Kind::kDelete;
+    case TransactWriteAction::Kind::kUpdate:
+      return PreparedWrite::Kind::kUpdate;
+    case TransactWriteAction::Kind::kConditionCheck:
+      break;
+  }
+  return PreparedWrite::Kind::kConditionCheck;
+}
+
 // Locks the stripes of "keys" in ascending order and unlocks them on destruction.
 class StripeLocks {
  public:
-  StripeLocks(Engine::Impl& impl, const std::vector<std::string>& keys) {
+  StripeLocks(EngineImpl& impl, const std::vector<std::string>& keys) {
     std::set<std::mutex*> stripes;
     for (const auto& k : keys) stripes.insert(&impl.StripeFor(k));
     // The address order of an array's elements is their index order: a fixed global order.
@@ -84,6 +101,161 @@ uint64_t Fingerprint(const TransactWriteItemsRequest& req) {
 
 }  // namespace
 
+Error TransactionCanceled(std::vector<CancellationReason> reasons) {
+  std::string message =
+      "Transaction cancelled, please refer cancellation reasons for specific reasons [";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (i) message += ", ";
+    message += CancellationCodeName(reasons[i].code);
+  }
+  message += "]";
+  auto detail = std::make_shared<ErrorDetail>();
+  detail->cancellation_reasons = std::move(reasons);
+  Error e(ErrorCode::kTransactionCanceled, std::move(message));
+  e.WithDetail(std::move(detail));
+  return e;
+}
+
+namespace {
+
+// Step 1, before locking anything: every action validated and compiled.
+Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
+                                                  const TransactWriteItemsRequest& req) {
+  std::vector<PreparedWrite> writes;
+  std::set<std::string> seen;
+  size_t bytes = 0;
+  for (size_t i = 0; i < req.actions.size(); ++i) {
+    const TransactWriteAction& a = req.actions[i];
+    DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
+    PreparedWrite::Kind kind = PreparedKind(a.kind);
+    if (kind == PreparedWrite::Kind::kConditionCheck && !a.condition_expression) {
+      return ValidationErrors({"Value null at 'transactItems." + std::to_string(i + 1) +
+                               ".member.conditionCheck.conditionExpression' failed to satisfy "
+                               "constraint: Member must not be null"});
+    }
+    DDB_ASSIGN_OR_RETURN(PreparedWrite w,
+                         PrepareWrite(kind, table, a.item_or_key, a.update_expression, a));
+    if (!seen.insert(w.key).second) return DuplicateItem();
+    bytes += ItemSize(a.item_or_key);
+    writes.push_back(std::move(w));
+  }
+  if (bytes > kMaxTransactionBytes) {
+    return Error::Validation("Transaction request cannot be larger than 4 MB");
+  }
+  return writes;
+}
+
+// Each action's item before and after (both nullopt for an action that writes nothing).
+struct EvaluatedActions {
+  std::vector<std::optional<Item>> olds;
+  std::vector<std::optional<Item>> news;
+};
+
+// Step 2, with every item locked: the old items read and every action applied to its own,
+// or the cancellation naming why each action did (not) go through.
+Result<EvaluatedActions> EvaluateActions(EngineImpl& impl,
+                                         const std::vector<PreparedWrite>& writes) {
+  EvaluatedActions out;
+  std::vector<CancellationReason> reasons(writes.size());
+  bool cancelled = false;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl.ReadItem(writes[i].key));
+    Result<std::optional<Item>> updated = writes[i].Apply(old);
+    if (!updated.ok()) {
+      const Error& e = updated.error();
+      if (e.code() == ErrorCode::kConditionalCheckFailed) {
+        reasons[i] = {CancellationCode::kConditionalCheckFailed, e.message(), {}};
+        if (e.detail()) reasons[i].item = e.detail()->item;
+      } else if (e.code() == ErrorCode::kValidation) {
+        reasons[i] = {CancellationCode::kValidationError, e.message(), {}};
+      } else {
+        return e;
+      }
+      cancelled = true;
+      out.olds.emplace_back();
+      out.news.emplace_back();
+      continue;
+    }
+    out.olds.push_back(std::move(old));
+    out.news.push_back(std::move(updated).value());
+  }
+  if (cancelled) return TransactionCanceled(std::move(reasons));
+  return out;
+}
+
+// Step 3: every write, its index entries and change records in one WriteBatch.
+Status CommitActions(EngineImpl& impl, const std::vector<PreparedWrite>& writes,
+                     const EvaluatedActions& ev) {
+  Storage::Batch batch(*impl.storage);
+  std::vector<uint64_t> sequences;
+  Status added = Status::Ok();
+  for (size_t i = 0; i < writes.size() && added.ok(); ++i) {
+    if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) continue;
+    if (!ev.olds[i] && !ev.news[i]) continue;
+    added = impl.AddWrite(writes[i].table->id, writes[i].key, ev.olds[i], ev.news[i], &batch,
+                          &sequences);
+  }
+  if (!added.ok()) {
+    for (uint64_t s : sequences) impl.sequencer->End(s);
+    return added.error();
+  }
+  return impl.Commit(batch, sequences);
+}
+
+// Step 4: what the transaction consumed per table (writes, and transactional reads of the
+// checked items), or with `replay` what a repeat of it reports: a transactional read of each
+// item as this call left it.
+std::vector<ConsumedCapacity> TransactionCapacity(const std::vector<PreparedWrite>& writes,
+                                                  const EvaluatedActions& ev, bool replay) {
+  std::map<std::string, ConsumedCapacity> by_table;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    const std::string& name = writes[i].table->description.table_name;
+    ConsumedCapacity& c = by_table.try_emplace(name, ConsumedCapacity{name}).first->second;
+    const bool check = writes[i].kind == PreparedWrite::Kind::kConditionCheck;
+    if (replay || check) {
+      const std::optional<Item>& item = check ? ev.olds[i] : ev.news[i];
+      c.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
+    } else {
+      AddWriteCapacity(*writes[i].table, ev.olds[i], ev.news[i], /*transactional=*/true, &c);
+    }
+  }
+  std::vector<ConsumedCapacity> out;
+  for (auto& [name, c] : by_table) out.push_back(std::move(c));
+  return out;
+}
+
+// TransactWriteItems without the ClientRequestToken bookkeeping. With a token, *replay
+// receives what a repeat of the call reports.
+Result<TransactWriteItemsResult> RunTransactWrite(EngineImpl& impl,
+                                                  const TransactWriteItemsRequest& req,
+                                                  std::vector<ConsumedCapacity>* replay) {
+  DDB_ASSIGN_OR_RETURN(std::vector<PreparedWrite> writes, PrepareActions(impl, req));
+  std::vector<std::string> keys;
+  for (const auto& w : writes) keys.push_back(w.key);
+  TransactWriteItemsResult result;
+  {
+    StripeLocks locks(impl, keys);
+    DDB_ASSIGN_OR_RETURN(EvaluatedActions ev, EvaluateActions(impl, writes));
+    DDB_RETURN_IF_ERROR(CommitActions(impl, writes, ev));
+    if (req.client_request_token) *replay = TransactionCapacity(writes, ev, /*replay=*/true);
+    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+      result.consumed_capacity = TransactionCapacity(writes, ev, /*replay=*/false);
+    }
+  }
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) continue;
+    std::optional<ItemCollectionMetrics> metrics = impl.CollectionMetrics(
+        *writes[i].table, req.actions[i].item_or_key, req.return_item_collection_metrics);
+    if (metrics) {
+      EntryFor(&result.item_collection_metrics, writes[i].table->description.table_name)
+          .push_back(std::move(*metrics));
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
 Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteItemsRequest& req) {
   DDB_RETURN_IF_ERROR(CheckActionCount(req.actions.size()));
   uint64_t fingerprint = 0;
@@ -115,7 +287,7 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
     impl_->token_order.emplace_back(now, *req.client_request_token);
   }
   std::vector<ConsumedCapacity> replay;
-  Result<TransactWriteItemsResult> result = RunTransactWrite(req, &replay);
+  Result<TransactWriteItemsResult> result = RunTransactWrite(*impl_, req, &replay);
   if (req.client_request_token) {
     std::lock_guard lock(impl_->tokens_mu);
     if (result.ok()) {
@@ -125,137 +297,6 @@ Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteI
     } else {
       impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
     }
-  }
-  return result;
-}
-
-Result<TransactWriteItemsResult> Engine::RunTransactWrite(const TransactWriteItemsRequest& req,
-                                                          std::vector<ConsumedCapacity>* replay) {
-  // Validate and compile every action before locking anything.
-  std::vector<PreparedWrite> writes;
-  std::set<std::string> seen;
-  size_t bytes = 0;
-  for (const auto& a : req.actions) {
-    DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(a.table_name));
-    PreparedWrite::Kind kind =
-        a.kind == TransactWriteAction::Kind::kPut      ? PreparedWrite::Kind::kPut
-        : a.kind == TransactWriteAction::Kind::kDelete ? PreparedWrite::Kind::kDelete
-        : a.kind == TransactWriteAction::Kind::kUpdate ? PreparedWrite::Kind::kUpdate
-                                                       : PreparedWrite::Kind::kConditionCheck;
-    if (kind == PreparedWrite::Kind::kConditionCheck && !a.condition_expression) {
-      return Error::Validation(
-          "1 validation error detected: Value null at 'transactItems.1.member.conditionCheck."
-          "conditionExpression' failed to satisfy constraint: Member must not be null");
-    }
-    DDB_ASSIGN_OR_RETURN(PreparedWrite w,
-                         PrepareWrite(kind, table, a.item_or_key, a.update_expression, a));
-    if (!seen.insert(w.key).second) return DuplicateItem();
-    bytes += ItemSize(a.item_or_key);
-    writes.push_back(std::move(w));
-  }
-  if (bytes > kMaxTransactionBytes) {
-    return Error::Validation("Transaction request cannot be larger than 4 MB");
-  }
-
-  std::vector<std::string> keys;
-  for (const auto& w : writes) keys.push_back(w.key);
-  std::vector<ConsumedCapacity> consumed;
-  {
-    StripeLocks locks(*impl_, keys);
-    std::vector<std::optional<Item>> olds, news;
-    std::vector<CancellationReason> reasons(writes.size(), CancellationReason{"None", "", {}});
-    bool cancelled = false;
-    for (size_t i = 0; i < writes.size(); ++i) {
-      DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->ReadItem(writes[i].key));
-      Result<std::optional<Item>> updated = writes[i].Apply(old);
-      if (!updated.ok()) {
-        cancelled = true;
-        const Error& e = updated.error();
-        if (e.code() == ErrorCode::kConditionalCheckFailed) {
-          reasons[i] = {"ConditionalCheckFailed", e.message(), {}};
-          if (e.detail()) reasons[i].item = e.detail()->item;
-        } else if (e.code() == ErrorCode::kValidation) {
-          reasons[i] = {"ValidationError", e.message(), {}};
-        } else {
-          return e;
-        }
-        olds.emplace_back();
-        news.emplace_back();
-        continue;
-      }
-      olds.push_back(std::move(old));
-      news.push_back(std::move(updated).value());
-    }
-    if (cancelled) {
-      std::string message =
-          "Transaction cancelled, please refer cancellation reasons for specific reasons [";
-      for (size_t i = 0; i < reasons.size(); ++i) {
-        if (i) message += ", ";
-        message += reasons[i].code;
-      }
-      message += "]";
-      auto detail = std::make_shared<ErrorDetail>();
-      detail->cancellation_reasons = std::move(reasons);
-      Error e(ErrorCode::kTransactionCanceled, std::move(message));
-      e.WithDetail(std::move(detail));
-      return e;
-    }
-    Storage::Batch batch(*impl_->storage);
-    std::vector<uint64_t> sequences;
-    Status added = Status::Ok();
-    for (size_t i = 0; i < writes.size() && added.ok(); ++i) {
-      if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) continue;
-      if (!olds[i] && !news[i]) continue;
-      added =
-          impl_->AddWrite(writes[i].table->id, writes[i].key, olds[i], news[i], &batch, &sequences);
-    }
-    if (!added.ok()) {
-      for (uint64_t s : sequences) impl_->sequencer->End(s);
-      return added.error();
-    }
-    DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences));
-    if (req.client_request_token) {
-      // A replay reads: per item written or checked, its size as this call left it.
-      std::map<std::string, ConsumedCapacity> reads;
-      for (size_t i = 0; i < writes.size(); ++i) {
-        const std::string& name = writes[i].table->description.table_name;
-        const std::optional<Item>& item =
-            writes[i].kind == PreparedWrite::Kind::kConditionCheck ? olds[i] : news[i];
-        reads.try_emplace(name, ConsumedCapacity{name})
-            .first->second.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
-      }
-      for (auto& [name, c] : reads) replay->push_back(std::move(c));
-    }
-    if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-      std::map<std::string, ConsumedCapacity> capacity;
-      for (size_t i = 0; i < writes.size(); ++i) {
-        const std::string& name = writes[i].table->description.table_name;
-        auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
-        if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) {
-          it->second.AddTable(ReadUnits(olds[i] ? ItemSize(*olds[i]) : 0, true, true), false);
-        } else {
-          AddWriteCapacity(*writes[i].table, olds[i], news[i], /*transactional=*/true, &it->second);
-        }
-      }
-      for (auto& [name, c] : capacity) consumed.push_back(std::move(c));
-    }
-  }
-  TransactWriteItemsResult result;
-  result.consumed_capacity = std::move(consumed);
-  for (size_t i = 0; i < writes.size(); ++i) {
-    if (writes[i].kind == PreparedWrite::Kind::kConditionCheck) continue;
-    std::optional<ItemCollectionMetrics> metrics = impl_->CollectionMetrics(
-        *writes[i].table, req.actions[i].item_or_key, req.return_item_collection_metrics);
-    if (!metrics) continue;
-    const std::string& name = writes[i].table->description.table_name;
-    auto entry =
-        std::find_if(result.item_collection_metrics.begin(), result.item_collection_metrics.end(),
-                     [&](const auto& e) { return e.first == name; });
-    if (entry == result.item_collection_metrics.end()) {
-      result.item_collection_metrics.emplace_back(name, std::vector<ItemCollectionMetrics>());
-      entry = std::prev(result.item_collection_metrics.end());
-    }
-    entry->second.push_back(std::move(*metrics));
   }
   return result;
 }

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/engine.h"
-#include "engine/number.h"
+#include "ddb/engine.h"
+#include "ddb/number.h"
 
 namespace ddb {
 namespace {
@@ -152,7 +152,7 @@ class TransactionsTest : public ::testing::Test {
     std::vector<std::string> codes;
     if (r.error().detail()) {
       for (const auto& reason : r.error().detail()->cancellation_reasons) {
-        codes.push_back(reason.code);
+        codes.push_back(std::string(CancellationCodeName(reason.code)));
       }
     }
     return codes;

@@ -35,7 +35,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 #include "engine/storage.h"
 
 namespace ddb {

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/engine.h"
-#include "engine/number.h"
+#include "ddb/engine.h"
+#include "ddb/number.h"
 
 namespace ddb {
 namespace {
@@ -253,7 +253,7 @@ TEST_F(TtlEngineTest, SweeperFindsExpiredItemsWithoutReadingTheOthers) {
   for (int i = 0; i < 5; ++i) Put("tbl", "gone" + std::to_string(i), N(now - 10 - i));
   WaitForDeleted(5);
   LetSweep();
-  Engine::Metrics m = engine_->GetMetrics();
+  EngineMetrics m = engine_->GetMetrics();
   EXPECT_EQ(m.ttl_deleted_items, 5u);
   EXPECT_EQ(m.ttl_examined_entries, 5u) << "only the expired entries are read";
   EXPECT_EQ(m.ttl_delete_errors, 0u);
@@ -307,7 +307,7 @@ TEST_F(TtlEngineTest, TheRecordFollowsEveryKindOfWrite) {
   for (const char* kept : {"later", "removed", "text", "replaced", "six-years", "negative"}) {
     EXPECT_TRUE(Exists("tbl", kept)) << kept;
   }
-  Engine::Metrics m = engine_->GetMetrics();
+  EngineMetrics m = engine_->GetMetrics();
   EXPECT_EQ(m.ttl_deleted_items, 5u);
   // No stale entry was left behind by the writes above for the sweeper to meet.
   EXPECT_EQ(m.ttl_examined_entries, 5u);

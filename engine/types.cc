@@ -1,4 +1,4 @@
-#include "engine/types.h"
+#include "ddb/types.h"
 
 #include <algorithm>
 
@@ -42,6 +42,20 @@ std::string_view StreamStatusName(StreamStatus s) {
       return "DISABLED";
   }
   return "ENABLED";
+}
+
+std::string_view CancellationCodeName(CancellationCode c) {
+  switch (c) {
+    case CancellationCode::kNone:
+      return "None";
+    case CancellationCode::kConditionalCheckFailed:
+      return "ConditionalCheckFailed";
+    case CancellationCode::kValidationError:
+      return "ValidationError";
+    case CancellationCode::kDuplicateItem:
+      return "DuplicateItem";
+  }
+  return "None";
 }
 
 std::string_view ProjectionTypeName(ProjectionType p) {

@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <functional>
 
+#include "ddb/number.h"
 #include "engine/expression.h"
 #include "engine/expression_parser.h"
 #include "engine/expression_resolve.h"
-#include "engine/number.h"
 
 namespace ddb {
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "ddb/number.h"
 #include "engine/expression.h"
-#include "engine/number.h"
 
 namespace ddb {
 namespace {

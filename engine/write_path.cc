@@ -1,8 +1,8 @@
 #include "engine/write_path.h"
 
+#include "ddb/stored_item.h"
 #include "engine/engine_impl.h"
 #include "engine/index_maintenance.h"
-#include "engine/item_codec.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/ttl_index.h"
@@ -126,10 +126,10 @@ std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& wri
 
 // --- The write core: every write of an item goes through AddWrite and Commit. ---
 
-Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
-                              const std::optional<Item>& old, const std::optional<Item>& updated,
-                              Storage::Batch* batch, std::vector<uint64_t>* sequences,
-                              WriteOrigin origin) {
+Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
+                            const std::optional<Item>& old, const std::optional<Item>& updated,
+                            Storage::Batch* batch, std::vector<uint64_t>* sequences,
+                            WriteOrigin origin) {
   // The indexes as of now, under the item's lock: a GSI added since the caller looked the
   // table up must see this write (its backfill takes the same lock per item).
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
@@ -194,16 +194,15 @@ Status Engine::Impl::AddWrite(uint32_t table_id, const std::string& key,
   return Status::Ok();
 }
 
-Status Engine::Impl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences) {
+Status EngineImpl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences) {
   Status written = storage->Write(batch);
   for (uint64_t s : sequences) sequencer->End(s);
   return written;
 }
 
-Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const std::string& key,
-                                                 const ComputeNewItem& compute,
-                                                 std::optional<Item>* new_item,
-                                                 WriteOrigin origin) {
+Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std::string& key,
+                                               const ComputeNewItem& compute,
+                                               std::optional<Item>* new_item, WriteOrigin origin) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
@@ -220,10 +219,9 @@ Result<std::optional<Item>> Engine::Impl::Mutate(const TableInfo& table, const s
   return old;
 }
 
-Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id,
-                                                               const std::string& key,
-                                                               const Item& item,
-                                                               int64_t item_size) {
+Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
+                                                             const std::string& key,
+                                                             const Item& item, int64_t item_size) {
   std::lock_guard lock(StripeFor(key));
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
@@ -253,8 +251,8 @@ Result<std::optional<int64_t>> Engine::Impl::PutWithoutIndexes(uint32_t table_id
   return std::optional<int64_t>(old_size);
 }
 
-Result<std::optional<Item>> Engine::Impl::Write(const PreparedWrite& write,
-                                                std::optional<Item>* new_item) {
+Result<std::optional<Item>> EngineImpl::Write(const PreparedWrite& write,
+                                              std::optional<Item>* new_item) {
   return Mutate(
       *write.table, write.key, [&](const std::optional<Item>& old) { return write.Apply(old); },
       new_item);

@@ -2,7 +2,7 @@
 // any item is read, then Apply() turns the old item into the new one. Apply is a pure
 // function of the old item, so PutItem/UpdateItem/DeleteItem (one item under its lock) and
 // TransactWriteItems (many items under their locks) share it. write_path.cc also holds the
-// write core that commits them (Engine::Impl::AddWrite, Commit, Mutate, PutWithoutIndexes;
+// write core that commits them (EngineImpl::AddWrite, Commit, Mutate, PutWithoutIndexes;
 // declared in engine_impl.h).
 // Thread safety: a PreparedWrite is immutable after PrepareWrite.
 #pragma once
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "ddb/types.h"
 #include "engine/catalog.h"
 #include "engine/expression.h"
-#include "engine/types.h"
 
 namespace ddb {
 

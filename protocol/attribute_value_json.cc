@@ -1,8 +1,8 @@
 #include "protocol/attribute_value_json.h"
 
-#include "engine/item_codec.h"
-#include "engine/item_validation.h"
-#include "engine/number.h"
+#include "ddb/limits.h"
+#include "ddb/number.h"
+#include "ddb/stored_item.h"
 #include "protocol/base64.h"
 
 namespace ddb::protocol {

@@ -4,8 +4,8 @@
 // Internal to protocol/. Thread safety: pure functions.
 #pragma once
 
-#include "engine/attribute_value.h"
-#include "engine/error.h"
+#include "ddb/attribute_value.h"
+#include "ddb/error.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 

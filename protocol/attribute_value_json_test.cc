@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/item_codec.h"
+#include "ddb/stored_item.h"
 #include "engine/random_items_testing.h"
 
 namespace ddb::protocol {

@@ -87,8 +87,7 @@ void WriteItemCollectionMetrics(JsonWriter& w, const ItemCollectionMetrics& m) {
 }
 
 void WriteItemCollectionMetricsMap(
-    JsonWriter& w,
-    const std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>>& metrics) {
+    JsonWriter& w, const std::vector<TableEntry<std::vector<ItemCollectionMetrics>>>& metrics) {
   if (metrics.empty()) return;
   w.Key("ItemCollectionMetrics");
   w.BeginObject();

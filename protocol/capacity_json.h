@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/capacity.h"
-#include "engine/types.h"
+#include "ddb/capacity.h"
+#include "ddb/types.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 
@@ -38,7 +38,6 @@ void WriteItemCollectionMetrics(JsonWriter& w, const ItemCollectionMetrics& m);
 // "ItemCollectionMetrics": {table: [...]} of batch and transaction responses, or nothing
 // when empty.
 void WriteItemCollectionMetricsMap(
-    JsonWriter& w,
-    const std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>>& metrics);
+    JsonWriter& w, const std::vector<TableEntry<std::vector<ItemCollectionMetrics>>>& metrics);
 
 }  // namespace ddb::protocol

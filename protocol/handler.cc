@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "engine/types.h"
+#include "ddb/types.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/metrics.h"
@@ -141,7 +141,7 @@ WireResponse ErrorResponseIn(const Error& error, std::string_view region) {
     for (const CancellationReason& r : error.detail()->cancellation_reasons) {
       w.BeginObject();
       w.Key("Code");
-      w.String(r.code);
+      w.String(CancellationCodeName(r.code));
       if (!r.message.empty()) {
         w.Key("Message");
         w.String(r.message);

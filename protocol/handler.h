@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/engine.h"
-#include "engine/error.h"
+#include "ddb/engine.h"
+#include "ddb/error.h"
 
 namespace ddb::protocol {
 

@@ -1,6 +1,6 @@
 #include "protocol/json_reader.h"
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 
 namespace ddb::protocol {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 
 namespace ddb::protocol {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <vector>
 
-#include "engine/number.h"
+#include "ddb/number.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/operations.h"
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
-#include "engine/attribute_value.h"
-#include "engine/error.h"
-#include "engine/types.h"
+#include "ddb/attribute_value.h"
+#include "ddb/error.h"
+#include "ddb/types.h"
 #include "protocol/json_reader.h"
 
 namespace ddb::protocol {

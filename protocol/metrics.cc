@@ -160,22 +160,22 @@ std::string RenderMetrics(Engine& engine) {
     }
   }
 
-  Engine::Metrics m = engine.GetMetrics();
+  EngineMetrics m = engine.GetMetrics();
   Header(&out, "ddb_table_items", "gauge", "Items in a table or index.");
   for (const auto& t : m.tables) {
     Sample(&out, "ddb_table_items", TableLabels(t.name, ""), static_cast<double>(t.item_count));
-    for (const auto& [index, figures] : t.indexes) {
-      Sample(&out, "ddb_table_items", TableLabels(t.name, index),
-             static_cast<double>(figures.first));
+    for (const IndexFigures& index : t.indexes) {
+      Sample(&out, "ddb_table_items", TableLabels(t.name, index.index_name),
+             static_cast<double>(index.item_count));
     }
   }
   Header(&out, "ddb_table_size_bytes", "gauge", "Item bytes in a table or index.");
   for (const auto& t : m.tables) {
     Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, ""),
            static_cast<double>(t.size_bytes));
-    for (const auto& [index, figures] : t.indexes) {
-      Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, index),
-             static_cast<double>(figures.second));
+    for (const IndexFigures& index : t.indexes) {
+      Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, index.index_name),
+             static_cast<double>(index.size_bytes));
     }
   }
   Single(
@@ -254,8 +254,8 @@ std::string RenderMetrics(Engine& engine) {
     for (size_t i = 0; i < r.hottest_keys.size(); ++i) {
       Sample(&out, "ddb_hot_key_consumed_capacity_units",
              TableLabels(r.table, r.index) + ",rank=\"" + std::to_string(i + 1) + "\",key=\"" +
-                 Escape(KeyLabel(r.hottest_keys[i].first)) + "\"",
-             r.hottest_keys[i].second);
+                 Escape(KeyLabel(r.hottest_keys[i].key)) + "\"",
+             r.hottest_keys[i].units);
     }
   }
   return out;

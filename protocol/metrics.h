@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/engine.h"
+#include "ddb/engine.h"
 
 namespace ddb::protocol {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.h"
+#include "ddb/engine.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 

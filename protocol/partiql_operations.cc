@@ -1,5 +1,5 @@
 // ExecuteStatement, BatchExecuteStatement and ExecuteTransaction (PartiQL).
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/base64.h"
 #include "protocol/capacity_json.h"

@@ -1,5 +1,5 @@
 // Query, Scan, BatchGetItem, BatchWriteItem.
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"

@@ -2,7 +2,7 @@
 #include <cctype>
 #include <set>
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/operations.h"
 

@@ -3,7 +3,7 @@
 // ListTagsOfResource.
 #include <cctype>
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 

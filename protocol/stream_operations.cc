@@ -3,7 +3,7 @@
 // reference; violations are reported together, as for DynamoDB operations.
 #include <string>
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 

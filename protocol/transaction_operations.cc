@@ -1,7 +1,7 @@
 // TransactWriteItems and TransactGetItems.
 #include <cctype>
 
-#include "engine/table_validation.h"
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"

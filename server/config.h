@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 #include "server/log.h"
 
 namespace ddb::server {

@@ -38,7 +38,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "engine/engine.h"
+#include "ddb/engine.h"
 #include "protocol/handler.h"
 #include "server/engine_slots.h"
 #include "server/log.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 #include "server/config.h"
 
 namespace ddb {

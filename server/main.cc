@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/engine.h"
+#include "ddb/engine.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "server/log.h"

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/types.h"
+#include "ddb/error.h"
+#include "ddb/types.h"
 
 namespace ddb::server {
 

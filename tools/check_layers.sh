@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Fails when an #include crosses a layer (server -> protocol -> engine):
+#   include/ddb/  the public embedding API: only the standard library and itself
 #   engine/   no Beast/Asio, no simdjson, nothing from protocol/ or server/
-#   protocol/ no RocksDB, no Beast/Asio, nothing from server/
-#   server/   no RocksDB, no simdjson; of protocol/ only handler.h
+#   protocol/ no RocksDB, no Beast/Asio, nothing from server/; of the engine only the public
+#             headers (include/ddb/), except that unit tests may use engine/*_testing.h
+#   server/   no RocksDB, no simdjson; of the engine only include/ddb/; of protocol/ only
+#             handler.h
 #   RocksDB headers only in engine/storage.cc
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +20,13 @@ check() {  # dir, regex, what
 check engine 'boost/beast|boost/asio|simdjson|protocol/|server/' 'engine must not see HTTP, JSON or upper layers'
 check protocol 'rocksdb/|boost/beast|boost/asio|server/' 'protocol must not see RocksDB, HTTP or the server'
 check server 'rocksdb/|simdjson' 'server sees only protocol/handler.h'
+hits=$(grep -rnE '^\s*#\s*include\s*"' include | grep -vE '#\s*include\s*"ddb/' || true)
+if [[ -n "$hits" ]]; then echo "public headers include non-public ones:"; echo "$hits"; fail=1; fi
+hits=$(grep -rnE '^\s*#\s*include\s*[<"](rocksdb|boost|simdjson|xxhash)' include || true)
+if [[ -n "$hits" ]]; then echo "public headers include third-party headers:"; echo "$hits"; fail=1; fi
+hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol server --include='*.h' --include='*.cc' |
+       grep -vE '^protocol/[a-z_]+_test\.cc:[0-9]+:#include "engine/[a-z_]+_testing\.h"' || true)
+if [[ -n "$hits" ]]; then echo "engine internals included above the engine (use include/ddb/):"; echo "$hits"; fail=1; fi
 hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --include='*.cc' | grep -v '^engine/storage.cc$' || true)
 if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage.cc: $hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' server --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/attribute_value.h"
-#include "engine/capacity.h"
+#include "ddb/attribute_value.h"
+#include "ddb/capacity.h"
 
 namespace ddb {
 
@@ -25,6 +25,23 @@ enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdat
 std::string_view ScalarTypeName(ScalarType t);          // "S", "N", "B"
 std::string_view TableStatusName(TableStatus s);        // "ACTIVE", ...
 std::string_view ProjectionTypeName(ProjectionType p);  // "ALL", "KEYS_ONLY", "INCLUDE"
+
+// One table's member of a multi-table request or result (the wire's map keyed by table
+// name), in request order.
+template <typename T>
+struct TableEntry {
+  std::string table_name;
+  T value;
+};
+
+// The entry of "table_name" in *entries, appended (value-initialised) when missing.
+template <typename T>
+T& EntryFor(std::vector<TableEntry<T>>* entries, const std::string& table_name) {
+  for (TableEntry<T>& e : *entries) {
+    if (e.table_name == table_name) return e.value;
+  }
+  return entries->push_back({table_name, T{}}), entries->back().value;
+}
 
 struct KeySchemaElement {
   std::string attribute_name;
@@ -212,9 +229,17 @@ struct RequestContext {
 };
 
 // Why one action of a cancelled transaction did not go through.
+enum class CancellationCode : uint8_t {
+  kNone,  // this action would have gone through
+  kConditionalCheckFailed,
+  kValidationError,
+  kDuplicateItem,  // PartiQL INSERT of an existing key
+};
+std::string_view CancellationCodeName(CancellationCode c);  // "None", "ConditionalCheckFailed", ...
+
 struct CancellationReason {
-  std::string code;          // "None", "ConditionalCheckFailed", "ValidationError", ...
-  std::string message;       // empty for "None"
+  CancellationCode code = CancellationCode::kNone;
+  std::string message;       // empty for kNone
   std::optional<Item> item;  // ALL_OLD on a failed condition
 };
 
@@ -280,7 +305,7 @@ struct GetItemRequest {
 
 struct GetItemResult {
   std::optional<Item> item;
-  // With accept_encoded_item and no projection: the item in stored form (engine/item_codec.h,
+  // With accept_encoded_item and no projection: the item in stored form (ddb/stored_item.h,
   // WalkEncodedItem) instead of `item`.
   std::optional<std::string> encoded_item;
   std::optional<ConsumedCapacity> consumed_capacity;  // when asked for
@@ -337,7 +362,7 @@ struct TransactWriteItemsResult {
   // transactional read (2 units per 4 KB) of each item the first call wrote or checked.
   bool replayed = false;
   // Per table with local secondary indexes, one entry per write, when asked for.
-  std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>> item_collection_metrics;
+  std::vector<TableEntry<std::vector<ItemCollectionMetrics>>> item_collection_metrics;
 };
 
 struct TransactGetAction {
@@ -459,7 +484,7 @@ struct ReadResult {
   // With accept_encoded_items, a page whose items need no filter, projection or LSI fetch
   // has them here instead of in `items`, back to back in stored form: item i is
   // encoded_items[encoded_ends[i-1], encoded_ends[i]) (read with WalkEncodedItem,
-  // engine/item_codec.h). Saves building an Item per returned item.
+  // ddb/stored_item.h). Saves building an Item per returned item.
   std::string encoded_items;
   std::vector<size_t> encoded_ends;
   int64_t count = 0;
@@ -482,13 +507,13 @@ struct KeysAndAttributes {
 };
 
 struct BatchGetItemRequest {
-  std::vector<std::pair<std::string, KeysAndAttributes>> request_items;  // by table
+  std::vector<TableEntry<KeysAndAttributes>> request_items;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
 
 struct BatchGetItemResult {
-  std::vector<std::pair<std::string, std::vector<Item>>> responses;
-  std::vector<std::pair<std::string, KeysAndAttributes>> unprocessed_keys;
+  std::vector<TableEntry<std::vector<Item>>> responses;
+  std::vector<TableEntry<KeysAndAttributes>> unprocessed_keys;
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
 };
 
@@ -498,16 +523,16 @@ struct WriteRequest {
 };
 
 struct BatchWriteItemRequest {
-  std::vector<std::pair<std::string, std::vector<WriteRequest>>> request_items;
+  std::vector<TableEntry<std::vector<WriteRequest>>> request_items;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
   bool return_item_collection_metrics = false;  // ReturnItemCollectionMetrics=SIZE
 };
 
 struct BatchWriteItemResult {
-  std::vector<std::pair<std::string, std::vector<WriteRequest>>> unprocessed_items;
+  std::vector<TableEntry<std::vector<WriteRequest>>> unprocessed_items;
   std::vector<ConsumedCapacity> consumed_capacity;  // per table, when asked for
   // Per table with local secondary indexes, one entry per processed write, when asked for.
-  std::vector<std::pair<std::string, std::vector<ItemCollectionMetrics>>> item_collection_metrics;
+  std::vector<TableEntry<std::vector<ItemCollectionMetrics>>> item_collection_metrics;
 };
 
 // --- DynamoDB Streams (DynamoDBStreams_20120810) ---

@@ -7,11 +7,13 @@
 #include <memory>
 #include <string>
 
-#include "engine/error.h"
-#include "engine/partition_model.h"
-#include "engine/types.h"
+#include "ddb/error.h"
+#include "ddb/metrics.h"
+#include "ddb/types.h"
 
 namespace ddb {
+
+class EngineImpl;  // the engine's state; private to the library
 
 struct EngineOptions {
   // Directory of the RocksDB store; created when missing. Ignored when in_memory.
@@ -110,28 +112,8 @@ class Engine {
                                                       const ExecuteTransactionRequest& req);
 
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
-  // and index, and the GSI applier's lag, for /metrics.
-  struct Metrics {
-    std::vector<ResourceSnapshot> resources;
-    struct TableFigures {
-      std::string name;
-      int64_t item_count = 0;
-      int64_t size_bytes = 0;
-      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> indexes;  // count, size
-    };
-    std::vector<TableFigures> tables;
-    uint64_t gsi_pending_changes = 0;     // change records not yet applied to GSIs
-    uint64_t gsi_lag_ms = 0;              // age of the oldest change not yet applied
-    uint64_t gsi_unreadable_changes = 0;  // change records skipped: they did not decode
-    uint64_t gsi_apply_errors = 0;        // applier rounds that failed to read or write
-    uint64_t gsi_wait_timeouts = 0;       // waits for the applier that ran out (no progress)
-    // Time to Live since open: items deleted, deletes that failed (retried next sweep), and
-    // record entries the sweeper looked at (expired, or stale ones it removed).
-    uint64_t ttl_deleted_items = 0;
-    uint64_t ttl_delete_errors = 0;
-    uint64_t ttl_examined_entries = 0;
-  };
-  Metrics GetMetrics();
+  // and index, item counts, and the background jobs' counters (ddb/metrics.h).
+  EngineMetrics GetMetrics();
 
   // One page of a Query: the items of one partition key in sort-key order (reversed when
   // !scan_index_forward), at most `limit` items read and about 1 MB of data read per page.
@@ -169,16 +151,9 @@ class Engine {
   // has aged out).
   Result<GetRecordsResult> GetRecords(const RequestContext& ctx, const GetRecordsRequest& req);
 
- public:
-  class Impl;  // engine_impl.h; opaque to users
-
  private:
-  explicit Engine(std::unique_ptr<Impl> impl);
-  // TransactWriteItems without the ClientRequestToken bookkeeping. With a token, *replay
-  // receives what a repeat of the call reports: transactional reads of the items written.
-  Result<TransactWriteItemsResult> RunTransactWrite(const TransactWriteItemsRequest& req,
-                                                    std::vector<ConsumedCapacity>* replay);
-  std::unique_ptr<Impl> impl_;
+  explicit Engine(std::unique_ptr<EngineImpl> impl);
+  std::unique_ptr<EngineImpl> impl_;
 };
 
 }  // namespace ddb

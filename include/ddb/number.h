@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/error.h"
+#include "ddb/error.h"
 
 namespace ddb {
 

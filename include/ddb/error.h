@@ -11,10 +11,11 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace ddb {
 
-struct ErrorDetail;  // types.h: the item for ReturnValuesOnConditionCheckFailure, ...
+struct ErrorDetail;  // ddb/types.h: the item for ReturnValuesOnConditionCheckFailure, ...
 
 // The DynamoDB error kinds. kInternal is the only one answered with HTTP 500.
 enum class ErrorCode : uint8_t {
@@ -65,6 +66,10 @@ class Error {
   std::string message_;
   std::shared_ptr<const ErrorDetail> detail_;
 };
+
+// The service's form of shape-constraint failures, one ValidationException for all of them:
+// "1 validation error detected: v1" or "2 validation errors detected: v1; v2".
+Error ValidationErrors(const std::vector<std::string>& violations);
 
 // Status: success, or one Error.
 class [[nodiscard]] Status {

@@ -1,5 +1,7 @@
-// The binary form of an item as stored in RocksDB values (items column family), and of
-// catalog records. Never JSON text.
+// Items in their stored form: the bytes an item is kept as, which Query, Scan and GetItem can
+// return instead of Items (accept_encoded_items, ReadResult::encoded_items) so that a caller
+// that only writes them out builds no Item. Read them with DecodeItem or WalkEncodedItem.
+// Catalog records use the same form.
 //
 //   item   := version(1 byte = 1) count(varint) { name(varint len + bytes) value }*
 //   value  := tag(1 byte, AttributeType) payload
@@ -13,21 +15,49 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "engine/attribute_value.h"
-#include "engine/coding.h"
+#include "ddb/attribute_value.h"
 
 namespace ddb {
 
 inline constexpr uint8_t kItemFormatVersion = 1;
 
-// Appends the encoding of "item" to *dst.
+// Appends the stored form of "item" to *dst.
 void EncodeItem(const Item& item, std::string* dst);
 // Decodes an encoded item. Returns false on malformed or unknown-version bytes.
 bool DecodeItem(std::string_view data, Item* item);
+
+namespace stored_form {
+
+// Parses a varint from the front of *in and advances it; false on truncated input.
+inline bool GetVarint64(std::string_view* in, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    uint8_t byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A varint length and that many bytes.
+inline bool GetLengthPrefixed(std::string_view* in, std::string_view* s) {
+  uint64_t len;
+  if (!GetVarint64(in, &len) || in->size() < len) return false;
+  *s = in->substr(0, len);
+  in->remove_prefix(len);
+  return true;
+}
+
+}  // namespace stored_form
 
 // Walks an encoded item without building an Item, for readers that look at it once (JSON
 // output of a Query page, its size). The visitor V gets, in stored order (attribute names and
@@ -43,7 +73,7 @@ bool WalkEncodedItem(std::string_view data, V& visitor);
 // The item's size as ItemSize(DecodeItem(data)) would give it, or nullopt on bad bytes.
 std::optional<size_t> EncodedItemSize(std::string_view data);
 
-namespace item_codec_internal {
+namespace stored_form {
 
 inline constexpr int kMaxDepth = 64;  // values deeper than this cannot have been written
 
@@ -112,13 +142,13 @@ bool WalkMap(std::string_view* in, int depth, V& v) {
   return true;
 }
 
-}  // namespace item_codec_internal
+}  // namespace stored_form
 
 template <typename V>
 bool WalkEncodedItem(std::string_view data, V& visitor) {
   if (data.empty() || static_cast<uint8_t>(data.front()) != kItemFormatVersion) return false;
   data.remove_prefix(1);
-  return item_codec_internal::WalkMap(&data, 0, visitor) && data.empty();
+  return stored_form::WalkMap(&data, 0, visitor) && data.empty();
 }
 
 }  // namespace ddb

@@ -6,6 +6,7 @@
 //            missing item costs 1); transactional writes double;
 //   indexes: each index whose entry a write adds, changes or removes costs a write of the
 //            entry's size; an index-key change is a delete plus a put.
+// The write of one item to a table and its indexes is accounted inside the engine.
 // Thread safety: pure functions and plain values.
 #pragma once
 
@@ -15,11 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/attribute_value.h"
+#include "ddb/attribute_value.h"
 
 namespace ddb {
-
-struct TableInfo;
 
 enum class ReturnConsumedCapacity : uint8_t { kNone, kTotal, kIndexes };
 
@@ -45,10 +44,5 @@ struct ConsumedCapacity {
 double ReadUnits(size_t bytes, bool consistent, bool transactional = false);
 // Units of one write of "bytes" (at least one 1 KB unit).
 double WriteUnits(size_t bytes, bool transactional = false);
-
-// The capacity a write of one item consumes in its table and indexes.
-void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
-                      const std::optional<Item>& new_item, bool transactional,
-                      ConsumedCapacity* out);
 
 }  // namespace ddb

@@ -1,0 +1,23 @@
+// DynamoDB's limits on items and keys, and its rule for table and index names, as the engine
+// enforces them. Thread safety: constants and pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ddb {
+
+inline constexpr size_t kMaxItemSize = 400 * 1024;    // bytes of names and values
+inline constexpr size_t kMaxPartitionKeySize = 2048;  // bytes
+inline constexpr size_t kMaxSortKeySize = 1024;       // bytes
+inline constexpr int kMaxNestingDepth = 32;           // levels of lists and maps
+
+// Appends the constraint violations of a table or index name (3 to 255 characters of
+// [a-zA-Z0-9_.-]) in the service's wording, one string per violation; "path" is the request
+// member, e.g. "tableName". ValidationErrors (ddb/error.h) makes them one error.
+void TableNameViolations(std::string_view name, std::string_view path,
+                         std::vector<std::string>* violations);
+
+}  // namespace ddb

@@ -1,0 +1,74 @@
+// What Engine::GetMetrics() reports: the partition model's figures per table and index
+// (consumed units, throttles, splits, per-partition sizes, hot keys), item counts and sizes,
+// and the background jobs' counters. /metrics renders exactly this; an embedder may read it
+// directly. Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddb {
+
+// A point-in-time copy of one partition's figures.
+struct PartitionSnapshot {
+  uint64_t start = 0;  // first partition-key token
+  uint64_t end = 0;    // last token
+  double consumed_read_units = 0;
+  double consumed_write_units = 0;
+  int64_t read_throttles = 0;
+  int64_t write_throttles = 0;
+  int64_t items = 0;
+  int64_t bytes = 0;
+};
+
+// A partition key and the units it consumed (contributor-insights style).
+struct HotKey {
+  std::string key;
+  double units = 0;
+};
+
+// One table or GSI in the partition model.
+struct ResourceSnapshot {
+  uint32_t id = 0;
+  std::string table;
+  std::string index;  // empty for the table itself
+  double consumed_read_units = 0;
+  double consumed_write_units = 0;
+  int64_t read_throttles = 0;
+  int64_t write_throttles = 0;
+  int64_t splits = 0;
+  std::vector<PartitionSnapshot> partitions;
+  std::vector<HotKey> hottest_keys;  // the keys that consumed the most units, most first
+};
+
+// Items and item bytes of a table or one of its indexes.
+struct IndexFigures {
+  std::string index_name;
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
+};
+
+struct TableFigures {
+  std::string name;
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
+  std::vector<IndexFigures> indexes;
+};
+
+struct EngineMetrics {
+  std::vector<ResourceSnapshot> resources;
+  std::vector<TableFigures> tables;
+  uint64_t gsi_pending_changes = 0;     // change records not yet applied to GSIs
+  uint64_t gsi_lag_ms = 0;              // age of the oldest change not yet applied
+  uint64_t gsi_unreadable_changes = 0;  // change records skipped: they did not decode
+  uint64_t gsi_apply_errors = 0;        // applier rounds that failed to read or write
+  uint64_t gsi_wait_timeouts = 0;       // waits for the applier that ran out (no progress)
+  // Time to Live since open: items deleted, deletes that failed (retried next sweep), and
+  // record entries the sweeper looked at (expired, or stale ones it removed).
+  uint64_t ttl_deleted_items = 0;
+  uint64_t ttl_delete_errors = 0;
+  uint64_t ttl_examined_entries = 0;
+};
+
+}  // namespace ddb
