@@ -554,6 +554,35 @@ void BM_EngineMem_BatchWriteItem25(benchmark::State& state) {
 }
 BENCHMARK(BM_EngineMem_BatchWriteItem25);
 
+// What a unit-test fixture pays per test: open an in-memory engine, create a table, close.
+void BM_EngineMem_OpenClose(benchmark::State& state) {
+  ddb::EngineOptions options;
+  options.in_memory = true;
+  for (auto _ : state) {
+    auto engine = ddb::Engine::Open(options);
+    if (!engine.ok()) state.SkipWithError(engine.error().message().c_str());
+    benchmark::DoNotOptimize(engine);
+  }
+}
+BENCHMARK(BM_EngineMem_OpenClose)->Unit(benchmark::kMicrosecond);
+
+void BM_EngineMem_OpenCreateTableClose(benchmark::State& state) {
+  ddb::EngineOptions options;
+  options.in_memory = true;
+  ddb::CreateTableRequest create;
+  create.table_name = "fixture";
+  create.attribute_definitions = {{"pk", ddb::ScalarType::kS}};
+  create.key_schema = {{"pk", ddb::KeyType::kHash}};
+  create.billing_mode = ddb::BillingMode::kPayPerRequest;
+  for (auto _ : state) {
+    auto engine = ddb::Engine::Open(options);
+    if (!engine.ok()) state.SkipWithError(engine.error().message().c_str());
+    auto table = (*engine)->CreateTable({}, create);
+    if (!table.ok()) state.SkipWithError(table.error().message().c_str());
+  }
+}
+BENCHMARK(BM_EngineMem_OpenCreateTableClose)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -2,6 +2,7 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
@@ -11,6 +12,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace ddb {
@@ -63,6 +65,27 @@ Error ToError(const rocksdb::Status& s, const char* what) {
   return Error::Internal("Internal server error");
 }
 
+// The file system of an in-memory store: RocksDB's in-memory one, minus the OPTIONS file.
+// RocksDB writes that file, then reads and parses it back to verify it, on open and again
+// whenever column families are created: about 1.5 ms each time, most of what opening an
+// in-memory store costs. Nothing ever reopens an in-memory store, so the file has no
+// reader; refusing to create it makes RocksDB log a warning and go on
+// (fail_if_options_file_error is false).
+class NoOptionsFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  explicit NoOptionsFileSystem(const std::shared_ptr<rocksdb::FileSystem>& fs)
+      : FileSystemWrapper(fs) {}
+  const char* Name() const override { return "NoOptionsFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    if (name.find("/OPTIONS-") != std::string::npos) {
+      return rocksdb::IOStatus::NotSupported("no OPTIONS file in memory");
+    }
+    return FileSystemWrapper::NewWritableFile(name, options, result, dbg);
+  }
+};
+
 }  // namespace
 
 struct Storage::Batch::Rep {
@@ -72,10 +95,13 @@ struct Storage::Batch::Rep {
 };
 
 struct Storage::Rep {
-  std::unique_ptr<rocksdb::Env> mem_env;  // outlives db
+  std::unique_ptr<rocksdb::Env> mem_env;  // outlives env and db
+  std::unique_ptr<rocksdb::Env> env;      // in memory: mem_env without OPTIONS files
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
   rocksdb::WriteOptions write_options;
+  bool in_memory = false;
+  int opens = 1;  // Storage::Open calls this store has served
 
   ~Rep() {
     if (db) {
@@ -136,11 +162,94 @@ void Storage::Batch::SetStats(std::string_view key, int64_t items, int64_t bytes
       .PermitUncheckedError();
 }
 
+// Opening an in-memory store costs about a millisecond of RocksDB's own work (its
+// manifest, six column families), more than most unit tests that open one. A closed
+// in-memory store that held little is wiped (one range deletion per column family) and
+// kept for the next in-memory Open instead, which then costs microseconds. A store serves at
+// most kMaxOpens opens, so the range deletions every read of its memtables must look at stay
+// few; one that grew past kMaxReusedBytes (or flushed to files) is closed instead.
+struct Storage::IdleStores {
+  static constexpr size_t kMaxIdle = 2;
+  static constexpr int kMaxOpens = 16;
+  static constexpr uint64_t kMaxReusedBytes = 4 << 20;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Rep>> stores;  // guarded by mu
+};
+
+Storage::IdleStores& Storage::Idle() {
+  // Never destroyed: closing the stores at exit would race RocksDB's own static teardown.
+  static IdleStores* idle = new IdleStores;
+  return *idle;
+}
+
+namespace {
+
+// Deletes everything in an in-memory store, if it is small enough to be worth keeping.
+bool WipeForReuse(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs,
+                  uint64_t max_bytes) {
+  uint64_t memtables = 0, files = 0;
+  if (!db.GetAggregatedIntProperty("rocksdb.cur-size-all-mem-tables", &memtables) ||
+      !db.GetAggregatedIntProperty("rocksdb.total-sst-files-size", &files) ||
+      memtables > max_bytes || files > 0) {
+    return false;
+  }
+  rocksdb::WriteBatch batch;
+  for (size_t i = 0; i < cfs.size(); ++i) {
+    rocksdb::ColumnFamilyHandle* cf = cfs[i];
+    const bool changes = i == static_cast<size_t>(Cf::kChanges);
+    rocksdb::ReadOptions read_options;
+    read_options.ignore_range_deletions = changes;
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(read_options, cf));
+    it->SeekToFirst();
+    if (!it->Valid()) continue;
+    if (changes) {
+      // The change log is read ignoring range deletions (ForEach), so each record, trimmed
+      // by one or not, gets a point deletion.
+      for (; it->Valid(); it->Next()) {
+        if (!batch.Delete(cf, it->key()).ok()) return false;
+      }
+      if (!it->status().ok()) return false;
+      continue;
+    }
+    std::string first = it->key().ToString();
+    it->SeekToLast();
+    if (!it->Valid()) return false;
+    if (!batch.DeleteRange(cf, first, it->key()).ok() || !batch.Delete(cf, it->key()).ok()) {
+      return false;
+    }
+  }
+  rocksdb::WriteOptions options;
+  options.disableWAL = true;
+  return db.Write(options, &batch).ok();
+}
+
+}  // namespace
+
 Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
-Storage::~Storage() = default;
+
+Storage::~Storage() {
+  if (!rep_->in_memory || rep_->opens >= IdleStores::kMaxOpens ||
+      !WipeForReuse(*rep_->db, rep_->cfs, IdleStores::kMaxReusedBytes)) {
+    return;
+  }
+  IdleStores& idle = Idle();
+  std::lock_guard lock(idle.mu);
+  if (idle.stores.size() < IdleStores::kMaxIdle) idle.stores.push_back(std::move(rep_));
+}
 
 Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
+  if (options.in_memory) {
+    IdleStores& idle = Idle();
+    std::lock_guard lock(idle.mu);
+    if (!idle.stores.empty()) {
+      std::unique_ptr<Rep> rep = std::move(idle.stores.back());
+      idle.stores.pop_back();
+      ++rep->opens;
+      return std::unique_ptr<Storage>(new Storage(std::move(rep)));
+    }
+  }
   auto rep = std::make_unique<Rep>();
+  rep->in_memory = options.in_memory;
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
@@ -155,7 +264,15 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   std::string path = options.path;
   if (options.in_memory) {
     rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
-    db_options.env = rep->mem_env.get();
+    rep->env = rocksdb::NewCompositeEnv(
+        std::make_shared<NoOptionsFileSystem>(rep->mem_env->GetFileSystem()));
+    db_options.env = rep->env.get();
+    // The info log lives in memory too, and would grow with every flush and compaction.
+    db_options.info_log_level = rocksdb::WARN_LEVEL;
+    // No statistics dumps into that log: the timer thread they need is started and joined
+    // with every store.
+    db_options.stats_dump_period_sec = 0;
+    db_options.stats_persist_period_sec = 0;
     path = "/ddb-in-memory";
     rep->write_options.disableWAL = true;  // nothing survives the process anyway
   }
@@ -166,6 +283,10 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   // Point reads (GetItem, the old item of every write) skip SST files without the key.
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  // Memtables allocate in blocks of write_buffer_size / 8 (8 MB) by default, one at least per
+  // column family from the start; each is mapped and unmapped with its memtable, a TLB
+  // shootdown on every core each time. 1 MB blocks make opening and closing a store cheap.
+  if (options.in_memory) cf_options.arena_block_size = 1 << 20;
   rocksdb::ColumnFamilyOptions meta_options = cf_options;
   meta_options.merge_operator = std::make_shared<Int64AddOperator>();
   // Every write merges into its table's stats key; folding the operands as they pile up
@@ -178,9 +299,23 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
                              i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
-  if (!s.ok()) return ToError(s, "open");
-  rep->db.reset(raw);
+  if (options.in_memory) {
+    // A new store: RocksDB rewrites (and re-parses) its OPTIONS file once per column family
+    // created, which is most of an open's cost; creating them together writes it once.
+    std::vector<rocksdb::ColumnFamilyDescriptor> rest(descriptors.begin() + 1, descriptors.end());
+    descriptors.resize(1);
+    rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+    if (!s.ok()) return ToError(s, "open");
+    rep->db.reset(raw);
+    std::vector<rocksdb::ColumnFamilyHandle*> created;
+    s = rep->db->CreateColumnFamilies(rest, &created);
+    if (!s.ok()) return ToError(s, "create column families");
+    rep->cfs.insert(rep->cfs.end(), created.begin(), created.end());
+  } else {
+    rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+    if (!s.ok()) return ToError(s, "open");
+    rep->db.reset(raw);
+  }
   return std::unique_ptr<Storage>(new Storage(std::move(rep)));
 }
 

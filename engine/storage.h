@@ -93,7 +93,9 @@ class Storage {
 
  private:
   struct Rep;
+  struct IdleStores;
   explicit Storage(std::unique_ptr<Rep> rep);
+  static IdleStores& Idle();
   std::unique_ptr<Rep> rep_;
 };
 
