@@ -1,5 +1,6 @@
 // DynamoDB Streams operations (ListStreams, DescribeStream, GetShardIterator, GetRecords)
 // and the stream side of table lifecycle events. Layout and codecs: streams.h.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <chrono>

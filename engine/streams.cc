@@ -1,5 +1,6 @@
 #include "engine/streams.h"
 
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <cstdio>

@@ -16,6 +16,9 @@
 
 #include "ddb/error.h"
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 // DO NOT reorder: the numeric values are type tags in the on-disk item format.
@@ -91,6 +94,9 @@ class AttributeValue {
   AttributeMap map_;
 };
 
+// Declared here as well so that it is exported (a friend declaration alone is not).
+bool operator==(const AttributeValue& a, const AttributeValue& b);
+
 // Sorts set members into DynamoDB's order (type is kSS, kNS or kBS) and reports whether
 // they were all distinct. NS members REQUIRE normalised text.
 bool SortSet(AttributeType type, std::vector<std::string>* members);
@@ -104,3 +110,5 @@ size_t ItemSize(const Item& item);
 size_t NumberSize(std::string_view number);
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

@@ -18,6 +18,9 @@
 
 #include "ddb/attribute_value.h"
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 enum class ReturnConsumedCapacity : uint8_t { kNone, kTotal, kIndexes };
@@ -46,3 +49,5 @@ double ReadUnits(size_t bytes, bool consistent, bool transactional = false);
 double WriteUnits(size_t bytes, bool transactional = false);
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

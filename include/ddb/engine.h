@@ -12,8 +12,13 @@
 #include "ddb/types.h"
 
 namespace ddb {
+class EngineImpl;  // the engine's state; private to the library (and not exported)
+}  // namespace ddb
 
-class EngineImpl;  // the engine's state; private to the library
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
+namespace ddb {
 
 struct EngineOptions {
   // Directory of the RocksDB store; created when missing. Ignored when in_memory.
@@ -157,3 +162,5 @@ class Engine {
 };
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

@@ -13,6 +13,9 @@
 #include <variant>
 #include <vector>
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 struct ErrorDetail;  // ddb/types.h: the item for ReturnValuesOnConditionCheckFailure, ...
@@ -140,3 +143,5 @@ class [[nodiscard]] Result {
   DDB_ASSIGN_OR_RETURN_IMPL(DDB_CONCAT(_ddb_result_, __LINE__), decl, expr)
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 inline constexpr size_t kMaxItemSize = 400 * 1024;    // bytes of names and values
@@ -21,3 +24,5 @@ void TableNameViolations(std::string_view name, std::string_view path,
                          std::vector<std::string>* violations);
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

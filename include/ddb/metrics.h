@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 // A point-in-time copy of one partition's figures.
@@ -72,3 +75,5 @@ struct EngineMetrics {
 };
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

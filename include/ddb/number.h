@@ -9,6 +9,9 @@
 
 #include "ddb/error.h"
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 // Validates DynamoDB number syntax and range and returns the normalised text: no leading
@@ -36,3 +39,5 @@ Result<std::string> AddNumbers(std::string_view a, std::string_view b);
 Result<std::string> SubtractNumbers(std::string_view a, std::string_view b);
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

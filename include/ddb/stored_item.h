@@ -22,6 +22,9 @@
 
 #include "ddb/attribute_value.h"
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 inline constexpr uint8_t kItemFormatVersion = 1;
@@ -152,3 +155,5 @@ bool WalkEncodedItem(std::string_view data, V& visitor) {
 }
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

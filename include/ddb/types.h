@@ -13,6 +13,9 @@
 #include "ddb/attribute_value.h"
 #include "ddb/capacity.h"
 
+// Exported from libddb.so (the library is built with hidden visibility).
+#pragma GCC visibility push(default)
+
 namespace ddb {
 
 enum class KeyType : uint8_t { kHash, kRange };
@@ -621,3 +624,5 @@ struct GetRecordsResult {
 };
 
 }  // namespace ddb
+
+#pragma GCC visibility pop

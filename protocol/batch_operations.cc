@@ -1,0 +1,200 @@
+// BatchGetItem and BatchWriteItem.
+#include "ddb/limits.h"
+#include "protocol/attribute_value_json.h"
+#include "protocol/capacity_json.h"
+#include "protocol/json_writer.h"
+#include "protocol/operations.h"
+
+namespace ddb::protocol {
+namespace {
+
+// RequestItems: a map of table name -> per-table request, with its own shape rules.
+Result<JsonObject> ReadRequestItems(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto items, GetObject(request, "RequestItems"));
+  if (!items) {
+    v->NotNull("requestItems");
+    return JsonObject();
+  }
+  size_t n = 0;
+  for (auto field : *items) {
+    ++n;
+    TableNameViolations(field.key, "requestItems." + std::string(field.key) + ".member.key",
+                        v->list());
+  }
+  if (n == 0) {
+    v->Add(
+        "Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length "
+        "greater than or equal to 1");
+  }
+  return *items;
+}
+
+void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
+  w.BeginObject();
+  w.Key("Keys");
+  w.BeginArray();
+  for (const auto& k : ka.keys) WriteAttributeMap(w, k);
+  w.EndArray();
+  if (ka.projection_expression) {
+    w.Key("ProjectionExpression");
+    w.String(*ka.projection_expression);
+  }
+  if (!ka.attributes_to_get.empty()) {
+    w.Key("AttributesToGet");
+    w.BeginArray();
+    for (const auto& a : ka.attributes_to_get) w.String(a);
+    w.EndArray();
+  }
+  if (ka.has_expression_attribute_names) {
+    w.Key("ExpressionAttributeNames");
+    w.BeginObject();
+    for (const auto& [k, val] : ka.expression_attribute_names) {
+      w.Key(k);
+      w.String(val);
+    }
+    w.EndObject();
+  }
+  if (ka.consistent_read) {
+    w.Key("ConsistentRead");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
+                                       const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  BatchGetItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  for (auto field : items) {
+    JsonObject o;
+    if (field.value.get(o) != simdjson::SUCCESS)
+      return WrongType("RequestItems", "a map of objects");
+    KeysAndAttributes ka;
+    DDB_ASSIGN_OR_RETURN(auto keys, GetArray(o, "Keys"));
+    std::string path = "requestItems." + std::string(field.key) + ".member.keys";
+    if (!keys) {
+      v.NotNull(path);
+    } else {
+      for (JsonElement k : *keys) {
+        DDB_ASSIGN_OR_RETURN(Item key, ParseAttributeMap(k));
+        ka.keys.push_back(std::move(key));
+      }
+      if (ka.keys.empty()) {
+        v.Add("Value '[]' at '" + path +
+              "' failed to satisfy constraint: Member must have length greater than or equal to 1");
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(o, "ProjectionExpression"));
+    if (projection) ka.projection_expression = std::string(*projection);
+    DDB_RETURN_IF_ERROR(ReadAttributesToGet(o, &ka.attributes_to_get, &v));
+    DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names,
+                                                     &ka.has_expression_attribute_names));
+    DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(o, "ConsistentRead"));
+    ka.consistent_read = consistent.value_or(false);
+    req.request_items.emplace_back(std::string(field.key), std::move(ka));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(BatchGetItemResult result, engine.BatchGetItem(req));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("Responses");
+  w.BeginObject();
+  for (const auto& [table, found] : result.responses) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& item : found) WriteAttributeMap(w, item);
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("UnprocessedKeys");
+  w.BeginObject();
+  for (const auto& [table, ka] : result.unprocessed_keys) {
+    w.Key(table);
+    WriteKeysAndAttributes(w, ka);
+  }
+  w.EndObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  w.EndObject();
+  return w.Take();
+}
+
+Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
+                                         const JsonObject& request) {
+  Violations v;
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  BatchWriteItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
+  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
+    v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
+  }
+  req.return_item_collection_metrics = ricm && *ricm == "SIZE";
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  for (auto field : items) {
+    simdjson::dom::array arr;
+    if (field.value.get(arr) != simdjson::SUCCESS)
+      return WrongType("RequestItems", "a map of lists");
+    std::vector<WriteRequest> writes;
+    for (JsonElement e : arr) {
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) return WrongType("WriteRequest", "an object");
+      DDB_ASSIGN_OR_RETURN(auto put, GetObject(o, "PutRequest"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "DeleteRequest"));
+      if (put.has_value() == del.has_value()) {
+        return Error::Validation(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
+            "the supported datatypes");
+      }
+      WriteRequest w;
+      w.is_put = put.has_value();
+      JsonElement body;
+      if ((put ? put->at_key("Item") : del->at_key("Key")).get(body) != simdjson::SUCCESS ||
+          body.is_null()) {
+        v.NotNull("requestItems." + std::string(field.key) + ".member." +
+                  (put ? "putRequest.item" : "deleteRequest.key"));
+        continue;
+      }
+      DDB_ASSIGN_OR_RETURN(w.item, ParseAttributeMap(body));
+      writes.push_back(std::move(w));
+    }
+    if (writes.empty() || writes.size() > 25) {
+      v.Add(
+          "Value at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+          "constraint: [Member must have length less than or equal to 25, Member must have "
+          "length greater than or equal to 1]");
+    }
+    req.request_items.emplace_back(std::string(field.key), std::move(writes));
+  }
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  DDB_ASSIGN_OR_RETURN(BatchWriteItemResult result, engine.BatchWriteItem(req));
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("UnprocessedItems");
+  w.BeginObject();
+  for (const auto& [table, writes] : result.unprocessed_items) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& wr : writes) {
+      w.BeginObject();
+      w.Key(wr.is_put ? "PutRequest" : "DeleteRequest");
+      w.BeginObject();
+      w.Key(wr.is_put ? "Item" : "Key");
+      WriteAttributeMap(w, wr.item);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  WriteItemCollectionMetricsMap(w, result.item_collection_metrics);
+  w.EndObject();
+  return w.Take();
+}
+
+}  // namespace ddb::protocol
