@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs every test: the layer check, the GoogleTest unit
-# tests (ctest), the wire tests (pytest, boto3 and the AWS CLI against the real server) and
+# Installs dependencies, builds, and runs every test: the layer and file-map checks, the
+# GoogleTest unit tests and the package checks (ctest: exported symbols, examples/embedded
+# built from the installed package), the wire tests (pytest, boto3 and the AWS CLI against the real server) and
 # the JS wire tests (AWS SDK for JavaScript v3, ElectroDB, dynamodb-toolbox, OneTable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 tools/check_layers.sh
+tools/check_file_map.sh
 tools/build.sh
 (cd build && ctest --output-on-failure -j2)
 DDB_SERVER="$PWD/build/ddb-server" /usr/bin/python3 -m pytest -q tests/wire

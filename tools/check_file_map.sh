@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Fails when docs/ARCHITECTURE.md's file map and the tree disagree: every source file of
+# include/ddb/, engine/, protocol/ and server/ (unit tests aside) is named in its layer's
+# table, and every file a table names exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+doc=docs/ARCHITECTURE.md
+fail=0
+for dir in include/ddb engine protocol server; do
+  # The table after the "<dir>/" line of the "## File map" section: its first column.
+  listed=$(awk -v d="$dir/" '
+    /^## File map/ { in_map = 1; next }
+    in_map && /^## / { exit }
+    in_map && index($0, d) == 1 { in_dir = 1; next }
+    in_dir && /^\|/ { print; rows = 1; next }
+    in_dir && rows { exit }
+  ' "$doc" | cut -d'|' -f2 | tr ',' '\n' | sed 's/ //g' | grep -vE '^(file|---)$' | grep . || true)
+  actual=$(cd "$dir" && ls | grep -E '\.(h|cc|map)$' | grep -v '_test\.cc$' || true)
+  missing=$(comm -23 <(sort <<<"$actual") <(sort -u <<<"$listed"))
+  gone=$(comm -13 <(sort <<<"$actual") <(sort -u <<<"$listed"))
+  if [[ -n "$missing" ]]; then echo "$doc file map lacks $dir/:" $missing; fail=1; fi
+  if [[ -n "$gone" ]]; then echo "$doc file map lists files $dir/ does not have:" $gone; fail=1; fi
+done
+[[ $fail -eq 0 ]] && echo "check_file_map: ok"
+exit $fail
