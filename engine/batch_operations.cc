@@ -44,7 +44,7 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
         plan.projection,
         CompileReadProjection(
             ka.projection_expression, ka.attributes_to_get,
-            ka.has_expression_attribute_names ? &ka.expression_attribute_names : nullptr));
+            ka.expression_attribute_names ? &*ka.expression_attribute_names : nullptr));
     std::set<std::string> seen;
     for (const auto& key : ka.keys) {
       DDB_RETURN_IF_ERROR(ValidateKey(plan.table->description, key));
@@ -106,7 +106,6 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       unprocessed.projection_expression = ka.projection_expression;
       unprocessed.attributes_to_get = ka.attributes_to_get;
       unprocessed.expression_attribute_names = ka.expression_attribute_names;
-      unprocessed.has_expression_attribute_names = ka.has_expression_attribute_names;
       unprocessed.consistent_read = ka.consistent_read;
       result.unprocessed_keys.emplace_back(name, std::move(unprocessed));
     }

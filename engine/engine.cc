@@ -297,7 +297,7 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
       std::optional<Projection> projection,
       CompileReadProjection(
           req.projection_expression, req.attributes_to_get,
-          req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr));
+          req.expression_attribute_names ? &*req.expression_attribute_names : nullptr));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/false));
   GetItemResult result;
   std::optional<Item> item;

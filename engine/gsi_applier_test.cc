@@ -109,7 +109,6 @@ class GsiApplierTest : public ::testing::Test {
     q.index_name = "by-g";
     q.key_condition_expression = "g = :g";
     q.expression_attribute_values = {{":g", AttributeValue::S(value)}};
-    q.has_expression_attribute_values = true;
     for (;;) {
       auto r = engine_->Query(q);
       EXPECT_TRUE(r.ok()) << r.error().message();

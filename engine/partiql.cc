@@ -42,17 +42,10 @@ class Generated {
     values_[name] = v;
     return name;
   }
-  void ApplyTo(ConditionalWrite* w) const {
-    w->expression_attribute_names = names_;
-    w->has_expression_attribute_names = !names_.empty();
-    w->expression_attribute_values = values_;
-    w->has_expression_attribute_values = !values_.empty();
-  }
-  void ApplyTo(ReadRequestBase* r) const {
-    r->expression_attribute_names = names_;
-    r->has_expression_attribute_names = !names_.empty();
-    r->expression_attribute_values = values_;
-    r->has_expression_attribute_values = !values_.empty();
+  template <typename Request>  // ConditionalWrite or ReadRequestBase
+  void ApplyTo(Request* r) const {
+    if (!names_.empty()) r->expression_attribute_names = names_;
+    if (!values_.empty()) r->expression_attribute_values = values_;
   }
   const std::map<std::string, std::string>& names() const { return names_; }
 
@@ -454,7 +447,6 @@ Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescrip
     for (const DocumentPath& path : st.projection) p += (p.empty() ? "" : ", ") + ph.Path(path);
     get.projection_expression = std::move(p);
     get.expression_attribute_names = ph.names();
-    get.has_expression_attribute_names = true;
   }
   return get;
 }
@@ -510,7 +502,6 @@ Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
         g.key = get.value().key;
         g.projection_expression = get.value().projection_expression;
         g.expression_attribute_names = get.value().expression_attribute_names;
-        g.has_expression_attribute_names = get.value().has_expression_attribute_names;
         g.consistent_read = s.consistent_read;
         Result<GetItemResult> r = GetItem(g);
         if (r.ok()) {

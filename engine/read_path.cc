@@ -376,10 +376,9 @@ Result<std::optional<Projection>> CompileReadProjection(
 Result<QueryResult> Engine::Query(const QueryRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   Placeholders placeholders;
-  placeholders.names =
-      req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr;
+  placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
-      req.has_expression_attribute_values ? &req.expression_attribute_values : nullptr;
+      req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
   DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
@@ -499,14 +498,13 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
         " is not less than TotalSegments: " + std::to_string(*req.total_segments));
   }
   DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
-      req.has_expression_attribute_names, req.has_expression_attribute_values,
+      req.expression_attribute_names.has_value(), req.expression_attribute_values.has_value(),
       req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
       "FilterExpression"));
   Placeholders placeholders;
-  placeholders.names =
-      req.has_expression_attribute_names ? &req.expression_attribute_names : nullptr;
+  placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
-      req.has_expression_attribute_values ? &req.expression_attribute_values : nullptr;
+      req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
   DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));

@@ -82,6 +82,7 @@ class StripeLocks {
 // A digest of everything a TransactWriteItems request asks for, to tell a retry from a
 // different request that reuses its ClientRequestToken.
 uint64_t Fingerprint(const TransactWriteItemsRequest& req) {
+  using NameMap = std::map<std::string, std::string>;
   std::string s;
   for (const auto& a : req.actions) {
     s.push_back(static_cast<char>(a.kind));
@@ -89,11 +90,13 @@ uint64_t Fingerprint(const TransactWriteItemsRequest& req) {
     EncodeItem(a.item_or_key, &s);
     PutLengthPrefixed(&s, a.update_expression.value_or("\x01"));
     PutLengthPrefixed(&s, a.condition_expression.value_or("\x01"));
-    for (const auto& [k, v] : a.expression_attribute_names) {
+    s.push_back(a.expression_attribute_names ? 1 : 0);
+    for (const auto& [k, v] : a.expression_attribute_names.value_or(NameMap{})) {
       PutLengthPrefixed(&s, k);
       PutLengthPrefixed(&s, v);
     }
-    EncodeItem(a.expression_attribute_values, &s);
+    s.push_back(a.expression_attribute_values ? 1 : 0);
+    EncodeItem(a.expression_attribute_values.value_or(Item{}), &s);
     s.push_back(a.return_old_on_condition_failure ? 1 : 0);
   }
   return XXH3_64bits(s.data(), s.size());
@@ -314,10 +317,10 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
     DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(a.table_name));
     DDB_RETURN_IF_ERROR(ValidateKey(table->description, a.key));
     PlannedGet g;
-    DDB_ASSIGN_OR_RETURN(g.projection, CompileReadProjection(a.projection_expression, {},
-                                                             a.has_expression_attribute_names
-                                                                 ? &a.expression_attribute_names
-                                                                 : nullptr));
+    DDB_ASSIGN_OR_RETURN(
+        g.projection, CompileReadProjection(
+                          a.projection_expression, {},
+                          a.expression_attribute_names ? &*a.expression_attribute_names : nullptr));
     g.key = impl_->ItemKeyOf(*table, a.key);
     g.table_name = a.table_name;
     if (!seen.insert(g.key).second) return DuplicateItem();

@@ -83,8 +83,7 @@ class TransactionsTest : public ::testing::Test {
   }
 
   static void SetValues(ConditionalWrite* w, Item values) {
-    w->has_expression_attribute_values = !values.empty();
-    w->expression_attribute_values = std::move(values);
+    if (!values.empty()) w->expression_attribute_values = std::move(values);
   }
 
   static TransactWriteAction PutAction(const std::string& table, Item item,
@@ -214,8 +213,7 @@ TEST_F(TransactionsTest, CancellationReasonsFollowRequestOrder) {
       DeleteAction("other", "missing", "attribute_exists(pk)"),
       UpdateAction("other", "x", "SET v = :one", std::nullopt, {{":one", N(1)}}),
   };
-  actions[1].expression_attribute_names = {{"#n", "name"}};
-  actions[1].has_expression_attribute_names = true;
+  actions[1].expression_attribute_names = std::map<std::string, std::string>{{"#n", "name"}};
   r = Write(actions);
   EXPECT_EQ(Codes(r), (std::vector<std::string>{"None", "ValidationError", "ConditionalCheckFailed",
                                                 "ConditionalCheckFailed", "None"}));
@@ -349,7 +347,7 @@ TEST_F(TransactionsTest, TokenMakesARetryANoOp) {
 
   // Same token, different request.
   auto other = counter();
-  other[0].expression_attribute_values[":one"] = N(2);
+  (*other[0].expression_attribute_values)[":one"] = N(2);
   auto r = Write(other, "token-1");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), ErrorCode::kIdempotentParameterMismatch);
@@ -414,8 +412,7 @@ TEST_F(TransactionsTest, GetItemsInOrderWithProjection) {
   req.actions[2].table_name = "accounts";
   req.actions[2].key = Key("a");
   req.actions[2].projection_expression = "#w";
-  req.actions[2].expression_attribute_names = {{"#w", "w"}};
-  req.actions[2].has_expression_attribute_names = true;
+  req.actions[2].expression_attribute_names = std::map<std::string, std::string>{{"#w", "w"}};
   auto r = engine_->TransactGetItems(req);
   ASSERT_TRUE(r.ok()) << r.error().message();
   ASSERT_EQ(r->items.size(), 3u);

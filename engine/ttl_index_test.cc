@@ -202,7 +202,6 @@ class TtlEngineTest : public ::testing::Test {
     req.update_expression = expression;
     if (value) {
       req.expression_attribute_values = {{":e", *value}};
-      req.has_expression_attribute_values = true;
     }
     auto r = engine_->UpdateItem(req);
     ASSERT_TRUE(r.ok()) << r.error().message();

@@ -12,8 +12,8 @@ namespace {
 
 Placeholders PlaceholdersOf(const ConditionalWrite& w) {
   Placeholders p;
-  p.names = w.has_expression_attribute_names ? &w.expression_attribute_names : nullptr;
-  p.values = w.has_expression_attribute_values ? &w.expression_attribute_values : nullptr;
+  p.names = w.expression_attribute_names ? &*w.expression_attribute_names : nullptr;
+  p.values = w.expression_attribute_values ? &*w.expression_attribute_values : nullptr;
   return p;
 }
 
@@ -42,8 +42,8 @@ Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<con
   bool has_update = kind == PreparedWrite::Kind::kUpdate && update_expression.has_value();
   bool any_expression = w.condition_expression.has_value() || has_update;
   DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
-      w.has_expression_attribute_names, w.has_expression_attribute_values, any_expression,
-      any_expression,
+      w.expression_attribute_names.has_value(), w.expression_attribute_values.has_value(),
+      any_expression, any_expression,
       kind == PreparedWrite::Kind::kUpdate ? "UpdateExpression and ConditionExpression"
                                            : "ConditionExpression"));
   Placeholders placeholders = PlaceholdersOf(w);

@@ -45,10 +45,10 @@ void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
     for (const auto& a : ka.attributes_to_get) w.String(a);
     w.EndArray();
   }
-  if (ka.has_expression_attribute_names) {
+  if (ka.expression_attribute_names) {
     w.Key("ExpressionAttributeNames");
     w.BeginObject();
-    for (const auto& [k, val] : ka.expression_attribute_names) {
+    for (const auto& [k, val] : *ka.expression_attribute_names) {
       w.Key(k);
       w.String(val);
     }
@@ -92,8 +92,7 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
     DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(o, "ProjectionExpression"));
     if (projection) ka.projection_expression = std::string(*projection);
     DDB_RETURN_IF_ERROR(ReadAttributesToGet(o, &ka.attributes_to_get, &v));
-    DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names,
-                                                     &ka.has_expression_attribute_names));
+    DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names));
     DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(o, "ConsistentRead"));
     ka.consistent_read = consistent.value_or(false);
     req.request_items.emplace_back(std::string(field.key), std::move(ka));

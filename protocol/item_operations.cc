@@ -15,10 +15,8 @@ Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
                             std::optional<std::string>* update_expression = nullptr) {
   DDB_ASSIGN_OR_RETURN(auto condition, GetExpression(request, "ConditionExpression"));
   if (condition) w->condition_expression = std::string(*condition);
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &w->expression_attribute_names,
-                                                   &w->has_expression_attribute_names));
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &w->expression_attribute_values,
-                                                    &w->has_expression_attribute_values));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &w->expression_attribute_names));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &w->expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
   w->return_old_on_condition_failure = rvf && *rvf == "ALL_OLD";
   if (update_expression) {
@@ -138,8 +136,7 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
   req.consistent_read = consistent.value_or(false);
   DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(request, "ProjectionExpression"));
   if (projection) req.projection_expression = std::string(*projection);
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req.expression_attribute_names,
-                                                   &req.has_expression_attribute_names));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req.expression_attribute_names));
   req.key = std::move(*key);
   req.accept_encoded_item = true;  // written straight to JSON
   DDB_ASSIGN_OR_RETURN(GetItemResult result, engine.GetItem(req));

@@ -392,12 +392,22 @@ Status CheckOwnPlaceholders(const JsonObject& request, const std::vector<std::st
   return Status::Ok();
 }
 
-void MergePlaceholders(const LegacyPlaceholders& p, std::map<std::string, std::string>* names,
-                       bool* has_names, Item* values, bool* has_values) {
-  for (const auto& [k, v] : p.names()) names->insert_or_assign(k, v);
-  for (const auto& [k, v] : p.values()) values->insert_or_assign(k, v);
-  if (!p.names().empty()) *has_names = true;
-  if (!p.values().empty()) *has_values = true;
+// The request's placeholders plus those the translation made (the maps made when needed).
+template <typename Request>
+void MergePlaceholders(const LegacyPlaceholders& p, Request* r) {
+  if (!p.names().empty()) {
+    if (!r->expression_attribute_names) r->expression_attribute_names.emplace();
+    for (const auto& [k, v] : p.names()) r->expression_attribute_names->insert_or_assign(k, v);
+  }
+  if (!p.values().empty()) {
+    if (!r->expression_attribute_values) r->expression_attribute_values.emplace();
+    for (const auto& [k, v] : p.values()) r->expression_attribute_values->insert_or_assign(k, v);
+  }
+}
+
+template <typename T>
+const T* OrNull(const std::optional<T>& v) {
+  return v ? &*v : nullptr;
 }
 
 }  // namespace
@@ -557,7 +567,8 @@ Status ApplyLegacyWriteParameters(const JsonObject& request, ConditionalWrite* w
       update ? std::vector<std::string_view>{"UpdateExpression", "ConditionExpression"}
              : std::vector<std::string_view>{"ConditionExpression"};
   DDB_RETURN_IF_ERROR(CheckNotMixed(request, legacy, expressions));
-  LegacyPlaceholders p(&write->expression_attribute_names, &write->expression_attribute_values);
+  LegacyPlaceholders p(OrNull(write->expression_attribute_names),
+                       OrNull(write->expression_attribute_values));
   std::optional<std::string> updates;
   if (update) {
     DDB_ASSIGN_OR_RETURN(updates, TranslateAttributeUpdates(request, &p));
@@ -567,8 +578,7 @@ Status ApplyLegacyWriteParameters(const JsonObject& request, ConditionalWrite* w
   DDB_RETURN_IF_ERROR(CheckOwnPlaceholders(request, expressions, expressions));
   if (condition) write->condition_expression = std::move(condition);
   if (updates) *update_expression = std::move(updates);
-  MergePlaceholders(p, &write->expression_attribute_names, &write->has_expression_attribute_names,
-                    &write->expression_attribute_values, &write->has_expression_attribute_values);
+  MergePlaceholders(p, write);
   return Status::Ok();
 }
 
@@ -584,7 +594,8 @@ Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query
   const std::vector<std::string_view> expressions = {"ProjectionExpression", "FilterExpression",
                                                      "KeyConditionExpression"};
   DDB_RETURN_IF_ERROR(CheckNotMixed(request, legacy, expressions));
-  LegacyPlaceholders p(&query->expression_attribute_names, &query->expression_attribute_values);
+  LegacyPlaceholders p(OrNull(query->expression_attribute_names),
+                       OrNull(query->expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> filter,
                        TranslateFilter(request, "QueryFilter", &p));
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> key, TranslateKeyConditions(request, &p));
@@ -593,8 +604,7 @@ Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query
       CheckOwnPlaceholders(request, expressions, {"FilterExpression", "KeyConditionExpression"}));
   if (filter) query->filter_expression = std::move(filter);
   if (key) query->key_condition_expression = std::move(*key);
-  MergePlaceholders(p, &query->expression_attribute_names, &query->has_expression_attribute_names,
-                    &query->expression_attribute_values, &query->has_expression_attribute_values);
+  MergePlaceholders(p, query);
   return Status::Ok();
 }
 
@@ -605,14 +615,14 @@ Status ApplyLegacyScanParameters(const JsonObject& request, ScanRequest* scan) {
   const std::vector<std::string_view> expressions = {"ProjectionExpression", "FilterExpression"};
   DDB_RETURN_IF_ERROR(CheckNotMixed(
       request, {"AttributesToGet", "ScanFilter", "ConditionalOperator"}, expressions));
-  LegacyPlaceholders p(&scan->expression_attribute_names, &scan->expression_attribute_values);
+  LegacyPlaceholders p(OrNull(scan->expression_attribute_names),
+                       OrNull(scan->expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> filter,
                        TranslateFilter(request, "ScanFilter", &p));
   if (!filter) return Status::Ok();
   DDB_RETURN_IF_ERROR(CheckOwnPlaceholders(request, expressions, {"FilterExpression"}));
   scan->filter_expression = std::move(filter);
-  MergePlaceholders(p, &scan->expression_attribute_names, &scan->has_expression_attribute_names,
-                    &scan->expression_attribute_values, &scan->has_expression_attribute_values);
+  MergePlaceholders(p, scan);
   return Status::Ok();
 }
 

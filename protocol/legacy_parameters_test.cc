@@ -253,9 +253,9 @@ TEST_F(LegacyTest, WriteFillsRequest) {
   ASSERT_TRUE(ApplyLegacyWriteParameters(request, &update, &update.update_expression).ok());
   EXPECT_EQ(update.update_expression, "SET #l0 = :l0");
   EXPECT_EQ(update.condition_expression, "attribute_not_exists(#l1)");
-  EXPECT_TRUE(update.has_expression_attribute_names);
-  EXPECT_TRUE(update.has_expression_attribute_values);
-  EXPECT_EQ(update.expression_attribute_names.size(), 2u);
+  ASSERT_TRUE(update.expression_attribute_names.has_value());
+  EXPECT_TRUE(update.expression_attribute_values.has_value());
+  EXPECT_EQ(update.expression_attribute_names->size(), 2u);
 
   request =
       Parse(R"({"Expected": {"a": {"Exists": false}}, "ExpressionAttributeNames": {"#a": "a"}})");
@@ -271,14 +271,12 @@ TEST_F(LegacyTest, QueryAllowsKeyConditionsWithFilterExpression) {
                                  "AttributeValueList": [{"S": "x"}]}},
                                  "FilterExpression": "#l0 = :l0"})");
   QueryRequest query;
-  query.expression_attribute_names = {{"#l0", "f"}};
-  query.has_expression_attribute_names = true;
+  query.expression_attribute_names = std::map<std::string, std::string>{{"#l0", "f"}};
   query.expression_attribute_values = {{":l0", AttributeValue::S("y")}};
-  query.has_expression_attribute_values = true;
   ASSERT_TRUE(ApplyLegacyQueryParameters(request, &query).ok());
   EXPECT_EQ(query.key_condition_expression, "#l1 = :l1");
-  EXPECT_EQ(query.expression_attribute_names.at("#l1"), "pk");
-  EXPECT_EQ(query.expression_attribute_names.at("#l0"), "f");
+  EXPECT_EQ(query.expression_attribute_names->at("#l1"), "pk");
+  EXPECT_EQ(query.expression_attribute_names->at("#l0"), "f");
 
   request = Parse(R"({"KeyConditions": {}, "KeyConditionExpression": "pk = :v",
                       "QueryFilter": {}})");

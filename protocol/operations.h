@@ -66,9 +66,9 @@ Result<std::optional<std::string>> ReadClientRequestToken(const JsonObject& requ
 bool Present(const JsonObject& request, std::string_view member);
 // ExpressionAttributeNames: a map of "#name" -> attribute name.
 Status ReadExpressionAttributeNames(const JsonObject& request,
-                                    std::map<std::string, std::string>* names, bool* present);
+                                    std::optional<std::map<std::string, std::string>>* names);
 // ExpressionAttributeValues: a map of ":value" -> AttributeValue (validated).
-Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bool* present);
+Status ReadExpressionAttributeValues(const JsonObject& request, std::optional<Item>* values);
 // AttributesToGet: unique names, at least one when present.
 Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* names,
                            Violations* v);

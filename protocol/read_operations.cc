@@ -21,10 +21,8 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
   DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(request, "ProjectionExpression"));
   if (projection) req->projection_expression = std::string(*projection);
   DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req->attributes_to_get, v));
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req->expression_attribute_names,
-                                                   &req->has_expression_attribute_names));
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &req->expression_attribute_values,
-                                                    &req->has_expression_attribute_values));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req->expression_attribute_names));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &req->expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(auto select, GetString(request, "Select"));
   if (select) {
     if (*select == "ALL_ATTRIBUTES") {

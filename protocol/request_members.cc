@@ -73,10 +73,10 @@ Status CheckPlaceholderKeys(const JsonObject& obj, std::string_view member, char
 }  // namespace
 
 Status ReadExpressionAttributeNames(const JsonObject& request,
-                                    std::map<std::string, std::string>* names, bool* present) {
+                                    std::optional<std::map<std::string, std::string>>* names) {
   DDB_ASSIGN_OR_RETURN(auto obj, GetObject(request, "ExpressionAttributeNames"));
-  *present = obj.has_value();
   if (!obj) return Status::Ok();
+  names->emplace();
   DDB_RETURN_IF_ERROR(CheckPlaceholderKeys(*obj, "ExpressionAttributeNames", '#'));
   for (auto field : *obj) {
     std::string_view v;
@@ -89,16 +89,17 @@ Status ReadExpressionAttributeNames(const JsonObject& request,
           std::string(field.key));
     }
     DDB_RETURN_IF_ERROR(CheckAttributeNameSize(v));
-    names->emplace(std::string(field.key), std::string(v));
+    (*names)->emplace(std::string(field.key), std::string(v));
   }
   return Status::Ok();
 }
 
-Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bool* present) {
+Status ReadExpressionAttributeValues(const JsonObject& request, std::optional<Item>* values) {
   JsonElement e;
-  *present =
-      request.at_key("ExpressionAttributeValues").get(e) == simdjson::SUCCESS && !e.is_null();
-  if (!*present) return Status::Ok();
+  if (request.at_key("ExpressionAttributeValues").get(e) != simdjson::SUCCESS || e.is_null()) {
+    return Status::Ok();
+  }
+  values->emplace();
   JsonObject obj;
   if (e.get(obj) != simdjson::SUCCESS) return WrongType("ExpressionAttributeValues", "an object");
   DDB_RETURN_IF_ERROR(CheckPlaceholderKeys(obj, "ExpressionAttributeValues", ':'));
@@ -111,7 +112,7 @@ Status ReadExpressionAttributeValues(const JsonObject& request, Item* values, bo
       return Error::Validation("ExpressionAttributeValues contains invalid value: " +
                                v.error().message() + " for key " + std::string(field.key));
     }
-    values->insert_or_assign(std::string(field.key), std::move(v).value());
+    (*values)->insert_or_assign(std::string(field.key), std::move(v).value());
   }
   return Status::Ok();
 }

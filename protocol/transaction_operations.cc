@@ -24,10 +24,8 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
   }
   DDB_ASSIGN_OR_RETURN(auto condition, GetExpression(o, "ConditionExpression"));
   if (condition) a->condition_expression = std::string(*condition);
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &a->expression_attribute_names,
-                                                   &a->has_expression_attribute_names));
-  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(o, &a->expression_attribute_values,
-                                                    &a->has_expression_attribute_values));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &a->expression_attribute_names));
+  DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(o, &a->expression_attribute_values));
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(o, "ReturnValuesOnConditionCheckFailure"));
   if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
     v->Enum(*rvf, path + ".returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");
@@ -152,8 +150,7 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
       }
       DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(*get, "ProjectionExpression"));
       if (projection) a.projection_expression = std::string(*projection);
-      DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(*get, &a.expression_attribute_names,
-                                                       &a.has_expression_attribute_names));
+      DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(*get, &a.expression_attribute_names));
       req.actions.push_back(std::move(a));
     }
     CheckTransactItemCount(req.actions.size(), &v);

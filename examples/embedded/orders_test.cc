@@ -51,7 +51,6 @@ TEST_F(OrdersTest, QueryReturnsOneCustomersOrdersInSortKeyOrder) {
   query.table_name = "orders";
   query.key_condition_expression = "customer = :c";
   query.expression_attribute_values = {{":c", S("alice")}};
-  query.has_expression_attribute_values = true;
   auto page = engine_->Query(query);
   ASSERT_TRUE(page.ok()) << page.error().message();
 

@@ -262,10 +262,8 @@ struct ErrorDetail {
 // the request's placeholders.
 struct ConditionalWrite {
   std::optional<std::string> condition_expression;
-  std::map<std::string, std::string> expression_attribute_names;
-  bool has_expression_attribute_names = false;
-  Item expression_attribute_values;
-  bool has_expression_attribute_values = false;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
+  std::optional<Item> expression_attribute_values;
   // ReturnValuesOnConditionCheckFailure=ALL_OLD: a failed condition carries the old item.
   bool return_old_on_condition_failure = false;
   // ReturnItemCollectionMetrics=SIZE (reported for tables with local secondary indexes).
@@ -299,8 +297,7 @@ struct GetItemRequest {
   bool consistent_read = false;
   std::optional<std::string> projection_expression;
   std::vector<std::string> attributes_to_get;  // legacy; empty returns everything
-  std::map<std::string, std::string> expression_attribute_names;
-  bool has_expression_attribute_names = false;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
   // Lets an item returned whole come back in stored form (GetItemResult::encoded_item).
   bool accept_encoded_item = false;
@@ -372,8 +369,7 @@ struct TransactGetAction {
   std::string table_name;
   Item key;
   std::optional<std::string> projection_expression;
-  std::map<std::string, std::string> expression_attribute_names;
-  bool has_expression_attribute_names = false;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
 };
 
 struct TransactGetItemsRequest {
@@ -458,10 +454,8 @@ struct ReadRequestBase {
   std::optional<std::string> filter_expression;
   std::optional<std::string> projection_expression;
   std::vector<std::string> attributes_to_get;
-  std::map<std::string, std::string> expression_attribute_names;
-  bool has_expression_attribute_names = false;
-  Item expression_attribute_values;
-  bool has_expression_attribute_values = false;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
+  std::optional<Item> expression_attribute_values;
   std::optional<Select> select;
   std::optional<int64_t> limit;  // items read (before the filter) per page
   bool consistent_read = false;
@@ -504,8 +498,7 @@ struct KeysAndAttributes {
   std::vector<Item> keys;
   std::optional<std::string> projection_expression;
   std::vector<std::string> attributes_to_get;
-  std::map<std::string, std::string> expression_attribute_names;
-  bool has_expression_attribute_names = false;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
   bool consistent_read = false;
 };
 
