@@ -71,7 +71,7 @@ AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexe
       m["NonKeyAttributes"] = AttributeValue::L(std::move(names));
     }
     if (idx.provisioned_throughput) m["Throughput"] = ThroughputRecord(*idx.provisioned_throughput);
-    m["Status"] = Str(idx.index_status);
+    m["Status"] = Str(std::string(EnumName(idx.index_status)));
     m["Backfilling"] = AttributeValue::Bool(idx.backfilling);
     if (idx.on_demand_throughput) m["OnDemand"] = OnDemandRecord(*idx.on_demand_throughput);
     l.push_back(AttributeValue::M(std::move(m)));
@@ -86,7 +86,10 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
     SecondaryIndexDefinition idx;
     idx.index_name = m.at("IndexName").scalar();
     idx.key_schema = KeySchemaFrom(m.at("KeySchema"));
-    if (auto it = m.find("Status"); it != m.end()) idx.index_status = it->second.scalar();
+    if (auto it = m.find("Status"); it != m.end()) {
+      idx.index_status =
+          EnumFromName<IndexStatus>(it->second.scalar()).value_or(IndexStatus::kActive);
+    }
     if (auto it = m.find("Backfilling"); it != m.end()) idx.backfilling = it->second.boolean();
     idx.projection.projection_type =
         static_cast<ProjectionType>(std::stoi(m.at("ProjectionType").scalar()));
@@ -134,10 +137,11 @@ Item ToRecord(const TableInfo& info) {
   if (d.stream_specification) {
     r["Stream"] = AttributeValue::M(
         {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
-         {"ViewType", Str(d.stream_specification->stream_view_type)}});
+         {"ViewType", Str(std::string(EnumName(d.stream_specification->stream_view_type.value_or(
+                          StreamViewType::kKeysOnly))))}});
   }
   if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
-  if (d.table_class) r["TableClass"] = Str(*d.table_class);
+  if (d.table_class) r["TableClass"] = Str(std::string(EnumName(*d.table_class)));
   if (d.sse_kms_key) r["SseKmsKey"] = Str(*d.sse_kms_key);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
   if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
@@ -180,11 +184,14 @@ TableDescription FromRecord(const Item& r) {
     d.on_demand_throughput = MergeOnDemand(std::nullopt, OnDemandFrom(it->second));
   if (auto it = r.find("Warm"); it != r.end()) d.warm_throughput = WarmFrom(it->second);
   if (auto it = r.find("Stream"); it != r.end()) {
-    d.stream_specification = StreamSpecification{it->second.map().at("Enabled").boolean(),
-                                                 it->second.map().at("ViewType").scalar()};
+    d.stream_specification =
+        StreamSpecification{it->second.map().at("Enabled").boolean(),
+                            EnumFromName<StreamViewType>(it->second.map().at("ViewType").scalar())};
   }
   if (auto it = r.find("StreamLabel"); it != r.end()) d.latest_stream_label = it->second.scalar();
-  if (auto it = r.find("TableClass"); it != r.end()) d.table_class = it->second.scalar();
+  if (auto it = r.find("TableClass"); it != r.end()) {
+    d.table_class = EnumFromName<TableClass>(it->second.scalar());
+  }
   if (auto it = r.find("SseKmsKey"); it != r.end()) d.sse_kms_key = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();
   if (auto it = r.find("Ttl"); it != r.end()) d.ttl_attribute = it->second.scalar();
@@ -201,15 +208,7 @@ TableDescription FromRecord(const Item& r) {
 }
 
 AttributeType KeyTypeOf(const TableDescription& d, const std::string& name) {
-  switch (d.AttributeTypeOf(name)) {
-    case ScalarType::kS:
-      return AttributeType::kS;
-    case ScalarType::kN:
-      return AttributeType::kN;
-    case ScalarType::kB:
-      return AttributeType::kB;
-  }
-  return AttributeType::kS;
+  return ToAttributeType(d.AttributeTypeOf(name));
 }
 
 IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& def, bool global,

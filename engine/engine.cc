@@ -131,7 +131,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
                                              const CreateTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
   if (req.stream_specification && req.stream_specification->stream_enabled &&
-      req.stream_specification->stream_view_type.empty()) {
+      !req.stream_specification->stream_view_type) {
     // The service's UpdateTable wording (CreateTable's is not documented).
     return Error::Validation(
         "One or more parameter values were invalid: If stream is being enabled then "

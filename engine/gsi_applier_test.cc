@@ -243,7 +243,7 @@ TEST_P(GsiModesTest, AGsiAddedWhileWritersRunIsExactWhenActive) {
   ASSERT_TRUE(engine_->UpdateTable(ctx_, add).ok());
   auto active = [&] {
     auto d = engine_->DescribeTable(ctx_, "tbl");
-    return d.ok() && d->global_secondary_indexes.at(0).index_status == "ACTIVE";
+    return d.ok() && d->global_secondary_indexes.at(0).index_status == IndexStatus::kActive;
   };
   for (int i = 0; i < 1000 && !active(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

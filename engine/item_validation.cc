@@ -3,18 +3,6 @@
 namespace ddb {
 namespace {
 
-AttributeType ToAttributeType(ScalarType t) {
-  switch (t) {
-    case ScalarType::kS:
-      return AttributeType::kS;
-    case ScalarType::kN:
-      return AttributeType::kN;
-    case ScalarType::kB:
-      return AttributeType::kB;
-  }
-  return AttributeType::kS;
-}
-
 // Empty key values and over-long keys, with the service's messages (shared by items and keys).
 Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_hash) {
   if (v.scalar().empty() && v.type() != AttributeType::kN) {

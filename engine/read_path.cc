@@ -29,12 +29,6 @@ std::string KeySuccessor(std::string key) {
   return key;
 }
 
-AttributeType ToAttributeType(ScalarType t) {
-  return t == ScalarType::kS   ? AttributeType::kS
-         : t == ScalarType::kN ? AttributeType::kN
-                               : AttributeType::kB;
-}
-
 // Where a Query or Scan reads: the table itself, or one of its secondary indexes.
 struct ReadTarget {
   const TableInfo* table = nullptr;

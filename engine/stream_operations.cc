@@ -60,12 +60,13 @@ StreamRecord ToStreamRecord(const StreamInfo& stream, const ChangeRecord& change
     if (auto it = any.find(k.attribute_name); it != any.end()) r.keys.insert(*it);
   }
   r.size_bytes = static_cast<int64_t>(ItemSize(r.keys));
-  const std::string& view = stream.view_type;
-  if ((view == "NEW_IMAGE" || view == "NEW_AND_OLD_IMAGES") && change.new_image) {
+  const StreamViewType view = stream.view_type;
+  const bool both = view == StreamViewType::kNewAndOldImages;
+  if ((both || view == StreamViewType::kNewImage) && change.new_image) {
     r.new_image = change.new_image;
     r.size_bytes += static_cast<int64_t>(ItemSize(*r.new_image));
   }
-  if ((view == "OLD_IMAGE" || view == "NEW_AND_OLD_IMAGES") && change.old_image) {
+  if ((both || view == StreamViewType::kOldImage) && change.old_image) {
     r.old_image = change.old_image;
     r.size_bytes += static_cast<int64_t>(ItemSize(*r.old_image));
   }
@@ -83,7 +84,7 @@ Status EngineImpl::OpenStream(const TableInfo& table, uint64_t start_sequence) {
   info.table_id = table.id;
   info.table_name = d.table_name;
   info.label = *d.latest_stream_label;
-  info.view_type = d.stream_specification->stream_view_type;
+  info.view_type = d.stream_specification->stream_view_type.value_or(StreamViewType::kKeysOnly);
   info.key_schema = d.key_schema;
   info.created_ms = ParseStreamLabel(info.label).value_or(WallClockMillis());
   info.start_sequence = start_sequence;

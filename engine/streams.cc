@@ -88,7 +88,7 @@ Item ToRecord(const StreamInfo& s) {
   r["TableId"] = Num(s.table_id);
   r["TableName"] = AttributeValue::S(s.table_name);
   r["Label"] = AttributeValue::S(s.label);
-  r["ViewType"] = AttributeValue::S(s.view_type);
+  r["ViewType"] = AttributeValue::S(std::string(EnumName(s.view_type)));
   std::vector<AttributeValue> ks;
   for (const auto& k : s.key_schema) {
     ks.push_back(AttributeValue::M(
@@ -110,7 +110,8 @@ StreamInfo FromRecord(const Item& r) {
   s.table_id = static_cast<uint32_t>(num("TableId"));
   s.table_name = r.at("TableName").scalar();
   s.label = r.at("Label").scalar();
-  s.view_type = r.at("ViewType").scalar();
+  s.view_type =
+      EnumFromName<StreamViewType>(r.at("ViewType").scalar()).value_or(StreamViewType::kKeysOnly);
   for (const auto& e : r.at("KeySchema").list()) {
     s.key_schema.push_back(
         {e.map().at("AttributeName").scalar(),

@@ -65,7 +65,7 @@ struct StreamInfo {
   uint32_t table_id = 0;
   std::string table_name;
   std::string label;
-  std::string view_type;  // KEYS_ONLY, NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES
+  StreamViewType view_type = StreamViewType::kKeysOnly;
   std::vector<KeySchemaElement> key_schema;
   uint64_t created_ms = 0;
   uint64_t start_sequence = 0;           // no record of the stream is below it

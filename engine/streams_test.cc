@@ -113,7 +113,7 @@ class StreamsEngineTest : public ::testing::Test {
     req.attribute_definitions = {{"pk", ScalarType::kS}};
     req.key_schema = {{"pk", KeyType::kHash}};
     req.billing_mode = BillingMode::kPayPerRequest;
-    req.stream_specification = StreamSpecification{true, "NEW_IMAGE"};
+    req.stream_specification = StreamSpecification{true, StreamViewType::kNewImage};
     auto r = engine_->CreateTable(ctx_, req);
     ASSERT_TRUE(r.ok()) << r.error().message();
     arn_ = *r->latest_stream_arn;
@@ -245,7 +245,7 @@ TEST(StreamRegistry, TrimDropsOldRecordsAndAgedOutStreams) {
     info.table_id = 1;
     info.table_name = "t";
     info.label = label;
-    info.view_type = "KEYS_ONLY";
+    info.view_type = StreamViewType::kKeysOnly;
     info.key_schema = {{"pk", KeyType::kHash}};
     info.created_ms = ParseStreamLabel(label).value();
     info.start_sequence = 1;

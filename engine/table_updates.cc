@@ -128,7 +128,7 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
     if (d->stream_specification) {
       return Error::Validation("Table already has an enabled stream: TableName: " + d->table_name);
     }
-    if (spec.stream_view_type.empty()) {
+    if (!spec.stream_view_type) {
       return Error::Validation(kInvalid +
                                "If stream is being enabled then UpdateViewType is required");
     }
@@ -136,7 +136,7 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
     d->latest_stream_label = new_label;
     return Status::Ok();
   }
-  if (!spec.stream_view_type.empty()) {
+  if (spec.stream_view_type) {
     return Error::Validation(kInvalid +
                              "If stream is being disabled, then UpdateViewType must not be "
                              "specified");
@@ -238,7 +238,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
         if (def.on_demand_throughput) {
           def.on_demand_throughput = MergeOnDemand(std::nullopt, *def.on_demand_throughput);
         }
-        def.index_status = "CREATING";
+        def.index_status = IndexStatus::kCreating;
         def.backfilling = true;
         if (d->billing_mode == BillingMode::kProvisioned && !def.provisioned_throughput) {
           return Error::Validation(
@@ -362,7 +362,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
     for (const auto& g : before->description.global_secondary_indexes) {
       if (g.index_name == u.index.index_name) gone = g;
     }
-    gone.index_status = "DELETING";
+    gone.index_status = IndexStatus::kDeleting;
     d.global_secondary_indexes.push_back(std::move(gone));
   }
   return d;
@@ -442,7 +442,7 @@ void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string
                [&](TableDescription* d) {
                  for (auto& g : d->global_secondary_indexes) {
                    if (g.index_name == index_name) {
-                     g.index_status = "ACTIVE";
+                     g.index_status = IndexStatus::kActive;
                      g.backfilling = false;
                    }
                  }

@@ -175,7 +175,8 @@ class TtlEngineTest : public ::testing::Test {
     req.attribute_definitions = {{"pk", ScalarType::kS}};
     req.key_schema = {{"pk", KeyType::kHash}};
     req.billing_mode = BillingMode::kPayPerRequest;
-    if (stream) req.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+    if (stream)
+      req.stream_specification = StreamSpecification{true, StreamViewType::kNewAndOldImages};
     auto r = engine_->CreateTable(ctx_, req);
     ASSERT_TRUE(r.ok()) << r.error().message();
   }

@@ -50,12 +50,10 @@ void WriteOne(JsonWriter& w, const ConsumedCapacity& c, ReturnConsumedCapacity m
 
 Result<ReturnConsumedCapacity> ReadReturnConsumedCapacity(const JsonObject& request,
                                                           Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto rcc, GetString(request, "ReturnConsumedCapacity"));
-  if (!rcc || *rcc == "NONE") return ReturnConsumedCapacity::kNone;
-  if (*rcc == "TOTAL") return ReturnConsumedCapacity::kTotal;
-  if (*rcc == "INDEXES") return ReturnConsumedCapacity::kIndexes;
-  v->Enum(*rcc, "returnConsumedCapacity", "INDEXES, TOTAL, NONE");
-  return ReturnConsumedCapacity::kNone;
+  DDB_ASSIGN_OR_RETURN(auto rcc, ReadEnum<ReturnConsumedCapacity>(request, "ReturnConsumedCapacity",
+                                                                  "returnConsumedCapacity",
+                                                                  "INDEXES, TOTAL, NONE", v));
+  return rcc.value_or(ReturnConsumedCapacity::kNone);
 }
 
 void WriteConsumedCapacity(JsonWriter& w, const std::optional<ConsumedCapacity>& c,

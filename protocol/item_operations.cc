@@ -27,15 +27,8 @@ Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
 }
 
 Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto rv, GetString(request, "ReturnValues"));
-  if (!rv) return std::optional<ReturnValues>();
-  if (*rv == "NONE") return std::optional(ReturnValues::kNone);
-  if (*rv == "ALL_OLD") return std::optional(ReturnValues::kAllOld);
-  if (*rv == "UPDATED_OLD") return std::optional(ReturnValues::kUpdatedOld);
-  if (*rv == "ALL_NEW") return std::optional(ReturnValues::kAllNew);
-  if (*rv == "UPDATED_NEW") return std::optional(ReturnValues::kUpdatedNew);
-  v->Enum(*rv, "returnValues", "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW");
-  return std::optional<ReturnValues>();
+  return ReadEnum<ReturnValues>(request, "ReturnValues", "returnValues",
+                                "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW", v);
 }
 
 // ReturnConsumedCapacity, ReturnItemCollectionMetrics (into *collection_metrics, when

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ddb/enum_names.h"
 #include "ddb/error.h"
 
 namespace ddb::protocol {
@@ -33,6 +34,14 @@ Result<std::optional<bool>> GetBool(const JsonObject& obj, std::string_view key)
 Result<std::optional<JsonObject>> GetObject(const JsonObject& obj, std::string_view key);
 Result<std::optional<simdjson::dom::array>> GetArray(const JsonObject& obj, std::string_view key);
 
+class Violations;
+
+// An optional string member naming a value of E; any other string adds the enum violation
+// at `path` (Violations::EnumValue) and reads as absent.
+template <typename E>
+Result<std::optional<E>> ReadEnum(const JsonObject& obj, std::string_view member,
+                                  std::string_view path, std::string_view listed, Violations* v);
+
 // Collects the service's "failed to satisfy constraint" violations of one request, which
 // it reports together: "N validation error(s) detected: a; b".
 class Violations {
@@ -45,6 +54,15 @@ class Violations {
     Add("Value '" + std::string(value) + "' at '" + std::string(path) +
         "' failed to satisfy constraint: Member must satisfy enum value set: [" +
         std::string(allowed) + "]");
+  }
+  // `text` as a value of E (its wire names: ddb/enum_names.h), or nullopt after adding the
+  // enum violation at `path`; `listed` is the value set in the order the service lists it.
+  template <typename E>
+  std::optional<E> EnumValue(std::string_view text, std::string_view path,
+                             std::string_view listed) {
+    std::optional<E> e = EnumFromName<E>(text);
+    if (!e) Enum(text, path, listed);
+    return e;
   }
   // A string member whose length is outside [min, max].
   void Length(std::string_view value, std::string_view path, size_t min, size_t max) {
@@ -62,5 +80,13 @@ class Violations {
  private:
   std::vector<std::string> list_;
 };
+
+template <typename E>
+Result<std::optional<E>> ReadEnum(const JsonObject& obj, std::string_view member,
+                                  std::string_view path, std::string_view listed, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string_view> text, GetString(obj, member));
+  if (!text) return std::optional<E>();
+  return v->EnumValue<E>(*text, path, listed);
+}
 
 }  // namespace ddb::protocol

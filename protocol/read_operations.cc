@@ -23,21 +23,10 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
   DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req->attributes_to_get, v));
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req->expression_attribute_names));
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeValues(request, &req->expression_attribute_values));
-  DDB_ASSIGN_OR_RETURN(auto select, GetString(request, "Select"));
-  if (select) {
-    if (*select == "ALL_ATTRIBUTES") {
-      req->select = Select::kAllAttributes;
-    } else if (*select == "ALL_PROJECTED_ATTRIBUTES") {
-      req->select = Select::kAllProjectedAttributes;
-    } else if (*select == "SPECIFIC_ATTRIBUTES") {
-      req->select = Select::kSpecificAttributes;
-    } else if (*select == "COUNT") {
-      req->select = Select::kCount;
-    } else {
-      v->Enum(*select, "select",
-              "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES");
-    }
-  }
+  DDB_ASSIGN_OR_RETURN(req->select, ReadEnum<Select>(request, "Select", "select",
+                                                     "SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, "
+                                                     "ALL_PROJECTED_ATTRIBUTES",
+                                                     v));
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
   if (limit) {
     if (*limit < 1) {

@@ -68,7 +68,7 @@ void WriteRecord(JsonWriter& w, const StreamRecord& r) {
   w.Key("SizeBytes");
   w.Int(r.size_bytes);
   w.Key("StreamViewType");
-  w.String(r.stream_view_type);
+  w.String(EnumName(r.stream_view_type));
   w.EndObject();
   if (r.by_time_to_live) {
     // Deletions by Time to Live (developer guide, "Time to Live and DynamoDB Streams"); the
@@ -148,7 +148,7 @@ Result<std::string> HandleDescribeStream(Engine& engine, const RequestContext& c
   w.Key("StreamStatus");
   w.String(StreamStatusName(d.stream_status));
   w.Key("StreamViewType");
-  w.String(d.stream_view_type);
+  w.String(EnumName(d.stream_view_type));
   w.Key("CreationRequestDateTime");
   w.Double(d.creation_request_date_time);
   w.Key("TableName");
@@ -196,17 +196,10 @@ Result<std::string> HandleGetShardIterator(Engine& engine, const RequestContext&
   DDB_ASSIGN_OR_RETURN(auto type, GetString(request, "ShardIteratorType"));
   if (!type) {
     v.NotNull("shardIteratorType");
-  } else if (*type == "TRIM_HORIZON") {
-    req.shard_iterator_type = ShardIteratorType::kTrimHorizon;
-  } else if (*type == "LATEST") {
-    req.shard_iterator_type = ShardIteratorType::kLatest;
-  } else if (*type == "AT_SEQUENCE_NUMBER") {
-    req.shard_iterator_type = ShardIteratorType::kAtSequenceNumber;
-  } else if (*type == "AFTER_SEQUENCE_NUMBER") {
-    req.shard_iterator_type = ShardIteratorType::kAfterSequenceNumber;
-  } else {
-    v.Enum(*type, "shardIteratorType",
-           "TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER");
+  } else if (auto t = v.EnumValue<ShardIteratorType>(
+                 *type, "shardIteratorType",
+                 "TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER")) {
+    req.shard_iterator_type = *t;
   }
   DDB_ASSIGN_OR_RETURN(req.sequence_number,
                        ReadBounded(request, "SequenceNumber", "sequenceNumber", 21, 40, false, &v));

@@ -29,12 +29,8 @@ Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& 
     }
     if (!type) {
       v->NotNull(member + "keyType");
-    } else if (*type == "HASH") {
-      k.key_type = KeyType::kHash;
-    } else if (*type == "RANGE") {
-      k.key_type = KeyType::kRange;
-    } else {
-      v->Enum(*type, member + "keyType", "HASH, RANGE");
+    } else if (auto t = v->EnumValue<KeyType>(*type, member + "keyType", "HASH, RANGE")) {
+      k.key_type = *t;
     }
     ks.push_back(std::move(k));
   }
@@ -142,14 +138,9 @@ Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::strin
   } else {
     DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
     if (type) {
-      if (*type == "ALL") {
-        idx.projection.projection_type = ProjectionType::kAll;
-      } else if (*type == "KEYS_ONLY") {
-        idx.projection.projection_type = ProjectionType::kKeysOnly;
-      } else if (*type == "INCLUDE") {
-        idx.projection.projection_type = ProjectionType::kInclude;
-      } else {
-        v->Enum(*type, p + ".projection.projectionType", "ALL, INCLUDE, KEYS_ONLY");
+      if (auto t = v->EnumValue<ProjectionType>(*type, p + ".projection.projectionType",
+                                                "ALL, INCLUDE, KEYS_ONLY")) {
+        idx.projection.projection_type = *t;
       }
     }
     DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
@@ -232,14 +223,8 @@ Result<std::vector<AttributeDefinition>> ReadAttributeDefinitions(const JsonObje
     }
     if (!type) {
       v->NotNull(p + "attributeType");
-    } else if (*type == "S") {
-      a.attribute_type = ScalarType::kS;
-    } else if (*type == "N") {
-      a.attribute_type = ScalarType::kN;
-    } else if (*type == "B") {
-      a.attribute_type = ScalarType::kB;
-    } else {
-      v->Enum(*type, p + "attributeType", "B, N, S");
+    } else if (auto t = v->EnumValue<ScalarType>(*type, p + "attributeType", "B, N, S")) {
+      a.attribute_type = *t;
     }
     out.push_back(std::move(a));
   }
@@ -247,12 +232,8 @@ Result<std::vector<AttributeDefinition>> ReadAttributeDefinitions(const JsonObje
 }
 
 Result<std::optional<BillingMode>> ReadBillingMode(const JsonObject& request, Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto mode, GetString(request, "BillingMode"));
-  if (!mode) return std::optional<BillingMode>();
-  if (*mode == "PROVISIONED") return std::optional(BillingMode::kProvisioned);
-  if (*mode == "PAY_PER_REQUEST") return std::optional(BillingMode::kPayPerRequest);
-  v->Enum(*mode, "billingMode", "PROVISIONED, PAY_PER_REQUEST");
-  return std::optional<BillingMode>();
+  return ReadEnum<BillingMode>(request, "BillingMode", "billingMode",
+                               "PROVISIONED, PAY_PER_REQUEST", v);
 }
 
 Result<std::optional<StreamSpecification>> ReadStream(const JsonObject& request, Violations* v) {
@@ -260,17 +241,12 @@ Result<std::optional<StreamSpecification>> ReadStream(const JsonObject& request,
   if (!stream) return std::optional<StreamSpecification>();
   StreamSpecification s;
   DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*stream, "StreamEnabled"));
-  DDB_ASSIGN_OR_RETURN(auto view, GetString(*stream, "StreamViewType"));
   if (!enabled) v->NotNull("streamSpecification.streamEnabled");
   s.stream_enabled = enabled.value_or(false);
-  if (view) {
-    if (*view != "NEW_IMAGE" && *view != "OLD_IMAGE" && *view != "NEW_AND_OLD_IMAGES" &&
-        *view != "KEYS_ONLY") {
-      v->Enum(*view, "streamSpecification.streamViewType",
-              "NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY");
-    }
-    s.stream_view_type = std::string(*view);
-  }
+  DDB_ASSIGN_OR_RETURN(
+      s.stream_view_type,
+      ReadEnum<StreamViewType>(*stream, "StreamViewType", "streamSpecification.streamViewType",
+                               "NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY", v));
   return std::optional<StreamSpecification>(s);
 }
 
@@ -292,13 +268,9 @@ Result<std::optional<SseSpecification>> ReadSse(const JsonObject& request, Viola
   return std::optional<SseSpecification>(std::move(spec));
 }
 
-Result<std::optional<std::string>> ReadTableClass(const JsonObject& request, Violations* v) {
-  DDB_ASSIGN_OR_RETURN(auto table_class, GetString(request, "TableClass"));
-  if (!table_class) return std::optional<std::string>();
-  if (*table_class != "STANDARD" && *table_class != "STANDARD_INFREQUENT_ACCESS") {
-    v->Enum(*table_class, "tableClass", "STANDARD, STANDARD_INFREQUENT_ACCESS");
-  }
-  return std::optional<std::string>(std::string(*table_class));
+Result<std::optional<TableClass>> ReadTableClass(const JsonObject& request, Violations* v) {
+  return ReadEnum<TableClass>(request, "TableClass", "tableClass",
+                              "STANDARD, STANDARD_INFREQUENT_ACCESS", v);
 }
 
 void WriteThroughput(JsonWriter& w, const ProvisionedThroughput& t) {
@@ -362,7 +334,7 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
     w.EndObject();
     if (global) {
       w.Key("IndexStatus");
-      w.String(idx.index_status);
+      w.String(EnumName(idx.index_status));
       if (idx.backfilling) {
         w.Key("Backfilling");
         w.Bool(true);
@@ -379,7 +351,7 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
       WriteWarm(w,
                 WarmThroughput{on_demand ? kBaselineWarmReads : pt.read_capacity_units,
                                on_demand ? kBaselineWarmWrites : pt.write_capacity_units},
-                idx.index_status);
+                EnumName(idx.index_status));
     }
     w.Key("IndexSizeBytes");
     w.Int(idx.size_bytes);
@@ -453,7 +425,8 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.Key("StreamEnabled");
     w.Bool(d.stream_specification->stream_enabled);
     w.Key("StreamViewType");
-    w.String(d.stream_specification->stream_view_type);
+    w.String(
+        EnumName(d.stream_specification->stream_view_type.value_or(StreamViewType::kKeysOnly)));
     w.EndObject();
   }
   if (d.latest_stream_label && d.latest_stream_arn) {
@@ -471,7 +444,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.Key("TableClassSummary");
     w.BeginObject();
     w.Key("TableClass");
-    w.String(*d.table_class);
+    w.String(EnumName(*d.table_class));
     w.EndObject();
   }
   if (d.sse_kms_key) {

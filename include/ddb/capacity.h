@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ddb/attribute_value.h"
+#include "ddb/enum_names.h"
 
 // Exported from libddb.so (the library is built with hidden visibility).
 #pragma GCC visibility push(default)
@@ -24,6 +25,10 @@
 namespace ddb {
 
 enum class ReturnConsumedCapacity : uint8_t { kNone, kTotal, kIndexes };
+template <>
+struct EnumNames<ReturnConsumedCapacity> {
+  static constexpr std::string_view kNames[] = {"NONE", "TOTAL", "INDEXES"};
+};
 
 struct ConsumedCapacity {
   ConsumedCapacity() = default;

@@ -12,6 +12,7 @@
 
 #include "ddb/attribute_value.h"
 #include "ddb/capacity.h"
+#include "ddb/enum_names.h"
 
 // Exported from libddb.so (the library is built with hidden visibility).
 #pragma GCC visibility push(default)
@@ -23,11 +24,65 @@ enum class ScalarType : uint8_t { kS, kN, kB };  // the types a key attribute ma
 enum class BillingMode : uint8_t { kProvisioned, kPayPerRequest };
 enum class ProjectionType : uint8_t { kAll, kKeysOnly, kInclude };
 enum class TableStatus : uint8_t { kCreating, kActive, kDeleting, kUpdating };
+enum class IndexStatus : uint8_t { kCreating, kUpdating, kDeleting, kActive };
+enum class TableClass : uint8_t { kStandard, kStandardInfrequentAccess };
+enum class StreamViewType : uint8_t { kKeysOnly, kNewImage, kOldImage, kNewAndOldImages };
 enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
 
-std::string_view ScalarTypeName(ScalarType t);          // "S", "N", "B"
-std::string_view TableStatusName(TableStatus s);        // "ACTIVE", ...
-std::string_view ProjectionTypeName(ProjectionType p);  // "ALL", "KEYS_ONLY", "INCLUDE"
+template <>
+struct EnumNames<KeyType> {
+  static constexpr std::string_view kNames[] = {"HASH", "RANGE"};
+};
+template <>
+struct EnumNames<ScalarType> {
+  static constexpr std::string_view kNames[] = {"S", "N", "B"};
+};
+template <>
+struct EnumNames<BillingMode> {
+  static constexpr std::string_view kNames[] = {"PROVISIONED", "PAY_PER_REQUEST"};
+};
+template <>
+struct EnumNames<ProjectionType> {
+  static constexpr std::string_view kNames[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
+};
+template <>
+struct EnumNames<TableStatus> {
+  static constexpr std::string_view kNames[] = {"CREATING", "ACTIVE", "DELETING", "UPDATING"};
+};
+template <>
+struct EnumNames<IndexStatus> {
+  static constexpr std::string_view kNames[] = {"CREATING", "UPDATING", "DELETING", "ACTIVE"};
+};
+template <>
+struct EnumNames<TableClass> {
+  static constexpr std::string_view kNames[] = {"STANDARD", "STANDARD_INFREQUENT_ACCESS"};
+};
+template <>
+struct EnumNames<StreamViewType> {
+  static constexpr std::string_view kNames[] = {"KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE",
+                                                "NEW_AND_OLD_IMAGES"};
+};
+template <>
+struct EnumNames<ReturnValues> {
+  static constexpr std::string_view kNames[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW",
+                                                "UPDATED_NEW"};
+};
+
+inline std::string_view ScalarTypeName(ScalarType t) { return EnumName(t); }
+// The attribute type of values of a key attribute declared as `t`.
+constexpr AttributeType ToAttributeType(ScalarType t) {
+  switch (t) {
+    case ScalarType::kS:
+      return AttributeType::kS;
+    case ScalarType::kN:
+      return AttributeType::kN;
+    case ScalarType::kB:
+      break;
+  }
+  return AttributeType::kB;
+}
+inline std::string_view TableStatusName(TableStatus s) { return EnumName(s); }
+inline std::string_view ProjectionTypeName(ProjectionType p) { return EnumName(p); }
 
 // One table's member of a multi-table request or result (the wire's map keyed by table
 // name), in request order.
@@ -103,8 +158,8 @@ struct SecondaryIndexDefinition {
   IndexProjection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;  // GSIs of provisioned tables
   std::optional<OnDemandThroughput> on_demand_throughput;
-  // GSIs: "CREATING" while an index added by UpdateTable is backfilled, then "ACTIVE".
-  std::string index_status = "ACTIVE";
+  // GSIs: kCreating while an index added by UpdateTable is backfilled, then kActive.
+  IndexStatus index_status = IndexStatus::kActive;
   bool backfilling = false;
   // Filled by DescribeTable (live counters of the index's entries).
   int64_t item_count = 0;
@@ -113,7 +168,7 @@ struct SecondaryIndexDefinition {
 
 struct StreamSpecification {
   bool stream_enabled = false;
-  std::string stream_view_type;  // NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY
+  std::optional<StreamViewType> stream_view_type;  // absent when not given
 };
 
 struct Tag {
@@ -133,7 +188,7 @@ struct CreateTableRequest {
   std::optional<WarmThroughput> warm_throughput;
   std::optional<SseSpecification> sse_specification;
   std::optional<StreamSpecification> stream_specification;
-  std::optional<std::string> table_class;
+  std::optional<TableClass> table_class;
   bool deletion_protection_enabled = false;
   std::vector<Tag> tags;
 };
@@ -164,7 +219,7 @@ struct TableDescription {
   // by DescribeTable from it.
   std::optional<std::string> latest_stream_label;
   std::optional<std::string> latest_stream_arn;
-  std::optional<std::string> table_class;
+  std::optional<TableClass> table_class;
   bool deletion_protection_enabled = false;
   int64_t item_count = 0;
   int64_t table_size_bytes = 0;
@@ -205,7 +260,7 @@ struct UpdateTableRequest {
   std::optional<WarmThroughput> warm_throughput;
   std::optional<SseSpecification> sse_specification;
   std::optional<StreamSpecification> stream_specification;
-  std::optional<std::string> table_class;
+  std::optional<TableClass> table_class;
   std::optional<bool> deletion_protection_enabled;
   std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
 };
@@ -238,7 +293,12 @@ enum class CancellationCode : uint8_t {
   kValidationError,
   kDuplicateItem,  // PartiQL INSERT of an existing key
 };
-std::string_view CancellationCodeName(CancellationCode c);  // "None", "ConditionalCheckFailed", ...
+template <>
+struct EnumNames<CancellationCode> {
+  static constexpr std::string_view kNames[] = {"None", "ConditionalCheckFailed", "ValidationError",
+                                                "DuplicateItem"};
+};
+inline std::string_view CancellationCodeName(CancellationCode c) { return EnumName(c); }
 
 struct CancellationReason {
   CancellationCode code = CancellationCode::kNone;
@@ -445,6 +505,11 @@ enum class Select : uint8_t {
   kSpecificAttributes,
   kCount
 };
+template <>
+struct EnumNames<Select> {
+  static constexpr std::string_view kNames[] = {"ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES",
+                                                "SPECIFIC_ATTRIBUTES", "COUNT"};
+};
 
 // What Query and Scan share. Expressions are the texts of the request (expression.h
 // compiles them); legacy AttributesToGet is a list of top-level names.
@@ -534,7 +599,11 @@ struct BatchWriteItemResult {
 // --- DynamoDB Streams (DynamoDBStreams_20120810) ---
 
 enum class StreamStatus : uint8_t { kEnabling, kEnabled, kDisabling, kDisabled };
-std::string_view StreamStatusName(StreamStatus s);  // "ENABLED", ...
+template <>
+struct EnumNames<StreamStatus> {
+  static constexpr std::string_view kNames[] = {"ENABLING", "ENABLED", "DISABLING", "DISABLED"};
+};
+inline std::string_view StreamStatusName(StreamStatus s) { return EnumName(s); }
 
 struct StreamSummary {
   std::string stream_arn;
@@ -570,7 +639,7 @@ struct StreamDescription {
   std::string stream_arn;
   std::string stream_label;
   StreamStatus stream_status = StreamStatus::kEnabled;
-  std::string stream_view_type;
+  StreamViewType stream_view_type = StreamViewType::kKeysOnly;
   double creation_request_date_time = 0;  // seconds since the epoch, with milliseconds
   std::string table_name;
   std::vector<KeySchemaElement> key_schema;
@@ -583,6 +652,11 @@ enum class ShardIteratorType : uint8_t {
   kLatest,
   kAtSequenceNumber,
   kAfterSequenceNumber
+};
+template <>
+struct EnumNames<ShardIteratorType> {
+  static constexpr std::string_view kNames[] = {"TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER",
+                                                "AFTER_SEQUENCE_NUMBER"};
 };
 
 struct GetShardIteratorRequest {
@@ -607,7 +681,7 @@ struct StreamRecord {
   std::optional<Item> old_image;
   std::string sequence_number;
   int64_t size_bytes = 0;
-  std::string stream_view_type;
+  StreamViewType stream_view_type = StreamViewType::kKeysOnly;
   bool by_time_to_live = false;  // deleted by the TTL process (userIdentity on the wire)
 };
 
