@@ -281,59 +281,61 @@ Error DuplicateItem() {
   return Error(ErrorCode::kDuplicateItem, "Duplicate primary key exists in table");
 }
 
-// One parsed statement, run on the engine's public operations.
-Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext& ctx,
-                                            const Statement& st,
-                                            const ExecuteStatementRequest& req) {
-  DDB_ASSIGN_OR_RETURN(TableDescription table, engine.DescribeTable(ctx, st.table));
+// INSERT, UPDATE or DELETE: one PutItem, UpdateItem or DeleteItem.
+Result<ExecuteStatementResult> RunWrite(Engine& engine, const TableDescription& table,
+                                        const Statement& st, const ExecuteStatementRequest& req) {
+  DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+  const TransactWriteAction& a = w.action;
   ExecuteStatementResult result;
-  if (!st.is_read()) {
-    DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
-    const TransactWriteAction& a = w.action;
-    std::optional<Item> returned;
-    std::optional<ConsumedCapacity> capacity;
-    Status status;
-    if (a.kind == TransactWriteAction::Kind::kPut) {
-      PutItemRequest put;
-      static_cast<ConditionalWrite&>(put) = a;
-      put.table_name = a.table_name;
-      put.item = a.item_or_key;
-      put.return_consumed_capacity = req.return_consumed_capacity;
-      Result<PutItemResult> r = engine.PutItem(put);
-      if (!r.ok()) {
-        if (r.error().code() == ErrorCode::kConditionalCheckFailed) return DuplicateItem();
-        return r.error();
-      }
-      capacity = std::move(r.value().consumed_capacity);
-    } else if (a.kind == TransactWriteAction::Kind::kDelete) {
-      DeleteItemRequest del;
-      static_cast<ConditionalWrite&>(del) = a;
-      del.table_name = a.table_name;
-      del.key = a.item_or_key;
-      del.return_values = w.return_values;
-      del.return_consumed_capacity = req.return_consumed_capacity;
-      DDB_ASSIGN_OR_RETURN(DeleteItemResult r, engine.DeleteItem(del));
-      returned = std::move(r.attributes);
-      capacity = std::move(r.consumed_capacity);
-    } else {
-      UpdateItemRequest update;
-      static_cast<ConditionalWrite&>(update) = a;
-      update.table_name = a.table_name;
-      update.key = a.item_or_key;
-      update.update_expression = a.update_expression;
-      update.return_values = w.return_values;
-      update.return_consumed_capacity = req.return_consumed_capacity;
-      DDB_ASSIGN_OR_RETURN(UpdateItemResult r, engine.UpdateItem(update));
-      returned = std::move(r.attributes);
-      capacity = std::move(r.consumed_capacity);
+  std::optional<Item> returned;
+  if (a.kind == TransactWriteAction::Kind::kPut) {
+    PutItemRequest put;
+    static_cast<ConditionalWrite&>(put) = a;
+    put.table_name = a.table_name;
+    put.item = a.item_or_key;
+    put.return_consumed_capacity = req.return_consumed_capacity;
+    Result<PutItemResult> r = engine.PutItem(put);
+    if (!r.ok()) {
+      if (r.error().code() == ErrorCode::kConditionalCheckFailed) return DuplicateItem();
+      return r.error();
     }
-    if (returned) result.items.push_back(std::move(*returned));
-    result.consumed_capacity = std::move(capacity);
-    return result;
+    result.consumed_capacity = std::move(r.value().consumed_capacity);
+  } else if (a.kind == TransactWriteAction::Kind::kDelete) {
+    DeleteItemRequest del;
+    static_cast<ConditionalWrite&>(del) = a;
+    del.table_name = a.table_name;
+    del.key = a.item_or_key;
+    del.return_values = w.return_values;
+    del.return_consumed_capacity = req.return_consumed_capacity;
+    DDB_ASSIGN_OR_RETURN(DeleteItemResult r, engine.DeleteItem(del));
+    returned = std::move(r.attributes);
+    result.consumed_capacity = std::move(r.consumed_capacity);
+  } else {
+    UpdateItemRequest update;
+    static_cast<ConditionalWrite&>(update) = a;
+    update.table_name = a.table_name;
+    update.key = a.item_or_key;
+    update.update_expression = a.update_expression;
+    update.return_values = w.return_values;
+    update.return_consumed_capacity = req.return_consumed_capacity;
+    DDB_ASSIGN_OR_RETURN(UpdateItemResult r, engine.UpdateItem(update));
+    returned = std::move(r.attributes);
+    result.consumed_capacity = std::move(r.consumed_capacity);
   }
+  if (returned) result.items.push_back(std::move(*returned));
+  return result;
+}
 
-  // SELECT: a Query when WHERE fixes the partition key of the table or index read, else a
-  // Scan; the other terms filter.
+// A SELECT's WHERE terms: the equality on the partition key of the table or index read and
+// a condition on its sort key (when there is such an equality, these become a Query's key
+// condition), and the rest (the filter).
+struct WhereTerms {
+  const Expr* hash = nullptr;
+  const Expr* range = nullptr;
+  std::vector<const Expr*> rest;
+};
+
+WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
   KeyNames keys = KeysOf(table.key_schema);
   if (st.index) {
     for (const auto* list : {&table.local_secondary_indexes, &table.global_secondary_indexes}) {
@@ -344,54 +346,64 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
   }
   std::vector<const Expr*> terms;
   if (st.where) FlattenAnd(*st.where, &terms);
-  const Expr* hash_term = nullptr;
-  const Expr* range_term = nullptr;
+  WhereTerms out;
   for (const Expr* t : terms) {
-    if (!hash_term && EqualityOn(*t, keys.hash)) {
-      hash_term = t;
-    } else if (!range_term && keys.range) {
+    if (!out.hash && EqualityOn(*t, keys.hash)) {
+      out.hash = t;
+    } else if (!out.range && keys.range) {
       const bool on_range =
           (t->kind == Expr::Kind::kCompare && t->op != "<>" &&
            IsAttribute(t->args[0], *keys.range) && t->args[1].kind == Expr::Kind::kValue) ||
           (t->kind == Expr::Kind::kBetween && IsAttribute(t->args[0], *keys.range)) ||
           (t->kind == Expr::Kind::kFunction && t->op == "begins_with" && t->args.size() == 2 &&
            IsAttribute(t->args[0], *keys.range));
-      if (on_range) range_term = t;
+      if (on_range) out.range = t;
     }
   }
-  Generated ph;
-  std::vector<const Expr*> rest;
   for (const Expr* t : terms) {
-    if (hash_term && (t == hash_term || t == range_term)) continue;
-    rest.push_back(t);
+    if (out.hash && (t == out.hash || t == out.range)) continue;
+    out.rest.push_back(t);
   }
-  std::optional<std::string> projection;
+  return out;
+}
+
+// What a SELECT's Query and Scan share: table, index, filter, projection, paging.
+Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
+                 const std::vector<const Expr*>& filter, Generated* ph, ReadRequestBase* r) {
+  if (!filter.empty()) {
+    DDB_ASSIGN_OR_RETURN(std::string text, RenderAll(filter, ph));
+    r->filter_expression = std::move(text);
+  }
   if (!st.projection.empty()) {
     std::string p;
-    for (const DocumentPath& path : st.projection) p += (p.empty() ? "" : ", ") + ph.Path(path);
-    projection = std::move(p);
+    for (const DocumentPath& path : st.projection) p += (p.empty() ? "" : ", ") + ph->Path(path);
+    r->projection_expression = std::move(p);
   }
+  r->table_name = st.table;
+  r->index_name = st.index;
+  r->consistent_read = req.consistent_read;
+  r->limit = req.limit;
+  r->exclusive_start_key = req.exclusive_start_key;
+  r->return_consumed_capacity = req.return_consumed_capacity;
+  return Status::Ok();
+}
+
+// SELECT: a Query when WHERE fixes the partition key of the table or index read, else a
+// Scan; the other terms filter.
+Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription& table,
+                                         const Statement& st, const ExecuteStatementRequest& req) {
+  WhereTerms where = SplitWhere(st, table);
+  Generated ph;
   ReadResult page;
-  if (hash_term) {
+  if (where.hash) {
     QueryRequest q;
-    DDB_ASSIGN_OR_RETURN(std::string hash, Render(*hash_term, &ph));
-    q.key_condition_expression = hash;
-    if (range_term) {
-      DDB_ASSIGN_OR_RETURN(std::string range, Render(*range_term, &ph));
+    DDB_ASSIGN_OR_RETURN(q.key_condition_expression, Render(*where.hash, &ph));
+    if (where.range) {
+      DDB_ASSIGN_OR_RETURN(std::string range, Render(*where.range, &ph));
       q.key_condition_expression += " AND " + range;
     }
-    if (!rest.empty()) {
-      DDB_ASSIGN_OR_RETURN(std::string filter, RenderAll(rest, &ph));
-      q.filter_expression = std::move(filter);
-    }
+    DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &q));
     q.scan_index_forward = !st.descending;
-    q.table_name = st.table;
-    q.index_name = st.index;
-    q.projection_expression = projection;
-    q.consistent_read = req.consistent_read;
-    q.limit = req.limit;
-    q.exclusive_start_key = req.exclusive_start_key;
-    q.return_consumed_capacity = req.return_consumed_capacity;
     ph.ApplyTo(&q);
     DDB_ASSIGN_OR_RETURN(page, engine.Query(q));
   } else {
@@ -400,24 +412,23 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
           "Must have WHERE clause in the statement when using ORDER BY clause.");
     }
     ScanRequest s;
-    if (!rest.empty()) {
-      DDB_ASSIGN_OR_RETURN(std::string filter, RenderAll(rest, &ph));
-      s.filter_expression = std::move(filter);
-    }
-    s.table_name = st.table;
-    s.index_name = st.index;
-    s.projection_expression = projection;
-    s.consistent_read = req.consistent_read;
-    s.limit = req.limit;
-    s.exclusive_start_key = req.exclusive_start_key;
-    s.return_consumed_capacity = req.return_consumed_capacity;
+    DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &s));
     ph.ApplyTo(&s);
     DDB_ASSIGN_OR_RETURN(page, engine.Scan(s));
   }
+  ExecuteStatementResult result;
   result.items = std::move(page.items);
   result.last_evaluated_key = std::move(page.last_evaluated_key);
   result.consumed_capacity = std::move(page.consumed_capacity);
   return result;
+}
+
+// One parsed statement, run on the engine's public operations.
+Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext& ctx,
+                                            const Statement& st,
+                                            const ExecuteStatementRequest& req) {
+  DDB_ASSIGN_OR_RETURN(TableDescription table, engine.DescribeTable(ctx, st.table));
+  return st.is_read() ? RunSelect(engine, table, st, req) : RunWrite(engine, table, st, req);
 }
 
 }  // namespace

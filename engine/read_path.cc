@@ -219,7 +219,6 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& 
   return target;
 }
 
-// Reads [lower, upper) of the target (reversed when !forward) into one page.
 // The token in a table or index key (both start table/index id | token).
 uint64_t TokenOf(std::string_view key) {
   uint64_t token = 0;
@@ -228,114 +227,153 @@ uint64_t TokenOf(std::string_view key) {
   return token;
 }
 
+// One page of a Query or Scan as it is read: takes the stored values of the range in order
+// until the page is full (Limit items read, or 1 MB), filters and projects them, and knows
+// where the page stopped.
+class PageReader {
+ public:
+  PageReader(EngineImpl& impl, const ReadTarget& target, const ReadRequestBase& req,
+             const ReadPlan& plan)
+      : impl_(impl), target_(target), req_(req), plan_(plan) {
+    // An LSI answers for attributes it does not project by fetching the table's item, as
+    // the service does; a GSI returns what it has.
+    fetch_base_ = target.index && !target.index->global &&
+                  target.index->projection != ProjectionType::kAll &&
+                  (req.select == Select::kAllAttributes || plan.projection.has_value() ||
+                   plan.filter != nullptr);
+    // Items returned whole stay in stored form when the caller accepts that.
+    keep_encoded_ = req.accept_encoded_items && !fetch_base_ && !plan.filter && !plan.projection &&
+                    !plan.count_only;
+  }
+
+  // One stored value; false stops the read (the page is full, or status() failed).
+  bool Add(std::string_view value) {
+    if (Full()) {
+      stopped_early_ = true;
+      return false;
+    }
+    return keep_encoded_ ? AddEncoded(value) : AddDecoded(value);
+  }
+
+  const Status& status() const { return status_; }
+  size_t bytes() const { return bytes_; }
+
+  // The page, with LastEvaluatedKey when it was cut by its Limit or size. A page that
+  // filled either exactly on its last item still reports where it stopped, as the service
+  // does.
+  Result<ReadResult> Finish() {
+    DDB_RETURN_IF_ERROR(status_);
+    if (!stopped_early_ && !Full()) return std::move(result_);
+    if (!result_.encoded_ends.empty()) {
+      const size_t n = result_.encoded_ends.size();
+      const size_t begin = n > 1 ? result_.encoded_ends[n - 2] : 0;
+      Item item;
+      if (!DecodeItem(std::string_view(result_.encoded_items).substr(begin), &item)) {
+        return Error::Internal("unreadable item");
+      }
+      last_read_ = std::move(item);
+    }
+    const Item* last = last_in_items_ ? &result_.items.back() : last_read_ ? &*last_read_ : nullptr;
+    if (last) {
+      Item key;
+      for (const auto& name : target_.key_names()) {
+        auto it = last->find(name);
+        if (it != last->end()) key.insert(*it);
+      }
+      result_.last_evaluated_key = std::move(key);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  bool Full() const {
+    return (req_.limit && result_.scanned_count >= *req_.limit) || bytes_ >= kMaxPageBytes;
+  }
+
+  bool Fail(Status s) {
+    status_ = std::move(s);
+    return false;
+  }
+
+  bool AddEncoded(std::string_view value) {
+    std::optional<size_t> size = EncodedItemSize(value);
+    if (!size) return Fail(Error::Internal("unreadable item"));
+    ++result_.scanned_count;
+    ++result_.count;
+    bytes_ += *size;
+    result_.encoded_items.append(value);
+    result_.encoded_ends.push_back(result_.encoded_items.size());
+    return true;
+  }
+
+  bool AddDecoded(std::string_view value) {
+    Item item;
+    if (!DecodeItem(value, &item)) return Fail(Error::Internal("unreadable item"));
+    if (fetch_base_) {
+      Result<std::optional<Item>> base = impl_.ReadItem(impl_.ItemKeyOf(*target_.table, item));
+      if (!base.ok()) return Fail(base.error());
+      if (base.value()) item = std::move(*base.value());
+    }
+    ++result_.scanned_count;
+    bytes_ += ItemSize(item);
+    const bool keep = !plan_.filter || EvaluateCondition(*plan_.filter, &item);
+    if (keep) ++result_.count;
+    // The item itself moves into the page when it is returned whole; otherwise it is kept
+    // aside only because it may be the last one read (LastEvaluatedKey).
+    if (keep && !plan_.count_only && !plan_.projection) {
+      result_.items.push_back(std::move(item));
+      last_in_items_ = true;
+      return true;
+    }
+    if (keep && !plan_.count_only)
+      result_.items.push_back(ApplyProjection(*plan_.projection, item));
+    last_read_ = std::move(item);
+    last_in_items_ = false;
+    return true;
+  }
+
+  EngineImpl& impl_;
+  const ReadTarget& target_;
+  const ReadRequestBase& req_;
+  const ReadPlan& plan_;
+  bool fetch_base_ = false;
+  bool keep_encoded_ = false;
+  ReadResult result_;
+  size_t bytes_ = 0;
+  bool stopped_early_ = false;
+  std::optional<Item> last_read_;  // the last item read, unless it is result_.items.back()
+  bool last_in_items_ = false;
+  Status status_;
+};
+
+// A page costs the 4 KB units of everything it read, filtered or not.
+void ChargePage(EngineImpl& impl, const ReadTarget& target, const ReadRequestBase& req,
+                uint64_t token, const std::string& partition_key, size_t bytes, ReadResult* page) {
+  double units = ReadUnits(bytes, req.consistent_read);
+  impl.ChargeRead(*target.table, target.index, token, partition_key, units);
+  if (req.return_consumed_capacity == ReturnConsumedCapacity::kNone) return;
+  page->consumed_capacity = ConsumedCapacity{req.table_name};
+  if (target.index) {
+    page->consumed_capacity->AddIndex(target.index->name, target.index->global, units, false);
+  } else {
+    page->consumed_capacity->AddTable(units, false);
+  }
+}
+
+// Reads [lower, upper) of the target (reversed when !forward) into one page.
 Result<ReadResult> ReadRange(EngineImpl& impl, const ReadTarget& target, const ReadRequestBase& req,
                              const ReadPlan& plan, const std::string& lower,
                              const std::string& upper, bool forward,
                              const std::string& partition_key) {
-  DDB_RETURN_IF_ERROR(impl.AdmitRead(*target.table, target.index, TokenOf(lower)));
-  // An LSI answers for attributes it does not project by fetching the table's item, as the
-  // service does; a GSI returns what it has.
-  bool fetch_base = target.index && !target.index->global &&
-                    target.index->projection != ProjectionType::kAll &&
-                    (req.select == Select::kAllAttributes || plan.projection.has_value() ||
-                     plan.filter != nullptr);
-  std::optional<int64_t> limit = req.limit;
-  ReadResult result;
-  size_t bytes = 0;
-  bool stopped_early = false;
-  std::optional<Item> last_read;  // the last item read, unless it is result.items.back()
-  bool last_in_items = false;
-  Status read_status;
-  // Items returned whole stay in stored form when the caller accepts that.
-  const bool keep_encoded = req.accept_encoded_items && !fetch_base && !plan.filter &&
-                            !plan.projection && !plan.count_only;
+  const uint64_t token = TokenOf(lower);
+  DDB_RETURN_IF_ERROR(impl.AdmitRead(*target.table, target.index, token));
+  PageReader reader(impl, target, req, plan);
   DDB_RETURN_IF_ERROR(impl.storage->ForEach(
       target.cf(), lower, upper,
-      [&](std::string_view, std::string_view value) {
-        if ((limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes) {
-          stopped_early = true;
-          return false;
-        }
-        if (keep_encoded) {
-          std::optional<size_t> size = EncodedItemSize(value);
-          if (!size) {
-            read_status = Error::Internal("unreadable item");
-            return false;
-          }
-          ++result.scanned_count;
-          ++result.count;
-          bytes += *size;
-          result.encoded_items.append(value);
-          result.encoded_ends.push_back(result.encoded_items.size());
-          return true;
-        }
-        Item item;
-        if (!DecodeItem(value, &item)) {
-          read_status = Error::Internal("unreadable item");
-          return false;
-        }
-        if (fetch_base) {
-          Result<std::optional<Item>> base = impl.ReadItem(impl.ItemKeyOf(*target.table, item));
-          if (!base.ok()) {
-            read_status = base.error();
-            return false;
-          }
-          if (base.value()) item = std::move(*base.value());
-        }
-        ++result.scanned_count;
-        bytes += ItemSize(item);
-        bool keep = !plan.filter || EvaluateCondition(*plan.filter, &item);
-        if (keep) ++result.count;
-        // The item itself moves into the page when it is returned whole; otherwise it is
-        // kept aside only because it may be the last one read (LastEvaluatedKey).
-        if (keep && !plan.count_only && !plan.projection) {
-          result.items.push_back(std::move(item));
-          last_in_items = true;
-          return true;
-        }
-        if (keep && !plan.count_only) {
-          result.items.push_back(ApplyProjection(*plan.projection, item));
-        }
-        last_read = std::move(item);
-        last_in_items = false;
-        return true;
-      },
-      !forward));
-  DDB_RETURN_IF_ERROR(read_status);
-  // A page that filled its Limit or 1 MB exactly on its last item still reports where it
-  // stopped, as the service does.
-  const bool cut =
-      stopped_early || (limit && result.scanned_count >= *limit) || bytes >= kMaxPageBytes;
-  if (cut && !result.encoded_ends.empty()) {
-    const size_t n = result.encoded_ends.size();
-    const size_t begin = n > 1 ? result.encoded_ends[n - 2] : 0;
-    Item item;
-    if (!DecodeItem(std::string_view(result.encoded_items).substr(begin), &item)) {
-      return Error::Internal("unreadable item");
-    }
-    last_read = std::move(item);
-  }
-  const Item* last = last_in_items ? &result.items.back() : (last_read ? &*last_read : nullptr);
-  if (last && cut) {
-    Item key;
-    for (const auto& name : target.key_names()) {
-      auto it = last->find(name);
-      if (it != last->end()) key.insert(*it);
-    }
-    result.last_evaluated_key = std::move(key);
-  }
-  // A page costs the 4 KB units of everything it read, filtered or not.
-  double units = ReadUnits(bytes, req.consistent_read);
-  impl.ChargeRead(*target.table, target.index, TokenOf(lower), partition_key, units);
-  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-    result.consumed_capacity = ConsumedCapacity{req.table_name};
-    if (target.index) {
-      result.consumed_capacity->AddIndex(target.index->name, target.index->global, units, false);
-    } else {
-      result.consumed_capacity->AddTable(units, false);
-    }
-  }
-  return result;
+      [&](std::string_view, std::string_view value) { return reader.Add(value); }, !forward));
+  DDB_ASSIGN_OR_RETURN(ReadResult page, reader.Finish());
+  ChargePage(impl, target, req, token, partition_key, reader.bytes(), &page);
+  return page;
 }
 
 }  // namespace

@@ -2,11 +2,10 @@
 // GlobalSecondaryIndexUpdates (create with an online backfill, update, delete).
 //
 // Adding a GSI to a live table: the catalog first gains the index (CREATING, backfilling);
-// from then on every write logs a change for it (Mutate re-reads the catalog under the
-// item's lock). The backfill then walks the table and writes each item's entry under that
-// same lock, so an entry is never older than the item; the applier's later records for the
-// same items only move entries forward. When the walk ends the counters are recounted and
-// the index becomes ACTIVE.
+// from then on every write maintains the item's entry in it too (Mutate re-reads the catalog
+// under the item's lock). The backfill then walks the table and writes each item's entry
+// under that same lock, so an entry is never older than the item. When the walk ends the
+// index becomes ACTIVE.
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -19,7 +18,7 @@
 namespace ddb {
 namespace {
 
-const std::string kInvalid = "One or more parameter values were invalid: ";
+const std::string& kInvalid = kInvalidParameters;
 constexpr size_t kBackfillChunk = 256;
 
 // The id of the AWS managed key a table switched to KMS encryption reports (UUID-shaped).
@@ -149,14 +148,14 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
 }
 
 // Applies the request to a copy of the description (inside Catalog::Update).
-Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
-                   TableDescription* d) {
+// Billing mode, provisioned and on-demand throughput, and the warm throughput, which only
+// grows: it follows the highest capacity the table was provisioned with or became on demand
+// with, and can be raised (never lowered) explicitly.
+Status ApplyCapacityUpdate(const UpdateTableRequest& req, TableDescription* d) {
   const WarmThroughput warm_before = d->EffectiveWarmThroughput();
   if (req.billing_mode == BillingMode::kPayPerRequest &&
       d->billing_mode != BillingMode::kPayPerRequest) {
-    using namespace std::chrono;
-    d->last_update_to_pay_per_request =
-        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+    d->last_update_to_pay_per_request = static_cast<double>(WallClockMillis()) / 1000.0;
   }
   if (req.billing_mode) d->billing_mode = *req.billing_mode;
   if (d->billing_mode == BillingMode::kPayPerRequest) {
@@ -167,8 +166,6 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   if (req.on_demand_throughput) {
     d->on_demand_throughput = MergeOnDemand(d->on_demand_throughput, *req.on_demand_throughput);
   }
-  // Warm throughput only grows: it follows the highest capacity the table was provisioned
-  // with or became on demand with, and can be raised (never lowered) explicitly.
   WarmThroughput warm = warm_before;
   const WarmThroughput reached = d->EffectiveWarmThroughput();
   warm.read_units_per_second = std::max(warm.read_units_per_second, reached.read_units_per_second);
@@ -190,6 +187,12 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
     }
   }
   d->warm_throughput = warm;
+  return Status::Ok();
+}
+
+// Streams, encryption, table class and deletion protection.
+Status ApplySettingsUpdate(const UpdateTableRequest& req, const std::string& new_label,
+                           TableDescription* d) {
   if (req.stream_specification) {
     DDB_RETURN_IF_ERROR(ApplyStreamUpdate(*req.stream_specification, new_label, d));
   }
@@ -206,92 +209,90 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   if (req.deletion_protection_enabled) {
     d->deletion_protection_enabled = *req.deletion_protection_enabled;
   }
-  // AttributeDefinitions only add what is not defined yet (an existing attribute keeps its
-  // type, as in the service); definitions no key ends up using are dropped below.
-  for (const auto& def : req.attribute_definitions) {
+  return Status::Ok();
+}
+
+Status CreateGsi(const SecondaryIndexDefinition& index, TableDescription* d) {
+  auto named = [&](const SecondaryIndexDefinition& i) { return i.index_name == index.index_name; };
+  if (std::any_of(d->global_secondary_indexes.begin(), d->global_secondary_indexes.end(), named) ||
+      std::any_of(d->local_secondary_indexes.begin(), d->local_secondary_indexes.end(), named)) {
+    return Error::Validation("Attempting to create an index which already exists");
+  }
+  if (d->global_secondary_indexes.size() >= kMaxGlobalIndexes) {
+    return Error{ErrorCode::kLimitExceeded,
+                 "Subscriber limit exceeded: Number of global secondary indexes exceeds "
+                 "per-table limit of " +
+                     std::to_string(kMaxGlobalIndexes)};
+  }
+  SecondaryIndexDefinition def = index;
+  if (def.on_demand_throughput) {
+    def.on_demand_throughput = MergeOnDemand(std::nullopt, *def.on_demand_throughput);
+  }
+  def.index_status = IndexStatus::kCreating;
+  def.backfilling = true;
+  DDB_RETURN_IF_ERROR(CheckIndexThroughput(d->billing_mode, def));
+  d->global_secondary_indexes.push_back(std::move(def));
+  return Status::Ok();
+}
+
+// A GSI's new provisioned or on-demand throughput.
+Status UpdateGsi(const SecondaryIndexDefinition& update, SecondaryIndexDefinition* gsi) {
+  if (update.provisioned_throughput) {
+    const ProvisionedThroughput& want = *update.provisioned_throughput;
+    if (gsi->provisioned_throughput &&
+        gsi->provisioned_throughput->read_capacity_units == want.read_capacity_units &&
+        gsi->provisioned_throughput->write_capacity_units == want.write_capacity_units) {
+      const std::string& name = gsi->index_name;
+      const std::string reads = std::to_string(want.read_capacity_units);
+      const std::string writes = std::to_string(want.write_capacity_units);
+      return Error::Validation(
+          "The provisioned throughput for the index " + name +
+          " will not change. The requested value equals the current value. Current "
+          "ReadCapacityUnits provisioned for index " +
+          name + ": " + reads + ". Requested ReadCapacityUnits: " + reads +
+          ". Current WriteCapacityUnits provisioned for index " + name + ": " + writes +
+          ". Requested WriteCapacityUnits: " + writes +
+          ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to "
+          "request higher limits.");
+    }
+    gsi->provisioned_throughput = update.provisioned_throughput;
+  }
+  if (update.on_demand_throughput) {
+    gsi->on_demand_throughput =
+        MergeOnDemand(gsi->on_demand_throughput, *update.on_demand_throughput);
+  }
+  return Status::Ok();
+}
+
+// One entry of GlobalSecondaryIndexUpdates.
+Status ApplyGsiUpdate(const GlobalSecondaryIndexUpdate& u, TableDescription* d) {
+  if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) return CreateGsi(u.index, d);
+  auto& gsis = d->global_secondary_indexes;
+  auto it = std::find_if(gsis.begin(), gsis.end(), [&](const SecondaryIndexDefinition& g) {
+    return g.index_name == u.index.index_name;
+  });
+  if (it == gsis.end()) {
+    return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
+                           " not found");
+  }
+  if (u.kind == GlobalSecondaryIndexUpdate::Kind::kUpdate) return UpdateGsi(u.index, &*it);
+  gsis.erase(it);
+  return Status::Ok();
+}
+
+// New AttributeDefinitions add what is not defined yet (an existing attribute keeps its
+// type, as in the service); afterwards only key attributes stay defined, so a deleted
+// index's keys and unused new definitions go.
+void AddAttributeDefinitions(const std::vector<AttributeDefinition>& defs, TableDescription* d) {
+  for (const auto& def : defs) {
     bool known = std::any_of(
         d->attribute_definitions.begin(), d->attribute_definitions.end(),
         [&](const AttributeDefinition& e) { return e.attribute_name == def.attribute_name; });
     if (!known) d->attribute_definitions.push_back(def);
   }
-  auto find_gsi = [d](const std::string& name) {
-    auto& gsis = d->global_secondary_indexes;
-    return std::find_if(gsis.begin(), gsis.end(),
-                        [&](const SecondaryIndexDefinition& g) { return g.index_name == name; });
-  };
-  for (const auto& u : req.global_secondary_index_updates) {
-    auto it = find_gsi(u.index.index_name);
-    switch (u.kind) {
-      case GlobalSecondaryIndexUpdate::Kind::kCreate: {
-        bool lsi = std::any_of(
-            d->local_secondary_indexes.begin(), d->local_secondary_indexes.end(),
-            [&](const SecondaryIndexDefinition& l) { return l.index_name == u.index.index_name; });
-        if (it != d->global_secondary_indexes.end() || lsi) {
-          return Error::Validation("Attempting to create an index which already exists");
-        }
-        if (d->global_secondary_indexes.size() >= 20) {
-          return Error{ErrorCode::kLimitExceeded,
-                       "Subscriber limit exceeded: Number of global secondary indexes exceeds "
-                       "per-table limit of 20"};
-        }
-        SecondaryIndexDefinition def = u.index;
-        if (def.on_demand_throughput) {
-          def.on_demand_throughput = MergeOnDemand(std::nullopt, *def.on_demand_throughput);
-        }
-        def.index_status = IndexStatus::kCreating;
-        def.backfilling = true;
-        if (d->billing_mode == BillingMode::kProvisioned && !def.provisioned_throughput) {
-          return Error::Validation(
-              kInvalid + "ProvisionedThroughput must be specified for index: " + def.index_name);
-        }
-        if (d->billing_mode == BillingMode::kPayPerRequest && def.provisioned_throughput) {
-          return Error::Validation(kInvalid +
-                                   "ProvisionedThroughput should not be specified for index: " +
-                                   def.index_name + " when BillingMode is PAY_PER_REQUEST");
-        }
-        d->global_secondary_indexes.push_back(std::move(def));
-        break;
-      }
-      case GlobalSecondaryIndexUpdate::Kind::kUpdate:
-        if (it == d->global_secondary_indexes.end()) {
-          return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
-                                 " not found");
-        }
-        if (u.index.provisioned_throughput) {
-          const ProvisionedThroughput& want = *u.index.provisioned_throughput;
-          if (it->provisioned_throughput &&
-              it->provisioned_throughput->read_capacity_units == want.read_capacity_units &&
-              it->provisioned_throughput->write_capacity_units == want.write_capacity_units) {
-            const std::string& name = it->index_name;
-            const std::string reads = std::to_string(want.read_capacity_units);
-            const std::string writes = std::to_string(want.write_capacity_units);
-            return Error::Validation(
-                "The provisioned throughput for the index " + name +
-                " will not change. The requested value equals the current value. Current "
-                "ReadCapacityUnits provisioned for index " +
-                name + ": " + reads + ". Requested ReadCapacityUnits: " + reads +
-                ". Current WriteCapacityUnits provisioned for index " + name + ": " + writes +
-                ". Requested WriteCapacityUnits: " + writes +
-                ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to "
-                "request higher limits.");
-          }
-          it->provisioned_throughput = u.index.provisioned_throughput;
-        }
-        if (u.index.on_demand_throughput) {
-          it->on_demand_throughput =
-              MergeOnDemand(it->on_demand_throughput, *u.index.on_demand_throughput);
-        }
-        break;
-      case GlobalSecondaryIndexUpdate::Kind::kDelete:
-        if (it == d->global_secondary_indexes.end()) {
-          return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
-                                 " not found");
-        }
-        d->global_secondary_indexes.erase(it);
-        break;
-    }
-  }
-  // Only key attributes stay defined: a deleted index's keys and unused new definitions go.
+}
+
+void DropUnusedAttributeDefinitions(TableDescription* d) {
   std::set<std::string> keys;
   for (const auto& k : d->key_schema) keys.insert(k.attribute_name);
   for (const auto* indexes : {&d->local_secondary_indexes, &d->global_secondary_indexes}) {
@@ -301,18 +302,32 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   }
   std::erase_if(d->attribute_definitions,
                 [&](const AttributeDefinition& a) { return !keys.count(a.attribute_name); });
-  // The resulting schema obeys CreateTable's rules (keys defined, definitions used, ...).
+}
+
+// The resulting schema obeys CreateTable's rules (keys defined, definitions used, ...).
+Status ValidateAsCreated(const TableDescription& d) {
   CreateTableRequest as_create;
-  as_create.table_name = d->table_name;
-  as_create.attribute_definitions = d->attribute_definitions;
-  as_create.key_schema = d->key_schema;
-  as_create.local_secondary_indexes = d->local_secondary_indexes;
-  as_create.global_secondary_indexes = d->global_secondary_indexes;
-  as_create.billing_mode = d->billing_mode;
-  if (d->billing_mode == BillingMode::kProvisioned) {
-    as_create.provisioned_throughput = d->provisioned_throughput;
+  as_create.table_name = d.table_name;
+  as_create.attribute_definitions = d.attribute_definitions;
+  as_create.key_schema = d.key_schema;
+  as_create.local_secondary_indexes = d.local_secondary_indexes;
+  as_create.global_secondary_indexes = d.global_secondary_indexes;
+  as_create.billing_mode = d.billing_mode;
+  if (d.billing_mode == BillingMode::kProvisioned) {
+    as_create.provisioned_throughput = d.provisioned_throughput;
   }
   return ValidateCreateTable(as_create);
+}
+
+Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
+                   TableDescription* d) {
+  DDB_RETURN_IF_ERROR(ApplyCapacityUpdate(req, d));
+  DDB_RETURN_IF_ERROR(ApplySettingsUpdate(req, new_label, d));
+  AddAttributeDefinitions(req.attribute_definitions, d);
+  for (const auto& u : req.global_secondary_index_updates)
+    DDB_RETURN_IF_ERROR(ApplyGsiUpdate(u, d));
+  DropUnusedAttributeDefinitions(d);
+  return ValidateAsCreated(*d);
 }
 
 }  // namespace

@@ -6,11 +6,9 @@
 namespace ddb {
 namespace {
 
-constexpr size_t kMaxLocalIndexes = 5;
-constexpr size_t kMaxGlobalIndexes = 20;
 constexpr size_t kMaxProjectedAttributes = 100;
 constexpr size_t kMaxTags = 50;
-const std::string kInvalid = "One or more parameter values were invalid: ";
+const std::string& kInvalid = kInvalidParameters;
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out = "[";
@@ -102,6 +100,19 @@ Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
 }
 
 }  // namespace
+
+Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& idx) {
+  if (mode == BillingMode::kProvisioned && !idx.provisioned_throughput) {
+    return Error::Validation(
+        kInvalid + "ProvisionedThroughput must be specified for index: " + idx.index_name);
+  }
+  if (mode == BillingMode::kPayPerRequest && idx.provisioned_throughput) {
+    return Error::Validation(
+        kInvalid + "ProvisionedThroughput should not be specified for index: " + idx.index_name +
+        " when BillingMode is PAY_PER_REQUEST");
+  }
+  return Status::Ok();
+}
 
 Status ValidateCreateTable(const CreateTableRequest& req) {
   std::vector<std::string> violations;
@@ -239,15 +250,7 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                                 : CheckGlobalKeySchema(idx.key_schema));
     DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
     DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
-    if (mode == BillingMode::kProvisioned && !idx.provisioned_throughput) {
-      return Error::Validation(
-          kInvalid + "ProvisionedThroughput must be specified for index: " + idx.index_name);
-    }
-    if (mode == BillingMode::kPayPerRequest && idx.provisioned_throughput) {
-      return Error::Validation(
-          kInvalid + "ProvisionedThroughput should not be specified for index: " + idx.index_name +
-          " when BillingMode is PAY_PER_REQUEST");
-    }
+    DDB_RETURN_IF_ERROR(CheckIndexThroughput(mode, idx));
     use(idx.key_schema);
   }
   if (projected > kMaxProjectedAttributes) {

@@ -11,6 +11,17 @@
 
 namespace ddb {
 
+// Limits on secondary indexes per table.
+inline constexpr size_t kMaxLocalIndexes = 5;
+inline constexpr size_t kMaxGlobalIndexes = 20;
+
+// How the service starts the messages of invalid parameter combinations.
+inline const std::string kInvalidParameters = "One or more parameter values were invalid: ";
+
+// A GSI's throughput against the table's billing mode (provisioned tables need it, on-demand
+// ones refuse it), for CreateTable and for a GSI added by UpdateTable. Errors: kValidation.
+Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& index);
+
 // Everything CreateTable checks before it creates anything. Errors: kValidation.
 Status ValidateCreateTable(const CreateTableRequest& req);
 
