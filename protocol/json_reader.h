@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,16 @@ class Violations {
     std::optional<E> e = EnumFromName<E>(text);
     if (!e) Enum(text, path, listed);
     return e;
+  }
+  // A number member outside [min, max] (max INT64_MAX: no upper bound) adds the violation;
+  // true when it is inside.
+  bool Range(int64_t value, std::string_view path, int64_t min, int64_t max = INT64_MAX) {
+    if (value >= min && value <= max) return true;
+    Add("Value '" + std::to_string(value) + "' at '" + std::string(path) +
+        "' failed to satisfy constraint: Member must have value " +
+        (value < min ? "greater than or equal to " + std::to_string(min)
+                     : "less than or equal to " + std::to_string(max)));
+    return false;
   }
   // A string member whose length is outside [min, max].
   void Length(std::string_view value, std::string_view path, size_t min, size_t max) {

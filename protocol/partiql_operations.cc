@@ -129,11 +129,7 @@ Result<std::string> HandleExecuteStatement(Engine& engine, const RequestContext&
   ExecuteStatementRequest req;
   DDB_RETURN_IF_ERROR(ReadStatement(request, "", &req, &v));
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
-  if (limit && *limit < 1) {
-    v.Add("Value '" + std::to_string(*limit) +
-          "' at 'limit' failed to satisfy constraint: Member must have value greater than or "
-          "equal to 1");
-  }
+  if (limit) v.Range(*limit, "limit", 1);
   req.limit = limit;
   DDB_ASSIGN_OR_RETURN(auto token, GetString(request, "NextToken"));
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));

@@ -29,11 +29,7 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
                                                      v));
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
   if (limit) {
-    if (*limit < 1) {
-      v->Add("Value '" + std::to_string(*limit) +
-             "' at 'limit' failed to satisfy constraint: Member must have value greater than or "
-             "equal to 1");
-    }
+    v->Range(*limit, "limit", 1);
     req->limit = *limit;
   }
   DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));
@@ -115,17 +111,8 @@ Result<std::string> HandleScan(Engine& engine, const RequestContext&, const Json
   DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
   DDB_ASSIGN_OR_RETURN(req.segment, GetInt(request, "Segment"));
   DDB_ASSIGN_OR_RETURN(req.total_segments, GetInt(request, "TotalSegments"));
-  if (req.segment && (*req.segment < 0 || *req.segment > 999999)) {
-    v.Add("Value '" + std::to_string(*req.segment) +
-          "' at 'segment' failed to satisfy constraint: Member must have value " +
-          (*req.segment < 0 ? "greater than or equal to 0" : "less than or equal to 999999"));
-  }
-  if (req.total_segments && (*req.total_segments < 1 || *req.total_segments > 1000000)) {
-    v.Add(
-        "Value '" + std::to_string(*req.total_segments) +
-        "' at 'totalSegments' failed to satisfy constraint: Member must have value " +
-        (*req.total_segments < 1 ? "greater than or equal to 1" : "less than or equal to 1000000"));
-  }
+  if (req.segment) v.Range(*req.segment, "segment", 0, 999999);
+  if (req.total_segments) v.Range(*req.total_segments, "totalSegments", 1, 1000000);
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ApplyLegacyScanParameters(request, &req));
   DDB_ASSIGN_OR_RETURN(ScanResult result, engine.Scan(req));

@@ -190,12 +190,7 @@ Result<std::string> HandleUpdateContinuousBackups(Engine& engine, const RequestC
     DDB_ASSIGN_OR_RETURN(enabled, GetBool(*spec, "PointInTimeRecoveryEnabled"));
     if (!enabled) v.NotNull("pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled");
     DDB_ASSIGN_OR_RETURN(days, GetInt(*spec, "RecoveryPeriodInDays"));
-    if (days && (*days < 1 || *days > 35)) {
-      v.Add("Value '" + std::to_string(*days) +
-            "' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to satisfy "
-            "constraint: Member must have value " +
-            (*days < 1 ? "greater than or equal to 1" : "less than or equal to 35"));
-    }
+    if (days) v.Range(*days, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1, 35);
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   if (days && !*enabled) {

@@ -27,13 +27,7 @@ Result<std::optional<std::string>> ReadBounded(const JsonObject& request, std::s
 Result<int> ReadLimit(const JsonObject& request, int max, Violations* v) {
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
   if (!limit) return max;
-  if (*limit < 1 || *limit > max) {
-    v->Add("Value '" + std::to_string(*limit) +
-           "' at 'limit' failed to satisfy constraint: Member must have value " +
-           (*limit < 1 ? "greater than or equal to 1"
-                       : "less than or equal to " + std::to_string(max)));
-    return max;
-  }
+  if (!v->Range(*limit, "limit", 1, max)) return max;
   return static_cast<int>(*limit);
 }
 

@@ -60,10 +60,7 @@ Result<std::optional<ProvisionedThroughput>> ReadThroughput(const JsonObject& pa
     std::string p = path + "." + member;
     if (!n) {
       v->NotNull(p);
-    } else if (*n < 1) {
-      v->Add("Value '" + std::to_string(*n) + "' at '" + p +
-             "' failed to satisfy constraint: Member must have value greater than or equal to 1");
-    } else {
+    } else if (v->Range(*n, p, 1)) {
       *out = *n;
     }
   };
@@ -80,13 +77,7 @@ Result<std::optional<WarmThroughput>> ReadWarm(const JsonObject& parent, Violati
   DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "ReadUnitsPerSecond"));
   DDB_ASSIGN_OR_RETURN(auto write, GetInt(*obj, "WriteUnitsPerSecond"));
   auto check = [&](const std::optional<int64_t>& n, const char* member, int64_t* out) {
-    if (!n) return;
-    if (*n < 1) {
-      v->Add("Value '" + std::to_string(*n) + "' at 'warmThroughput." + member +
-             "' failed to satisfy constraint: Member must have value greater than or equal to 1");
-      return;
-    }
-    *out = *n;
+    if (n && v->Range(*n, std::string("warmThroughput.") + member, 1)) *out = *n;
   };
   check(read, "readUnitsPerSecond", &t.read_units_per_second);
   check(write, "writeUnitsPerSecond", &t.write_units_per_second);
@@ -652,13 +643,7 @@ Result<std::string> HandleListTables(Engine& engine, const RequestContext&,
   }
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
   if (limit) {
-    if (*limit < 1 || *limit > 100) {
-      v.Add("Value '" + std::to_string(*limit) +
-            "' at 'limit' failed to satisfy constraint: Member must have value " +
-            (*limit < 1 ? "greater than or equal to 1" : "less than or equal to 100"));
-    } else {
-      req.limit = static_cast<int>(*limit);
-    }
+    if (v.Range(*limit, "limit", 1, 100)) req.limit = static_cast<int>(*limit);
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(ListTablesResult result, engine.ListTables(req));
