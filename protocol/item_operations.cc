@@ -5,6 +5,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/legacy_parameters.h"
 #include "protocol/operations.h"
+#include "protocol/request_readers.h"
 
 namespace ddb::protocol {
 namespace {
@@ -107,17 +108,13 @@ Result<Item> ReadSingleItemWrite(const JsonObject& request, std::string_view mem
 
 }  // namespace
 
-Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
-                                  const JsonObject& request) {
+Result<PutItemRequest> ReadPutItem(const JsonObject& request) {
   PutItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.item, ReadSingleItemWrite(request, "Item", "item", &req));
-  DDB_ASSIGN_OR_RETURN(auto result, engine.PutItem(req));
-  return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
-                          req.return_consumed_capacity, result.item_collection_metrics);
+  return req;
 }
 
-Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
-                                  const JsonObject& request) {
+Result<GetItemRequest> ReadGetItem(const JsonObject& request) {
   Violations v;
   GetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
@@ -132,6 +129,33 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
   DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(request, &req.expression_attribute_names));
   req.key = std::move(*key);
   req.accept_encoded_item = true;  // written straight to JSON
+  return req;
+}
+
+Result<DeleteItemRequest> ReadDeleteItem(const JsonObject& request) {
+  DeleteItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.key, ReadSingleItemWrite(request, "Key", "key", &req));
+  return req;
+}
+
+Result<UpdateItemRequest> ReadUpdateItem(const JsonObject& request) {
+  UpdateItemRequest req;
+  DDB_ASSIGN_OR_RETURN(req.key,
+                       ReadSingleItemWrite(request, "Key", "key", &req, &req.update_expression));
+  return req;
+}
+
+Result<std::string> HandlePutItem(Engine& engine, const RequestContext&,
+                                  const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(PutItemRequest req, ReadPutItem(request));
+  DDB_ASSIGN_OR_RETURN(auto result, engine.PutItem(req));
+  return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
+                          req.return_consumed_capacity, result.item_collection_metrics);
+}
+
+Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
+                                  const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(GetItemRequest req, ReadGetItem(request));
   DDB_ASSIGN_OR_RETURN(GetItemResult result, engine.GetItem(req));
   return RenderAttributes("Item", result.item, result.consumed_capacity,
                           req.return_consumed_capacity, std::nullopt, result.encoded_item);
@@ -139,8 +163,7 @@ Result<std::string> HandleGetItem(Engine& engine, const RequestContext&,
 
 Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
                                      const JsonObject& request) {
-  DeleteItemRequest req;
-  DDB_ASSIGN_OR_RETURN(req.key, ReadSingleItemWrite(request, "Key", "key", &req));
+  DDB_ASSIGN_OR_RETURN(DeleteItemRequest req, ReadDeleteItem(request));
   DDB_ASSIGN_OR_RETURN(auto result, engine.DeleteItem(req));
   return RenderAttributes("Attributes", result.attributes, result.consumed_capacity,
                           req.return_consumed_capacity, result.item_collection_metrics);
@@ -148,9 +171,7 @@ Result<std::string> HandleDeleteItem(Engine& engine, const RequestContext&,
 
 Result<std::string> HandleUpdateItem(Engine& engine, const RequestContext&,
                                      const JsonObject& request) {
-  UpdateItemRequest req;
-  DDB_ASSIGN_OR_RETURN(req.key,
-                       ReadSingleItemWrite(request, "Key", "key", &req, &req.update_expression));
+  DDB_ASSIGN_OR_RETURN(UpdateItemRequest req, ReadUpdateItem(request));
   Result<UpdateItemResult> updated = engine.UpdateItem(req);
   if (!updated.ok()) {
     // AttributeUpdates run as a translated UpdateExpression; a type clash between an ADD or

@@ -5,6 +5,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/legacy_parameters.h"
 #include "protocol/operations.h"
+#include "protocol/request_readers.h"
 
 namespace ddb::protocol {
 namespace {
@@ -82,7 +83,7 @@ Result<std::string> RenderReadResult(const ReadResult& r, bool count_only,
 
 }  // namespace
 
-Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const JsonObject& request) {
+Result<QueryRequest> ReadQuery(const JsonObject& request) {
   Violations v;
   QueryRequest req;
   req.accept_encoded_items = true;  // RenderReadResult writes them straight to JSON
@@ -99,15 +100,13 @@ Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const Jso
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
         "request.");
   }
-  Result<QueryResult> result = engine.Query(req);
-  if (!result.ok()) return LegacyQueryError(request, result.error());
-  return RenderReadResult(*result, req.select == Select::kCount, req.return_consumed_capacity);
+  return req;
 }
 
-Result<std::string> HandleScan(Engine& engine, const RequestContext&, const JsonObject& request) {
+Result<ScanRequest> ReadScan(const JsonObject& request) {
   Violations v;
   ScanRequest req;
-  req.accept_encoded_items = true;
+  req.accept_encoded_items = true;  // RenderReadResult writes them straight to JSON
   DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
   DDB_ASSIGN_OR_RETURN(req.segment, GetInt(request, "Segment"));
   DDB_ASSIGN_OR_RETURN(req.total_segments, GetInt(request, "TotalSegments"));
@@ -115,6 +114,18 @@ Result<std::string> HandleScan(Engine& engine, const RequestContext&, const Json
   if (req.total_segments) v.Range(*req.total_segments, "totalSegments", 1, 1000000);
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ApplyLegacyScanParameters(request, &req));
+  return req;
+}
+
+Result<std::string> HandleQuery(Engine& engine, const RequestContext&, const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(QueryRequest req, ReadQuery(request));
+  Result<QueryResult> result = engine.Query(req);
+  if (!result.ok()) return LegacyQueryError(request, result.error());
+  return RenderReadResult(*result, req.select == Select::kCount, req.return_consumed_capacity);
+}
+
+Result<std::string> HandleScan(Engine& engine, const RequestContext&, const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(ScanRequest req, ReadScan(request));
   DDB_ASSIGN_OR_RETURN(ScanResult result, engine.Scan(req));
   return RenderReadResult(result, req.select == Select::kCount, req.return_consumed_capacity);
 }
