@@ -10,8 +10,9 @@
 // from the scheduled time, so a stalled server is not hidden (coordinated omission).
 //
 // A run is a sequence of phases (create table, preload, warmup, the workload's phases) that
-// reuse the same connections. Only this file includes Beast (TOOLCHAIN.md section 4); the table
-// shapes (GSIs, LSI, stream, TTL) and their part of the request bodies are in loadgen_tables.cc.
+// reuse the same connections. Only this file includes Beast (each Beast TU costs 10-25 s to build);
+// the table shapes (GSIs, LSI, stream, TTL) and their part of the request bodies are in
+// loadgen_tables.cc.
 
 // clang-format off
 #include <utility>  // before any Asio header: Boost 1.74 awaitable.hpp needs std::exchange

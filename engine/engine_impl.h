@@ -1,10 +1,13 @@
-// EngineImpl: the engine's state and the helpers its operations share. Internal. Where
-// things are: engine.cc (Open, ~EngineImpl, tables, single-item operations), write_path.cc
-// (PrepareWrite and the write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write),
-// read_path.cc (Query, Scan), batch_operations.cc (BatchGetItem, BatchWriteItem),
-// transactions.cc, partiql.cc, table_updates.cc (UpdateTable, GSI backfill),
-// table_settings.cc (TTL, tags, continuous backups), time_to_live.cc (the expiry sweeper and
-// its record), stream_operations.cc, capacity_accounting.cc (partition model, metrics).
+// EngineImpl: the engine's state and the helpers its operations share. Internal. Its
+// members are implemented in engine.cc (~EngineImpl, beside Engine::Open), write_path.cc (the
+// write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write), capacity_accounting.cc
+// (admission and charges in the partition model, item collection metrics), table_updates.cc
+// (Backfill, MarkBackfilled), time_to_live.cc (the sweeper, the TTL record and its backfill)
+// and stream_operations.cc (OpenStream, CloseStream). The Engine operations that use it are
+// in engine.cc (tables, single-item operations), read_path.cc (Query, Scan),
+// batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
+// table_updates.cc (UpdateTable), table_settings.cc (TTL, tags, continuous backups) and
+// stream_operations.cc; docs/ARCHITECTURE.md's file map lists every file.
 // Thread safety: all members may be used concurrently.
 #pragma once
 

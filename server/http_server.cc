@@ -1,4 +1,4 @@
-// The only translation unit that includes Beast/Asio (TOOLCHAIN.md section 4: each one costs
+// The only translation unit that includes Beast/Asio (each one costs
 // 10-25 s of build time). Shape follows Beast's example/advanced/server: a listener accepting
 // onto per-connection strands, a session reading with a fresh request_parser per message
 // (Session below says where it departs from the example, for speed).
