@@ -4,19 +4,13 @@
 
 #include <string>
 
+#include "protocol/json_testing.h"
+
 namespace ddb::protocol {
 namespace {
 
-// Owns the JSON text; ParseBody's element lives until the next parse on this thread.
-class LegacyTest : public ::testing::Test {
+class LegacyTest : public JsonTest {
  protected:
-  JsonObject Parse(std::string json) {
-    body_ = std::move(json);
-    Result<JsonObject> obj = ParseBody(body_);
-    EXPECT_TRUE(obj.ok());
-    return obj.ok() ? obj.value() : JsonObject();
-  }
-
   // The translated text, or "ERROR: <message>".
   template <typename Fn>
   std::string Run(std::string json, Fn fn) {
@@ -36,7 +30,6 @@ class LegacyTest : public ::testing::Test {
     });
   }
 
-  std::string body_;
   LegacyPlaceholders placeholders_;
 };
 

@@ -4,27 +4,18 @@
 
 #include <string>
 
+#include "protocol/json_testing.h"
+
 namespace ddb::protocol {
 namespace {
 
-// Parsing requests without an engine. Owns the JSON text: ParseBody's element lives until
-// the next parse on this thread.
-class RequestReadersTest : public ::testing::Test {
+// Parsing requests without an engine.
+class RequestReadersTest : public JsonTest {
  protected:
-  JsonObject Parse(std::string json) {
-    body_ = std::move(json);
-    Result<JsonObject> obj = ParseBody(body_);
-    EXPECT_TRUE(obj.ok());
-    return obj.ok() ? obj.value() : JsonObject();
-  }
-
   template <typename R>
   static std::string ErrorOf(const Result<R>& r) {
     return r.ok() ? "<ok>" : r.error().message();
   }
-
- private:
-  std::string body_;
 };
 
 TEST_F(RequestReadersTest, PutItemReadsItemAndDefaults) {
