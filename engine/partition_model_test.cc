@@ -263,9 +263,9 @@ TEST(PartitionModel, IndexThrottlesNameTheIndex) {
             "the under-provisioned global secondary indexes with the UpdateTable API");
   ASSERT_NE(s.error().detail(), nullptr);
   ASSERT_EQ(s.error().detail()->throttling_reasons.size(), 1u);
-  EXPECT_EQ(s.error().detail()->throttling_reasons[0].first,
+  EXPECT_EQ(s.error().detail()->throttling_reasons[0].reason,
             "IndexWriteProvisionedThroughputExceeded");
-  EXPECT_EQ(s.error().detail()->throttling_reasons[0].second, "table/t/index/gsi");
+  EXPECT_EQ(s.error().detail()->throttling_reasons[0].resource, "table/t/index/gsi");
 }
 
 TEST(PartitionModel, BurstCreditKeepsUnusedCapacityBeyondOneSecond) {
@@ -365,7 +365,7 @@ TEST(PartitionModel, OnDemandHotKeyIsCappedAtThePartitionCeiling) {
             "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/"
             "bp-partition-key-design.html");
   ASSERT_NE(r.first_error->detail(), nullptr);
-  EXPECT_EQ(r.first_error->detail()->throttling_reasons.at(0).first,
+  EXPECT_EQ(r.first_error->detail()->throttling_reasons.at(0).reason,
             "TableWriteKeyRangeThroughputExceeded");
 }
 

@@ -306,6 +306,13 @@ struct CancellationReason {
   std::optional<Item> item;  // ALL_OLD on a failed condition
 };
 
+// One reason of a ProvisionedThroughputExceededException.
+struct ThrottlingReason {
+  std::string reason;  // e.g. "TableReadProvisionedThroughputExceeded"
+  std::string
+      resource;  // "table/<name>" or "table/<name>/index/<index>" (the wire form adds the ARN)
+};
+
 // What some errors carry besides their message.
 struct ErrorDetail {
   // ConditionalCheckFailed with ReturnValuesOnConditionCheckFailure=ALL_OLD: the item as it
@@ -313,9 +320,8 @@ struct ErrorDetail {
   std::optional<Item> item;
   // TransactionCanceled: one reason per action, in request order.
   std::vector<CancellationReason> cancellation_reasons;
-  // ProvisionedThroughputExceeded: {reason, resource} where resource is "table/<name>" or
-  // "table/<name>/index/<index>" (the wire form prefixes the ARN).
-  std::vector<std::pair<std::string, std::string>> throttling_reasons;
+  // ProvisionedThroughputExceeded: why, and on which table or index.
+  std::vector<ThrottlingReason> throttling_reasons;
 };
 
 // The expression parts shared by single-item writes: an optional ConditionExpression and
