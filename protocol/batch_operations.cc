@@ -4,6 +4,7 @@
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "protocol/request_readers.h"
 
 namespace ddb::protocol {
 namespace {
@@ -63,8 +64,7 @@ void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
 
 }  // namespace
 
-Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
-                                       const JsonObject& request) {
+Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
   Violations v;
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
   BatchGetItemRequest req;
@@ -98,6 +98,12 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
     req.request_items.emplace_back(std::string(field.key), std::move(ka));
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  return req;
+}
+
+Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
+                                       const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(BatchGetItemRequest req, ReadBatchGetItem(request));
   DDB_ASSIGN_OR_RETURN(BatchGetItemResult result, engine.BatchGetItem(req));
   JsonWriter w;
   w.BeginObject();
@@ -122,8 +128,7 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
   return w.Take();
 }
 
-Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
-                                         const JsonObject& request) {
+Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
   Violations v;
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
   BatchWriteItemRequest req;
@@ -170,6 +175,12 @@ Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
     req.request_items.emplace_back(std::string(field.key), std::move(writes));
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  return req;
+}
+
+Result<std::string> HandleBatchWriteItem(Engine& engine, const RequestContext&,
+                                         const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(BatchWriteItemRequest req, ReadBatchWriteItem(request));
   DDB_ASSIGN_OR_RETURN(BatchWriteItemResult result, engine.BatchWriteItem(req));
   JsonWriter w;
   w.BeginObject();

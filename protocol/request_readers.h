@@ -1,6 +1,7 @@
-// The engine requests of the data-plane operations, read from their JSON bodies with the
-// service's validation: what the handlers in operations.h call before the engine, exposed so
-// that parsing is tested without an engine (request_readers_test.cc).
+// The engine requests of the item, read, batch, transaction and table-changing operations,
+// read from their JSON bodies with the service's validation: what the handlers in
+// operations.h call before the engine, exposed so that parsing is tested without an engine
+// (request_readers_test.cc).
 // Internal to protocol/. Thread safety: pure functions.
 #pragma once
 
@@ -16,5 +17,11 @@ Result<DeleteItemRequest> ReadDeleteItem(const JsonObject& request);
 Result<UpdateItemRequest> ReadUpdateItem(const JsonObject& request);
 Result<QueryRequest> ReadQuery(const JsonObject& request);
 Result<ScanRequest> ReadScan(const JsonObject& request);
+Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request);
+Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request);
+Result<TransactWriteItemsRequest> ReadTransactWriteItems(const JsonObject& request);
+Result<TransactGetItemsRequest> ReadTransactGetItems(const JsonObject& request);
+Result<CreateTableRequest> ReadCreateTable(const JsonObject& request);
+Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request);
 
 }  // namespace ddb::protocol

@@ -94,5 +94,43 @@ TEST_F(RequestReadersTest, ScanChecksSegmentRanges) {
             "value less than or equal to 1000000");
 }
 
+TEST_F(RequestReadersTest, BatchWriteItemGroupsRequestsByTable) {
+  auto r = ReadBatchWriteItem(Parse(R"({"RequestItems": {
+      "tbl": [{"PutRequest": {"Item": {"pk": {"S": "a"}}}},
+              {"DeleteRequest": {"Key": {"pk": {"S": "b"}}}}],
+      "other": [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]}})"));
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->request_items.size(), 2u);
+  EXPECT_EQ(r->request_items[0].table_name, "tbl");
+  ASSERT_EQ(r->request_items[0].value.size(), 2u);
+  EXPECT_TRUE(r->request_items[0].value[0].is_put);
+  EXPECT_FALSE(r->request_items[0].value[1].is_put);
+  EXPECT_EQ(r->request_items[1].table_name, "other");
+}
+
+TEST_F(RequestReadersTest, CreateTableReadsEnums) {
+  auto r = ReadCreateTable(Parse(R"({"TableName": "tbl", "BillingMode": "PAY_PER_REQUEST",
+      "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "N"}],
+      "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+      "TableClass": "STANDARD_INFREQUENT_ACCESS",
+      "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"}})"));
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->billing_mode, BillingMode::kPayPerRequest);
+  EXPECT_EQ(r->attribute_definitions.at(0).attribute_type, ScalarType::kN);
+  EXPECT_EQ(r->key_schema.at(0).key_type, KeyType::kHash);
+  EXPECT_EQ(r->table_class, TableClass::kStandardInfrequentAccess);
+  ASSERT_TRUE(r->stream_specification.has_value());
+  EXPECT_EQ(r->stream_specification->stream_view_type, StreamViewType::kNewImage);
+
+  r = ReadCreateTable(Parse(R"({"TableName": "tbl", "BillingMode": "FREE",
+      "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "X"}],
+      "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})"));
+  EXPECT_EQ(ErrorOf(r),
+            "2 validation errors detected: Value 'X' at 'attributeDefinitions.1.member."
+            "attributeType' failed to satisfy constraint: Member must satisfy enum value set: "
+            "[B, N, S]; Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must "
+            "satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]");
+}
+
 }  // namespace
 }  // namespace ddb::protocol

@@ -5,6 +5,7 @@
 #include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "protocol/request_readers.h"
 
 namespace ddb::protocol {
 namespace {
@@ -489,8 +490,7 @@ void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
   w.EndArray();
 }
 
-Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
-                                      const JsonObject& request) {
+Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
   Violations v;
   CreateTableRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
@@ -528,6 +528,12 @@ Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
     }
   }
 
+  return req;
+}
+
+Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
+                                      const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(CreateTableRequest req, ReadCreateTable(request));
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.CreateTable(ctx, req));
   return RenderDescription("TableDescription", d);
 }
@@ -550,8 +556,7 @@ Result<std::string> HandleDeleteTable(Engine& engine, const RequestContext& ctx,
   return RenderDescription("TableDescription", d);
 }
 
-Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
-                                      const JsonObject& request) {
+Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
   Violations v;
   UpdateTableRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
@@ -628,6 +633,12 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
     }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  return req;
+}
+
+Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
+                                      const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(UpdateTableRequest req, ReadUpdateTable(request));
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
   return RenderDescription("TableDescription", d);
 }

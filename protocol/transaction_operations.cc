@@ -6,6 +6,7 @@
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "protocol/request_readers.h"
 
 namespace ddb::protocol {
 namespace {
@@ -45,8 +46,7 @@ void CheckTransactItemCount(size_t n, Violations* v) {
 
 }  // namespace
 
-Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContext&,
-                                             const JsonObject& request) {
+Result<TransactWriteItemsRequest> ReadTransactWriteItems(const JsonObject& request) {
   Violations v;
   TransactWriteItemsRequest req;
   DDB_ASSIGN_OR_RETURN(auto items, GetArray(request, "TransactItems"));
@@ -105,6 +105,12 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
   }
   req.return_item_collection_metrics = ricm && *ricm == "SIZE";
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  return req;
+}
+
+Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContext&,
+                                             const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(TransactWriteItemsRequest req, ReadTransactWriteItems(request));
   DDB_ASSIGN_OR_RETURN(TransactWriteItemsResult result, engine.TransactWriteItems(req));
   JsonWriter w;
   w.BeginObject();
@@ -115,8 +121,7 @@ Result<std::string> HandleTransactWriteItems(Engine& engine, const RequestContex
   return w.Take();
 }
 
-Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&,
-                                           const JsonObject& request) {
+Result<TransactGetItemsRequest> ReadTransactGetItems(const JsonObject& request) {
   Violations v;
   TransactGetItemsRequest req;
   DDB_ASSIGN_OR_RETURN(auto items, GetArray(request, "TransactItems"));
@@ -157,6 +162,12 @@ Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&
   }
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  return req;
+}
+
+Result<std::string> HandleTransactGetItems(Engine& engine, const RequestContext&,
+                                           const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(TransactGetItemsRequest req, ReadTransactGetItems(request));
   DDB_ASSIGN_OR_RETURN(TransactGetItemsResult result, engine.TransactGetItems(req));
   JsonWriter w;
   w.BeginObject();
