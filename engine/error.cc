@@ -13,4 +13,15 @@ Error ValidationErrors(const std::vector<std::string>& violations) {
   return Error::Validation(std::move(msg));
 }
 
+bool InValidationEnvelope(const Error& e) {
+  if (e.code() != ErrorCode::kValidation) return false;
+  const std::string& m = e.message();
+  size_t digits = 0;
+  while (digits < m.size() && m[digits] >= '0' && m[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  std::string_view rest = std::string_view(m).substr(digits);
+  return rest.starts_with(" validation error detected: ") ||
+         rest.starts_with(" validation errors detected: ");
+}
+
 }  // namespace ddb

@@ -324,7 +324,7 @@ Status CheckAllPlaceholdersUsed(const Placeholders& p) {
       m += keys[i];
     }
     m += "}";
-    return Error::Validation(std::move(m));
+    return ValidationErrors({std::move(m)});  // the request-validation envelope (2026)
   };
   std::vector<std::string> keys;
   if (p.names != nullptr) {

@@ -134,11 +134,12 @@ struct ReadPlan {
   bool count_only = false;
 };
 
-Result<ReadPlan> PlanRead(const ReadRequestBase& req, Placeholders* placeholders) {
-  ReadPlan plan;
-  if (req.projection_expression && !req.attributes_to_get.empty()) {
-    return CompileReadProjection(req.projection_expression, req.attributes_to_get, nullptr).error();
-  }
+// Select against the projection and the index. Query's answers come in the service's
+// request-validation envelope, Scan's without it (as the service answers in 2026).
+Status CheckSelect(const ReadRequestBase& req, bool query) {
+  auto refuse = [query](std::string message) {
+    return query ? ValidationErrors({std::move(message)}) : Error::Validation(std::move(message));
+  };
   bool has_projection = req.projection_expression || !req.attributes_to_get.empty();
   std::string_view projection_member =
       req.projection_expression ? "ProjectionExpression" : "AttributesToGet";
@@ -146,36 +147,45 @@ Result<ReadPlan> PlanRead(const ReadRequestBase& req, Placeholders* placeholders
     switch (*req.select) {
       case Select::kAllAttributes:
         if (has_projection) {
-          return Error::Validation("Cannot specify the " + std::string(projection_member) +
-                                   " when choosing to get ALL_ATTRIBUTES");
+          return refuse("Cannot specify the " + std::string(projection_member) +
+                        " when choosing to get ALL_ATTRIBUTES");
         }
         break;
       case Select::kAllProjectedAttributes:
         if (!req.index_name) {
-          return Error::Validation(
+          return refuse(
               "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
         }
         if (has_projection) {
-          return Error::Validation("Cannot specify the " + std::string(projection_member) +
-                                   " when choosing to get ALL_PROJECTED_ATTRIBUTES");
+          return refuse("Cannot specify the " + std::string(projection_member) +
+                        " when choosing to get ALL_PROJECTED_ATTRIBUTES");
         }
         break;
       case Select::kSpecificAttributes:
         if (!has_projection) {
-          return Error::Validation(
+          return refuse(
               "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
               "SPECIFIC_ATTRIBUTES");
         }
         break;
       case Select::kCount:
         if (has_projection) {
-          return Error::Validation("Cannot specify the " + std::string(projection_member) +
-                                   " when choosing to get only the Count");
+          return refuse("Cannot specify the " + std::string(projection_member) +
+                        " when choosing to get only the Count");
         }
-        plan.count_only = true;
         break;
     }
   }
+  return Status::Ok();
+}
+
+Result<ReadPlan> PlanRead(const ReadRequestBase& req, bool query, Placeholders* placeholders) {
+  ReadPlan plan;
+  if (req.projection_expression && !req.attributes_to_get.empty()) {
+    return CompileReadProjection(req.projection_expression, req.attributes_to_get, nullptr).error();
+  }
+  DDB_RETURN_IF_ERROR(CheckSelect(req, query));
+  plan.count_only = req.select == Select::kCount;
   if (req.filter_expression) {
     DDB_ASSIGN_OR_RETURN(
         plan.filter, CompileCondition(*req.filter_expression, "FilterExpression", placeholders));
@@ -411,7 +421,7 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
   placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
       req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, /*query=*/true, &placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
   KeyAttributes hash_attrs = target.hash_attrs();
@@ -537,7 +547,7 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
   placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
       req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, /*query=*/false, &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 

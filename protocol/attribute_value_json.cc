@@ -60,11 +60,11 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
   AttributeType t = type == "SS"   ? AttributeType::kSS
                     : type == "NS" ? AttributeType::kNS
                                    : AttributeType::kBS;
-  if (members.empty()) {
-    return Error::Validation(kInvalid + (t == AttributeType::kSS ? "An string set  may not be empty"
-                                         : t == AttributeType::kNS
-                                             ? "An number set  may not be empty"
-                                             : "Binary sets should not be empty"));
+  if (members.empty()) {  // in the request-validation envelope (2026)
+    return ValidationErrors(
+        {kInvalid + (t == AttributeType::kSS   ? "An string set  may not be empty"
+                     : t == AttributeType::kNS ? "An number set  may not be empty"
+                                               : "Binary sets should not be empty")});
   }
   std::vector<std::string> original =
       t == AttributeType::kBS ? std::vector<std::string>() : members;

@@ -106,7 +106,8 @@ Status ReadExpressionAttributeValues(const JsonObject& request, std::optional<It
   for (auto field : obj) {
     Result<AttributeValue> v = ParseAttributeValue(field.value);
     if (!v.ok()) {
-      if (v.error().code() != ErrorCode::kValidation || IsAttributeNameSizeError(v.error())) {
+      if (v.error().code() != ErrorCode::kValidation || IsAttributeNameSizeError(v.error()) ||
+          InValidationEnvelope(v.error())) {
         return v.error();
       }
       return Error::Validation("ExpressionAttributeValues contains invalid value: " +

@@ -73,6 +73,9 @@ class Error {
 // The service's form of shape-constraint failures, one ValidationException for all of them:
 // "1 validation error detected: v1" or "2 validation errors detected: v1; v2".
 Error ValidationErrors(const std::vector<std::string>& violations);
+// Whether `e` is a ValidationException in that form (messages embedding another error's
+// message leave such a one as it is).
+bool InValidationEnvelope(const Error& e);
 
 // Status: success, or one Error.
 class [[nodiscard]] Status {

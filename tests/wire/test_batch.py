@@ -183,7 +183,7 @@ def test_batch_get_unused_placeholder(ddb, table_s):
         "Keys": [{"pk": {"S": "x"}}], "ProjectionExpression": "pk",
         "ExpressionAttributeNames": {"#unused": "a"}}}),
         "ValidationException",
-        "Value provided in ExpressionAttributeNames unused in expressions: keys: {#unused}")
+        "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#unused}")
 
 
 def test_batch_get_16mb_response_limit(ddb, table_s):
@@ -334,7 +334,8 @@ def test_batch_write_same_key_in_different_tables_is_fine(ddb, table_factory):
      r"One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N)$"),
     ({"pk": {"S": ""}}, r"empty"),
     ({"pk": {"S": "x"}, "s": {"SS": []}},
-     r"^One or more parameter values were invalid: An string set  may not be empty$"),
+     r"^1 validation error detected: One or more parameter values were invalid: "
+     r"An string set  may not be empty$"),
     ({"pk": {"S": "x"}, "n": {"N": "abc"}}, r"numeric value"),
     ({"pk": {"S": "x"}, "big": {"S": "b" * 409_600}}, "^" + TOO_BIG + "$"),
 ], ids=["missing-key", "key-type", "empty-key", "empty-set", "bad-number", "too-big"])

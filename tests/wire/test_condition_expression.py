@@ -721,9 +721,9 @@ EXACT_ERRORS = [
      CE + "An expression attribute name used in the document path is not defined; "
           "attribute name: #nope"),
     ("a = :v", {":v": N(1), ":x": N(2)}, None,
-     "Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}"),
+     "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}"),
     ("#a = :v", {":v": N(1)}, {"#a": "a", "#x": "x"},
-     "Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"),
+     "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"),
     ("foo(a)", None, None, CE + "Invalid function name; function: foo"),
     ("ATTRIBUTE_EXISTS(a)", None, None, CE + "Invalid function name; function: ATTRIBUTE_EXISTS"),
     ("attribute_exists(a, b)", None, None,

@@ -157,7 +157,7 @@ def test_nesting_depth_limit(ddb, proj):
      PE + "An expression attribute name used in the document path is not defined; "
           "attribute name: #n"),
     ("a.#n", {"#n": "b", "#unused": "x"},
-     "Value provided in ExpressionAttributeNames unused in expressions: keys: {#unused}"),
+     "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#unused}"),
     ("a, a", None,
      PE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a], path two: [a]"),

@@ -905,12 +905,12 @@ def test_key_condition_placeholder_errors(ddb, num_table):
     expect_error(lambda: _query(ddb, num_table, "pk = :p", {":p": {"S": "seq"},
                                                              ":unused": {"S": "x"}}),
                  "ValidationException",
-                 "Value provided in ExpressionAttributeValues unused in expressions: "
+                 "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: "
                  "keys: {:unused}")
     expect_error(lambda: _query(ddb, num_table, "pk = :p", {":p": {"S": "seq"}},
                                 names={"#unused": "x"}),
                  "ValidationException",
-                 "Value provided in ExpressionAttributeNames unused in expressions: "
+                 "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: "
                  "keys: {#unused}")
 
 

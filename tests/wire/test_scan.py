@@ -390,7 +390,7 @@ def test_scan_expression_placeholder_errors(ddb, hash_table):
                                   ExpressionAttributeValues={":g": {"N": "1"},
                                                              ":unused": {"N": "2"}}),
                  "ValidationException",
-                 "Value provided in ExpressionAttributeValues unused in expressions: "
+                 "1 validation error detected: Value provided in ExpressionAttributeValues unused in expressions: "
                  "keys: {:unused}")
     expect_error(lambda: ddb.scan(TableName=hash_table, FilterExpression="grp = :nope"),
                  "ValidationException",

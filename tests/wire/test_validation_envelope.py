@@ -1,0 +1,79 @@
+"""The service's request-validation envelope ("1 validation error detected: ...") on the
+answers that carry it since 2026, and its absence where the service still answers bare.
+
+Sources (the service's answers as captured against AWS in 2026): issue 14's examples;
+Query vs Scan Select rejections (ExtendDB's parity tests, us-east-1); an empty set in
+ExpressionAttributeValues (ministack issue #1038).
+"""
+import pytest
+
+from conftest import expect_error
+
+VE = "ValidationException"
+ENVELOPE = "1 validation error detected: "
+
+
+@pytest.mark.parametrize("section,expression,values", [
+    ("SET", "SET a = :v SET b = :v", {":v": {"N": "1"}}),
+    ("REMOVE", "REMOVE a REMOVE b", None),
+    ("ADD", "ADD x :v SET a = :v ADD y :v", {":v": {"N": "1"}}),
+    ("DELETE", "DELETE a :s DELETE b :s", {":s": {"SS": ["x"]}}),
+])
+def test_repeated_update_section(ddb, table_s, section, expression, values):
+    kwargs = {"ExpressionAttributeValues": values} if values else {}
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": {"S": "k"}},
+                                         UpdateExpression=expression, **kwargs),
+                 VE, ENVELOPE + 'Invalid UpdateExpression: The "' + section +
+                 '" section can only be used once in an update expression;')
+
+
+def test_overlapping_update_paths(ddb, table_s):
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key={"pk": {"S": "k"}},
+        UpdateExpression="ADD string_set :s DELETE string_set :s",
+        ExpressionAttributeValues={":s": {"SS": ["x"]}}),
+        VE, ENVELOPE + "Invalid UpdateExpression: Two document paths overlap with each other; "
+        "must remove or rewrite one of these paths; path one: [string_set], "
+        "path two: [string_set]")
+
+
+def test_unused_placeholders(ddb, table_s):
+    expect_error(lambda: ddb.put_item(
+        TableName=table_s, Item={"pk": {"S": "k"}}, ConditionExpression="attribute_exists(pk)",
+        ExpressionAttributeNames={"#x": "x"}),
+        VE, ENVELOPE + "Value provided in ExpressionAttributeNames unused in expressions: "
+        "keys: {#x}")
+    expect_error(lambda: ddb.get_item(
+        TableName=table_s, Key={"pk": {"S": "k"}}, ProjectionExpression="pk",
+        ExpressionAttributeNames={"#x": "x", "#y": "y"}),
+        VE, ENVELOPE + "Value provided in ExpressionAttributeNames unused in expressions: "
+        "keys: {#x, #y}")
+
+
+def test_empty_set_in_an_item_and_in_a_value(ddb, table_s):
+    message = (ENVELOPE + "One or more parameter values were invalid: "
+               "An string set  may not be empty")
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "k"}, "s": {"SS": []}}), VE, message)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": {"S": "k"}},
+                                         UpdateExpression="SET a = :v",
+                                         ExpressionAttributeValues={":v": {"SS": []}}),
+                 VE, message)
+
+
+@pytest.mark.parametrize("select,extra,message", [
+    ("COUNT", {"ProjectionExpression": "pk"},
+     "Cannot specify the ProjectionExpression when choosing to get only the Count"),
+    ("ALL_ATTRIBUTES", {"ProjectionExpression": "pk"},
+     "Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES"),
+    ("SPECIFIC_ATTRIBUTES", {},
+     "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+     "SPECIFIC_ATTRIBUTES"),
+])
+def test_select_rejections_carry_the_envelope_on_query_only(ddb, table_s, select, extra,
+                                                            message):
+    expect_error(lambda: ddb.query(TableName=table_s, KeyConditionExpression="pk = :p",
+                                   ExpressionAttributeValues={":p": {"S": "k"}},
+                                   Select=select, **extra),
+                 VE, ENVELOPE + message)
+    expect_error(lambda: ddb.scan(TableName=table_s, Select=select, **extra), VE, message)
