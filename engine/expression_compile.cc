@@ -371,6 +371,8 @@ Result<Projection> CompileProjection(std::string_view text, Placeholders* placeh
 namespace {
 
 constexpr std::string_view kKeyKind = "KeyConditionExpression";
+// The key-condition rules below answer in the expression's frame, "Invalid
+// KeyConditionExpression: <rule>", as the service does (its answers in 2026).
 
 // One "attribute <op> value" term of a key condition, normalised to have the attribute
 // first.
@@ -382,7 +384,8 @@ struct KeyTerm {
 
 Status CheckKeyOperators(const Condition& c) {
   auto invalid = [](std::string_view op) {
-    return Error::Validation("Invalid operator used in KeyConditionExpression: " + std::string(op));
+    return InvalidExpression(kKeyKind,
+                             "Invalid operator used in KeyConditionExpression: " + std::string(op));
   };
   switch (c.kind) {
     case Condition::Kind::kOr:
@@ -435,8 +438,9 @@ Result<KeyTerm> ToKeyTerm(const Condition& c) {
   if (c.kind == Condition::Kind::kBetween || c.kind == Condition::Kind::kFunction) {
     std::string_view op = c.kind == Condition::Kind::kBetween ? "BETWEEN" : "begins_with";
     if ((*operands)[0].kind != Operand::Kind::kPath) {
-      return Error::Validation("Invalid condition in KeyConditionExpression: " + std::string(op) +
-                               " operator must have the key attribute as its first operand");
+      return InvalidExpression(kKeyKind,
+                               "Invalid condition in KeyConditionExpression: " + std::string(op) +
+                                   " operator must have the key attribute as its first operand");
     }
   }
   KeyTerm term;
@@ -444,18 +448,20 @@ Result<KeyTerm> ToKeyTerm(const Condition& c) {
   for (size_t i = 0; i < operands->size(); ++i) {
     const Operand& o = (*operands)[i];
     if (o.kind == Operand::Kind::kFunction) {
-      return Error::Validation("KeyConditionExpressions cannot contain nested operations");
+      return InvalidExpression(kKeyKind,
+                               "KeyConditionExpressions cannot contain nested operations");
     }
     if (o.kind == Operand::Kind::kPath) {
       if (path_at >= 0) {
-        return Error::Validation(
+        return InvalidExpression(
+            kKeyKind,
             "Invalid condition in KeyConditionExpression: Multiple attribute names used in one "
             "condition");
       }
       if (o.resolved_path.size() > 1) {
-        return Error::Validation(
-            "KeyConditionExpressions cannot have conditions on nested "
-            "attributes");
+        return InvalidExpression(kKeyKind,
+                                 "KeyConditionExpressions cannot have conditions on nested "
+                                 "attributes");
       }
       path_at = static_cast<int>(i);
       term.name = o.resolved_path[0].name;
@@ -464,9 +470,9 @@ Result<KeyTerm> ToKeyTerm(const Condition& c) {
     }
   }
   if (path_at < 0) {
-    return Error::Validation(
-        "Invalid condition in KeyConditionExpression: No key attribute "
-        "specified");
+    return InvalidExpression(kKeyKind,
+                             "Invalid condition in KeyConditionExpression: No key attribute "
+                             "specified");
   }
   switch (c.kind) {
     case Condition::Kind::kBetween:
@@ -510,9 +516,9 @@ Result<KeyCondition> CompileKeyCondition(std::string_view text, const std::strin
     DDB_ASSIGN_OR_RETURN(KeyTerm term, ToKeyTerm(*c));
     for (const KeyTerm& seen : terms) {
       if (seen.name == term.name) {
-        return Error::Validation(
-            "KeyConditionExpressions must only contain one condition per "
-            "key");
+        return InvalidExpression(kKeyKind,
+                                 "KeyConditionExpressions must only contain one condition per "
+                                 "key");
       }
     }
     terms.push_back(std::move(term));
@@ -574,7 +580,8 @@ Result<KeyCondition> CompileKeyCondition(std::string_view text, const KeyAttribu
     DDB_ASSIGN_OR_RETURN(KeyTerm term, ToKeyTerm(*c));
     std::string name = term.name;
     if (!terms.emplace(name, std::move(term)).second) {
-      return Error::Validation("KeyConditionExpressions must only contain one condition per key");
+      return InvalidExpression(kKeyKind,
+                               "KeyConditionExpressions must only contain one condition per key");
     }
   }
   const Error not_supported = Error::Validation("Query key condition not supported");

@@ -631,29 +631,42 @@ TEST(KeyCondition, Errors) {
   };
   const Case cases[] = {
       {"", "Invalid KeyConditionExpression: The expression can not be empty;"},
-      {"pk = :p OR sk = :a", "Invalid operator used in KeyConditionExpression: OR"},
-      {"pk = :p AND NOT sk = :a", "Invalid operator used in KeyConditionExpression: NOT"},
-      {"pk = :p AND sk IN (:a)", "Invalid operator used in KeyConditionExpression: IN"},
-      {"pk = :p AND sk <> :a", "Invalid operator used in KeyConditionExpression: <>"},
+      {"pk = :p OR sk = :a",
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: OR"},
+      {"pk = :p AND NOT sk = :a",
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: NOT"},
+      {"pk = :p AND sk IN (:a)",
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: IN"},
+      {"pk = :p AND sk <> :a",
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: <>"},
       {"pk = :p AND attribute_exists(sk)",
-       "Invalid operator used in KeyConditionExpression: attribute_exists"},
-      {"pk = :p AND contains(sk, :a)", "Invalid operator used in KeyConditionExpression: contains"},
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: "
+       "attribute_exists"},
+      {"pk = :p AND contains(sk, :a)",
+       "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: contains"},
       {"pk = :p AND :a BETWEEN sk AND :b",
-       "Invalid condition in KeyConditionExpression: BETWEEN operator must have the key "
+       "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: BETWEEN "
+       "operator must have the key "
        "attribute as its first operand"},
       {"pk = :p AND begins_with(:s, sk)",
-       "Invalid condition in KeyConditionExpression: begins_with operator must have the key "
+       "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: begins_with "
+       "operator must have the key "
        "attribute as its first operand"},
-      {"pk = :p AND size(sk) > :a", "KeyConditionExpressions cannot contain nested operations"},
+      {"pk = :p AND size(sk) > :a",
+       "Invalid KeyConditionExpression: KeyConditionExpressions cannot contain nested operations"},
       {"pk = :p AND sk.x > :a",
-       "KeyConditionExpressions cannot have conditions on nested attributes"},
+       "Invalid KeyConditionExpression: KeyConditionExpressions cannot have conditions on nested "
+       "attributes"},
       {"pk = :p AND sk > pk",
-       "Invalid condition in KeyConditionExpression: Multiple attribute names used in one "
+       "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: Multiple "
+       "attribute names used in one "
        "condition"},
       {"pk = :p AND :a > :b",
-       "Invalid condition in KeyConditionExpression: No key attribute specified"},
+       "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: No key "
+       "attribute specified"},
       {"pk = :p AND sk > :a AND sk < :b",
-       "KeyConditionExpressions must only contain one condition per key"},
+       "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition "
+       "per key"},
       {"pk = :p AND sk > :a AND x < :b", "Conditions can be of length 1 or 2 only"},
       {"sk = :a", "Query condition missed key schema element: pk"},
       {"x = :p", "Query condition missed key schema element: pk"},

@@ -2,6 +2,7 @@
 // values are rendered as DynamoDB expressions with generated placeholders (#pN, :pN), so
 // conditions, filters and updates keep the exact semantics and messages of the expression
 // engine.
+#include <algorithm>
 #include <map>
 
 #include "ddb/engine.h"
@@ -392,6 +393,16 @@ Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
 // Scan; the other terms filter.
 Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription& table,
                                          const Statement& st, const ExecuteStatementRequest& req) {
+  if (st.index) {
+    auto named = [&](const SecondaryIndexDefinition& i) { return i.index_name == *st.index; };
+    if (std::none_of(table.local_secondary_indexes.begin(), table.local_secondary_indexes.end(),
+                     named) &&
+        std::none_of(table.global_secondary_indexes.begin(), table.global_secondary_indexes.end(),
+                     named)) {
+      // PartiQL's answer names no index (Query's and Scan's append it).
+      return Error::Validation("The table does not have the specified index");
+    }
+  }
   WhereTerms where = SplitWhere(st, table);
   Generated ph;
   ReadResult page;

@@ -830,9 +830,11 @@ def test_key_condition_on_non_key_attribute(ddb, num_table, kce, vals, missing):
 ])
 def test_key_condition_invalid_operator(ddb, num_table, kce, op):
     vals = {k: v for k, v in {":p": {"S": "seq"}, ":n": {"N": "1"}}.items() if k in kce}
-    # exact for OR/NOT (real DynamoDB); the same family for the others (dynalite)
+    # The rule's text (real DynamoDB for OR/NOT; the same family for the others, dynalite),
+    # in the expression's frame the service answers key-condition errors with since 2026.
     expect_error(lambda: _query(ddb, num_table, kce, vals), "ValidationException",
-                 f"Invalid operator used in KeyConditionExpression: {op}")
+                 f"Invalid KeyConditionExpression: Invalid operator used in "
+                 f"KeyConditionExpression: {op}")
 
 
 @pytest.mark.parametrize("kce,vals", [
@@ -854,9 +856,11 @@ def test_partition_key_must_use_equality(ddb, num_table, kce, vals):
 def test_one_condition_per_key(ddb, num_table, kce):
     vals = {k: v for k, v in {":p": {"S": "seq"}, ":a": {"N": "1"}, ":b": {"N": "5"}}.items()
             if k in kce}
-    # exact (dynalite, also for more than two conditions when two are on one key)
+    # exact as the service answers in 2026 (aws-amplify/amplify-category-api#3531), also for
+    # more than two conditions when two are on one key
     expect_error(lambda: _query(ddb, num_table, kce, vals), "ValidationException",
-                 "KeyConditionExpressions must only contain one condition per key")
+                 "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one "
+                 "condition per key")
 
 
 def test_begins_with_on_numeric_sort_key(ddb, num_table):

@@ -77,3 +77,21 @@ def test_select_rejections_carry_the_envelope_on_query_only(ddb, table_s, select
                                    Select=select, **extra),
                  VE, ENVELOPE + message)
     expect_error(lambda: ddb.scan(TableName=table_s, Select=select, **extra), VE, message)
+
+
+# --- Messages in the frame the service answers them in (2026) ---
+
+def test_key_condition_rules_are_framed(ddb, table_factory):
+    t = table_factory(("pk", "S"), ("sk", "S"))
+    expect_error(lambda: ddb.query(TableName=t, KeyConditionExpression="pk = sk"),
+                 VE, "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: "
+                 "Multiple attribute names used in one condition")
+
+
+def test_partiql_unknown_index_names_no_index(ddb, table_s):
+    expect_error(lambda: ddb.execute_statement(
+        Statement=f'SELECT * FROM "{table_s}"."nope" WHERE pk = \'a\''),
+        VE, "The table does not have the specified index")
+    # Query's and Scan's answer names it.
+    expect_error(lambda: ddb.scan(TableName=table_s, IndexName="nope"),
+                 VE, "The table does not have the specified index: nope")
