@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ddb/engine.h"
+#include "ddb/limits.h"
 #include "ddb/stored_item.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
@@ -158,8 +159,9 @@ class EngineImpl {
     return stripes[std::hash<std::string>{}(item_key) % kLockStripes];
   }
 
+  // `name` may be the table's ARN.
   Result<std::shared_ptr<const TableInfo>> FindTable(const std::string& name) {
-    auto info = catalog->Find(name);
+    auto info = catalog->Find(std::string(TableNameOf(name)));
     if (!info) return TableNotFound();
     return info;
   }

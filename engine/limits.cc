@@ -12,6 +12,14 @@ bool IsNameChar(char c) {
 
 }  // namespace
 
+std::string_view TableNameOf(std::string_view name_or_arn) {
+  constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
+  if (!name_or_arn.starts_with(kArnPrefix) || name_or_arn.size() > 1024) return name_or_arn;
+  size_t table = name_or_arn.find(":table/");
+  if (table == std::string_view::npos) return name_or_arn;
+  return name_or_arn.substr(table + 7);
+}
+
 void TableNameViolations(std::string_view name, std::string_view path,
                          std::vector<std::string>* violations) {
   std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(path) +

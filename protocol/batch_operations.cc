@@ -19,8 +19,9 @@ Result<JsonObject> ReadRequestItems(const JsonObject& request, Violations* v) {
   size_t n = 0;
   for (auto field : *items) {
     ++n;
-    TableNameViolations(field.key, "requestItems." + std::string(field.key) + ".member.key",
-                        v->list());
+    // Keys are table names or ARNs; the responses use them as given.
+    TableNameViolations(TableNameOf(field.key),
+                        "requestItems." + std::string(field.key) + ".member.key", v->list());
   }
   if (n == 0) {
     v->Add(

@@ -28,17 +28,9 @@ Result<std::string> ReadTableName(const JsonObject& request, Violations* v) {
     return std::string();
   }
   // The service also accepts the table's ARN wherever a table name goes.
-  constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
-  if (name->substr(0, kArnPrefix.size()) == kArnPrefix) {
-    size_t table = name->find(":table/");
-    if (table != std::string_view::npos && name->size() <= 1024) {
-      std::string_view short_name = name->substr(table + 7);
-      TableNameViolations(short_name, "tableName", v->list());
-      return std::string(short_name);
-    }
-  }
-  TableNameViolations(*name, "tableName", v->list());
-  return std::string(*name);
+  std::string_view short_name = TableNameOf(*name);
+  TableNameViolations(short_name, "tableName", v->list());
+  return std::string(short_name);
 }
 
 namespace {

@@ -20,8 +20,8 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
   if (!table) {
     v->NotNull(path + ".tableName");
   } else {
-    a->table_name = std::string(*table);
-    TableNameViolations(*table, path + ".tableName", v->list());
+    a->table_name = std::string(TableNameOf(*table));  // a name or the table's ARN
+    TableNameViolations(a->table_name, path + ".tableName", v->list());
   }
   DDB_ASSIGN_OR_RETURN(auto condition, GetExpression(o, "ConditionExpression"));
   if (condition) a->condition_expression = std::string(*condition);
@@ -144,8 +144,8 @@ Result<TransactGetItemsRequest> ReadTransactGetItems(const JsonObject& request) 
       if (!table) {
         v.NotNull(path + ".tableName");
       } else {
-        a.table_name = std::string(*table);
-        TableNameViolations(*table, path + ".tableName", v.list());
+        a.table_name = std::string(TableNameOf(*table));  // a name or the table's ARN
+        TableNameViolations(a.table_name, path + ".tableName", v.list());
       }
       JsonElement key;
       if (get->at_key("Key").get(key) != simdjson::SUCCESS || key.is_null()) {

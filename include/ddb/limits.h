@@ -17,6 +17,11 @@ inline constexpr size_t kMaxPartitionKeySize = 2048;  // bytes
 inline constexpr size_t kMaxSortKeySize = 1024;       // bytes
 inline constexpr int kMaxNestingDepth = 32;           // levels of lists and maps
 
+// The table name in a table ARN ("arn:aws:dynamodb:<region>:<account>:table/<name>", at
+// most 1024 characters), which the service accepts wherever a table name goes; anything
+// else as it is.
+std::string_view TableNameOf(std::string_view name_or_arn);
+
 // Appends the constraint violations of a table or index name (3 to 255 characters of
 // [a-zA-Z0-9_.-]) in the service's wording, one string per violation; "path" is the request
 // member, e.g. "tableName". ValidationErrors (ddb/error.h) makes them one error.

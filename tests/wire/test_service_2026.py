@@ -1,9 +1,12 @@
-"""The service's request-validation envelope ("1 validation error detected: ...") on the
-answers that carry it since 2026, and its absence where the service still answers bare.
+"""DynamoDB as it answers in 2026: the request-validation envelope ("1 validation error
+detected: ...") on the answers that carry it and its absence where the service still
+answers bare, messages in their expression's frame, and table ARNs in batches and
+transactions.
 
 Sources (the service's answers as captured against AWS in 2026): issue 14's examples;
 Query vs Scan Select rejections (ExtendDB's parity tests, us-east-1); an empty set in
-ExpressionAttributeValues (ministack issue #1038).
+ExpressionAttributeValues (ministack issue #1038); a key condition's one-condition-per-key
+rule (aws-amplify/amplify-category-api#3531).
 """
 import pytest
 
@@ -95,3 +98,18 @@ def test_partiql_unknown_index_names_no_index(ddb, table_s):
     # Query's and Scan's answer names it.
     expect_error(lambda: ddb.scan(TableName=table_s, IndexName="nope"),
                  VE, "The table does not have the specified index: nope")
+
+
+# --- Table ARNs wherever a table name goes ---
+
+def test_table_arns_in_batches_and_transactions(ddb, table_s):
+    arn = ddb.describe_table(TableName=table_s)["Table"]["TableArn"]
+    ddb.batch_write_item(RequestItems={arn: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}}]})
+    got = ddb.batch_get_item(RequestItems={arn: {"Keys": [{"pk": {"S": "a"}}]}})
+    assert got["Responses"] == {arn: [{"pk": {"S": "a"}}]}  # keyed as requested
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": arn, "Item": {"pk": {"S": "b"}}}}])
+    got = ddb.transact_get_items(TransactItems=[
+        {"Get": {"TableName": arn, "Key": {"pk": {"S": "b"}}}}])
+    assert got["Responses"] == [{"Item": {"pk": {"S": "b"}}}]
+    assert ddb.get_item(TableName=table_s, Key={"pk": {"S": "b"}})["Item"] == {"pk": {"S": "b"}}
