@@ -36,15 +36,21 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
     std::optional<Projection> projection;
     std::vector<std::string> keys;  // item keys, in request order
   };
+  // Every table's projection first, then the tables and keys (the service's order).
   std::vector<TablePlan> plans;
   for (const auto& [name, ka] : req.request_items) {
     TablePlan plan;
-    DDB_ASSIGN_OR_RETURN(plan.table, impl_->FindTable(name));
     DDB_ASSIGN_OR_RETURN(
         plan.projection,
         CompileReadProjection(
             ka.projection_expression, ka.attributes_to_get,
             ka.expression_attribute_names ? &*ka.expression_attribute_names : nullptr));
+    plans.push_back(std::move(plan));
+  }
+  for (size_t t = 0; t < plans.size(); ++t) {
+    const auto& [name, ka] = req.request_items[t];
+    TablePlan& plan = plans[t];
+    DDB_ASSIGN_OR_RETURN(plan.table, impl_->FindTable(name));
     std::set<std::string> seen;
     for (const auto& key : ka.keys) {
       DDB_RETURN_IF_ERROR(ValidateKey(plan.table->description, key));
@@ -52,7 +58,6 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       if (!seen.insert(k).second) return DuplicateKeys();
       plan.keys.push_back(std::move(k));
     }
-    plans.push_back(std::move(plan));
   }
 
   BatchGetItemResult result;

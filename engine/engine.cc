@@ -255,10 +255,11 @@ Status CheckPutDeleteReturnValues(ReturnValues rv) {
 }  // namespace
 
 Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
-  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write,
-                       PrepareWrite(PreparedWrite::Kind::kPut, table, req.item, std::nullopt, req));
+                       CompileWriteExpressions(PreparedWrite::Kind::kPut, std::nullopt, req));
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  DDB_RETURN_IF_ERROR(BindWrite(table, req.item, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
   PutItemResult result;
   if (!write.condition && req.return_values == ReturnValues::kNone && table->indexes.empty()) {
@@ -291,13 +292,14 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
 }
 
 Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
-  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
+  // The expression first, then the table and the key (the service's order of checks).
   DDB_ASSIGN_OR_RETURN(
       std::optional<Projection> projection,
       CompileReadProjection(
           req.projection_expression, req.attributes_to_get,
           req.expression_attribute_names ? &*req.expression_attribute_names : nullptr));
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  DDB_RETURN_IF_ERROR(ValidateKey(table->description, req.key));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/false));
   GetItemResult result;
   std::optional<Item> item;
@@ -326,10 +328,11 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
 }
 
 Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
-  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
-  DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kDelete, table,
-                                                         req.key, std::nullopt, req));
+  DDB_ASSIGN_OR_RETURN(PreparedWrite write,
+                       CompileWriteExpressions(PreparedWrite::Kind::kDelete, std::nullopt, req));
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  DDB_RETURN_IF_ERROR(BindWrite(table, req.key, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   DeleteItemResult result;
@@ -346,9 +349,10 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
 }
 
 Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
+  DDB_ASSIGN_OR_RETURN(PreparedWrite write, CompileWriteExpressions(PreparedWrite::Kind::kUpdate,
+                                                                    req.update_expression, req));
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  DDB_ASSIGN_OR_RETURN(PreparedWrite write, PrepareWrite(PreparedWrite::Kind::kUpdate, table,
-                                                         req.key, req.update_expression, req));
+  DDB_RETURN_IF_ERROR(BindWrite(table, req.key, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));
   std::optional<Item> new_item;
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, &new_item));

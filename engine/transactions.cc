@@ -127,20 +127,24 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
   std::vector<PreparedWrite> writes;
   std::set<std::string> seen;
   size_t bytes = 0;
+  // Every action's expressions first, then the tables, keys and items (the service's order).
   for (size_t i = 0; i < req.actions.size(); ++i) {
     const TransactWriteAction& a = req.actions[i];
-    DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
     PreparedWrite::Kind kind = PreparedKind(a.kind);
     if (kind == PreparedWrite::Kind::kConditionCheck && !a.condition_expression) {
       return ValidationErrors({"Value null at 'transactItems." + std::to_string(i + 1) +
                                ".member.conditionCheck.conditionExpression' failed to satisfy "
                                "constraint: Member must not be null"});
     }
-    DDB_ASSIGN_OR_RETURN(PreparedWrite w,
-                         PrepareWrite(kind, table, a.item_or_key, a.update_expression, a));
-    if (!seen.insert(w.key).second) return DuplicateItem();
-    bytes += ItemSize(a.item_or_key);
+    DDB_ASSIGN_OR_RETURN(PreparedWrite w, CompileWriteExpressions(kind, a.update_expression, a));
     writes.push_back(std::move(w));
+  }
+  for (size_t i = 0; i < req.actions.size(); ++i) {
+    const TransactWriteAction& a = req.actions[i];
+    DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
+    DDB_RETURN_IF_ERROR(BindWrite(table, a.item_or_key, &writes[i]));
+    if (!seen.insert(writes[i].key).second) return DuplicateItem();
+    bytes += ItemSize(a.item_or_key);
   }
   if (bytes > kMaxTransactionBytes) {
     return Error::Validation("Transaction request cannot be larger than 4 MB");

@@ -149,9 +149,8 @@ TEST(UpdateCompile, Errors) {
     // envelope (its answers since 2026).
     const bool enveloped = c.message.find("section can only be used once") != std::string::npos ||
                            c.message.starts_with("Two document paths overlap");
-    EXPECT_EQ(CompileError(c.text),
-              (enveloped ? "1 validation error detected: " : "") +
-                  ("Invalid UpdateExpression: " + c.message))
+    EXPECT_EQ(CompileError(c.text), (enveloped ? "1 validation error detected: " : "") +
+                                        ("Invalid UpdateExpression: " + c.message))
         << c.text;
   }
   const char* valid[] = {

@@ -26,19 +26,11 @@ std::string ItemKeyOf(const TableInfo& table, const Item& item_or_key) {
 
 }  // namespace
 
-Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<const TableInfo> table,
-                                   const Item& item_or_key,
-                                   const std::optional<std::string>& update_expression,
-                                   const ConditionalWrite& w) {
-  const TableDescription& d = table->description;
+Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
+                                              const std::optional<std::string>& update_expression,
+                                              const ConditionalWrite& w) {
   PreparedWrite p;
   p.kind = kind;
-  if (kind == PreparedWrite::Kind::kPut) {
-    DDB_RETURN_IF_ERROR(ValidateItem(d, item_or_key));
-    DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, item_or_key));
-  } else {
-    DDB_RETURN_IF_ERROR(ValidateKey(d, item_or_key));
-  }
   bool has_update = kind == PreparedWrite::Kind::kUpdate && update_expression.has_value();
   bool any_expression = w.condition_expression.has_value() || has_update;
   DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
@@ -56,7 +48,20 @@ Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<con
                                                        "ConditionExpression", &placeholders));
   }
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
-  for (const auto& path : p.updated_paths) {
+  p.return_old_on_condition_failure = w.return_old_on_condition_failure;
+  return p;
+}
+
+Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
+                 PreparedWrite* p) {
+  const TableDescription& d = table->description;
+  if (p->kind == PreparedWrite::Kind::kPut) {
+    DDB_RETURN_IF_ERROR(ValidateItem(d, item_or_key));
+    DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, item_or_key));
+  } else {
+    DDB_RETURN_IF_ERROR(ValidateKey(d, item_or_key));
+  }
+  for (const auto& path : p->updated_paths) {
     for (const auto& k : d.key_schema) {
       if (path.front().name == k.attribute_name) {
         return Error::Validation(
@@ -65,11 +70,10 @@ Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<con
       }
     }
   }
-  p.key = ItemKeyOf(*table, item_or_key);
-  p.item_or_key = item_or_key;
-  p.table = std::move(table);
-  p.return_old_on_condition_failure = w.return_old_on_condition_failure;
-  return p;
+  p->key = ItemKeyOf(*table, item_or_key);
+  p->item_or_key = item_or_key;
+  p->table = std::move(table);
+  return Status::Ok();
 }
 
 Result<std::optional<Item>> PreparedWrite::Apply(const std::optional<Item>& old) const {

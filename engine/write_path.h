@@ -35,12 +35,19 @@ struct PreparedWrite {
   Result<std::optional<Item>> Apply(const std::optional<Item>& old) const;
 };
 
-// Validates the key or item and compiles the expressions of one write. "update_expression"
-// is only for kUpdate. Errors: kValidation.
-Result<PreparedWrite> PrepareWrite(PreparedWrite::Kind kind, std::shared_ptr<const TableInfo> table,
-                                   const Item& item_or_key,
-                                   const std::optional<std::string>& update_expression,
-                                   const ConditionalWrite& w);
+// A write is prepared in the service's order of checks: its expressions first, before its
+// table is looked up (syntax, names and values defined, every placeholder used), then the
+// key or item against the table.
+//
+// Step 1: the expressions compiled. "update_expression" is only for kUpdate.
+// Errors: kValidation.
+Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
+                                              const std::optional<std::string>& update_expression,
+                                              const ConditionalWrite& w);
+// Step 2: the write bound to its table: the key or item validated, no key attribute updated.
+// Errors: kValidation.
+Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
+                 PreparedWrite* write);
 
 // UpdateItem's ReturnValues from the old and new items.
 std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& write,

@@ -113,3 +113,39 @@ def test_table_arns_in_batches_and_transactions(ddb, table_s):
         {"Get": {"TableName": arn, "Key": {"pk": {"S": "b"}}}}])
     assert got["Responses"] == [{"Item": {"pk": {"S": "b"}}}]
     assert ddb.get_item(TableName=table_s, Key={"pk": {"S": "b"}})["Item"] == {"pk": {"S": "b"}}
+
+
+# --- Order of checks: the request's expressions before its tables, keys and items ---
+
+UNUSED_NAME = ENVELOPE + "Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"
+
+
+def test_transaction_update_on_a_wrong_key_reports_the_unused_name(ddb, table_s):
+    expect_error(lambda: ddb.transact_write_items(TransactItems=[{"Update": {
+        "TableName": table_s, "Key": {"nope": {"S": "a"}}, "UpdateExpression": "SET a = :v",
+        "ExpressionAttributeValues": {":v": {"S": "x"}},
+        "ExpressionAttributeNames": {"#x": "x"}}}]), VE, UNUSED_NAME)
+
+
+def test_missing_table_with_an_unused_name_is_a_validation_error(ddb):
+    expect_error(lambda: ddb.batch_get_item(RequestItems={"no_such_table_2026": {
+        "Keys": [{"pk": {"S": "a"}}], "ProjectionExpression": "pk",
+        "ExpressionAttributeNames": {"#x": "x"}}}), VE, UNUSED_NAME)
+    for call in (
+        lambda: ddb.get_item(TableName="no_such_table_2026", Key={"pk": {"S": "a"}},
+                             ProjectionExpression="pk", ExpressionAttributeNames={"#x": "x"}),
+        lambda: ddb.put_item(TableName="no_such_table_2026", Item={"pk": {"S": "a"}},
+                             ConditionExpression="attribute_exists(pk)",
+                             ExpressionAttributeNames={"#x": "x"}),
+        lambda: ddb.delete_item(TableName="no_such_table_2026", Key={"pk": {"S": "a"}},
+                                ConditionExpression="attribute_exists(pk)",
+                                ExpressionAttributeNames={"#x": "x"}),
+    ):
+        expect_error(call, VE, UNUSED_NAME)
+
+
+def test_wrong_key_with_a_syntax_error_reports_the_syntax_error(ddb, table_s):
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"nope": {"S": "a"}},
+                                         UpdateExpression="SET = :v",
+                                         ExpressionAttributeValues={":v": {"S": "x"}}),
+                 VE, match=r"^Invalid UpdateExpression: Syntax error")
