@@ -40,6 +40,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "server/content_coding.h"
 #include "server/engine_slots.h"
 #include "server/log.h"
 #include "server/sigv4.h"
@@ -222,45 +223,9 @@ namespace {
 
 constexpr size_t kMaxInflatedBody = 16 * 1024 * 1024;
 
-enum class GunzipResult { kOk, kTooLarge, kCorrupt };
-
-// Inflates a gzip body: one member or several concatenated ones. Bytes after a complete
-// member that do not start another member are ignored, as the service ignores them.
-GunzipResult Gunzip(std::string_view in, size_t limit, std::string* out) {
-  if (in.empty()) return GunzipResult::kCorrupt;
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) return GunzipResult::kCorrupt;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  char buffer[64 * 1024];
-  GunzipResult result = GunzipResult::kOk;
-  while (true) {
-    zs.next_out = reinterpret_cast<Bytef*>(buffer);
-    zs.avail_out = sizeof(buffer);
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    const size_t produced = sizeof(buffer) - zs.avail_out;
-    if (out->size() + produced > limit) {
-      result = GunzipResult::kTooLarge;
-      break;
-    }
-    out->append(buffer, produced);
-    if (rc == Z_STREAM_END) {
-      const bool another = zs.avail_in >= 2 && zs.next_in[0] == 0x1f && zs.next_in[1] == 0x8b;
-      if (!another) break;
-      if (inflateReset(&zs) != Z_OK) {
-        result = GunzipResult::kCorrupt;
-        break;
-      }
-      continue;
-    }
-    if (rc != Z_OK || (zs.avail_in == 0 && produced == 0)) {
-      result = GunzipResult::kCorrupt;  // a damaged or truncated stream
-      break;
-    }
-  }
-  inflateEnd(&zs);
-  return result;
-}
+// DynamoDB responses larger than this are compressed when the client accepts it, as the
+// service does.
+constexpr size_t kCompressAbove = 4096;
 
 HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
   const std::string_view target = request->target;
@@ -290,28 +255,40 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
         json_1_1);
   }
   const RequestContext ctx = ContextFromAuthorization(*request->authorization);
-  if (!request->content_encoding.empty() &&
-      !beast::iequals(request->content_encoding, "identity")) {
-    // The service accepts gzip-compressed request bodies (SDK request compression); any
-    // other encoding, or a body that does not inflate, is an internal error there.
-    if (!beast::iequals(request->content_encoding, "gzip")) {
-      return DynamoErrorResponse(Error::Internal("Unsupported Content-Encoding"), json_1_1);
-    }
+  // The service accepts compressed request bodies (SDK request compression); any other
+  // coding, or a body that does not inflate, is an internal error there.
+  ContentCoding request_coding;
+  if (!ParseContentEncoding(request->content_encoding, &request_coding)) {
+    return DynamoErrorResponse(Error::Internal("Unsupported Content-Encoding"), json_1_1);
+  }
+  if (request_coding != ContentCoding::kIdentity) {
     std::string inflated;
-    switch (Gunzip(request->body, kMaxInflatedBody, &inflated)) {
-      case GunzipResult::kOk:
+    switch (Inflate(request_coding, request->body, kMaxInflatedBody, &inflated)) {
+      case InflateResult::kOk:
         request->body = std::move(inflated);
         break;
-      case GunzipResult::kTooLarge:
+      case InflateResult::kTooLarge:
         return PlainResponse(413, "Request Entity Too Large: the body limit is " +
                                       std::to_string(kMaxInflatedBody) + " bytes\n");
-      case GunzipResult::kCorrupt:
-        return DynamoErrorResponse(Error::Internal("The request body is not valid gzip"), json_1_1);
+      case InflateResult::kCorrupt:
+        return DynamoErrorResponse(Error::Internal("The request body is not valid " +
+                                                   std::string(ContentCodingName(request_coding))),
+                                   json_1_1);
     }
   }
   protocol::WireResponse wire =
       protocol::HandleRequest(engine, ctx, request->amz_target, request->body);
-  return DynamoResponse(wire.status, std::move(wire.body), json_1_1);
+  HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);
+  if (response.body.size() > kCompressAbove) {
+    const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);
+    std::string compressed;
+    if (coding != ContentCoding::kIdentity && Compress(coding, response.body, &compressed)) {
+      // x-amz-crc32 is then of the compressed bytes, the ones on the wire the SDKs check.
+      response.body = std::move(compressed);
+      response.content_encoding = ContentCodingName(coding);
+    }
+  }
+  return response;
 }
 
 }  // namespace
@@ -658,6 +635,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
         case http::field::content_encoding:
           if (request_.content_encoding.empty()) request_.content_encoding = f.value();
           break;
+        case http::field::accept_encoding:
+          if (request_.accept_encoding.empty()) request_.accept_encoding = f.value();
+          break;
         case http::field::access_control_request_method:
           if (request_.cors_request_method.empty()) request_.cors_request_method = f.value();
           break;
@@ -770,6 +750,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       head_ += "\r\nx-amz-crc32: ";
       // zlib's CRC32 (the IEEE polynomial), in decimal: what the SDKs check.
       AppendDecimal(&head_, Crc32(response.body));
+    }
+    if (!response.content_encoding.empty()) {
+      head_ += "\r\nContent-Encoding: ";
+      head_ += response.content_encoding;
     }
     if (!response.allow.empty()) {
       head_ += "\r\nAllow: ";

@@ -36,6 +36,7 @@ struct HttpRequest {
   std::string_view cors_request_method;
   std::string_view cors_request_headers;
   std::string_view content_encoding;  // Content-Encoding, "" when absent
+  std::string_view accept_encoding;   // Accept-Encoding, "" when absent
   std::string body;
 };
 
@@ -44,6 +45,8 @@ struct HttpResponse {
   std::string_view content_type;  // always a string literal
   // Adds x-amz-crc32 (decimal CRC32 of the body), as DynamoDB responses carry.
   bool crc32 = false;
+  // The Content-Encoding of the body ("gzip", "deflate"), or "" for none.
+  std::string_view content_encoding;
   // The Allow header's value, or "" for none (405).
   std::string_view allow;
   // Further header lines, each ending in "\r\n" (CORS), or "".

@@ -149,3 +149,60 @@ def test_wrong_key_with_a_syntax_error_reports_the_syntax_error(ddb, table_s):
                                          UpdateExpression="SET = :v",
                                          ExpressionAttributeValues={":v": {"S": "x"}}),
                  VE, match=r"^Invalid UpdateExpression: Syntax error")
+
+
+# --- HTTP: compressed responses and request bodies ---
+
+def _big_scan(raw, table, accept):
+    headers = {"Accept-Encoding": accept} if accept is not None else {}
+    return raw("Scan", {"TableName": table}, extra_headers=headers)
+
+
+@pytest.fixture
+def big_table(ddb, table_s):
+    for b in range(4):
+        ddb.batch_write_item(RequestItems={table_s: [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{b}-{i}"}, "v": {"S": "x" * 200}}}}
+            for i in range(25)]})
+    return table_s
+
+
+@pytest.mark.parametrize("accept,coding", [
+    ("gzip", "gzip"), ("deflate", "deflate"), ("gzip;q=0.4, deflate;q=0.9", "deflate"),
+    ("*", "gzip"), ("identity", None), ("gzip;q=0", None), (None, None), ("br", None),
+])
+def test_large_responses_are_compressed_as_accepted(raw, big_table, accept, coding):
+    import json
+    import zlib
+    r = _big_scan(raw, big_table, accept)
+    assert r.status == 200
+    assert r.headers.get("Content-Encoding") == coding
+    body = r.body
+    # x-amz-crc32 is of the bytes on the wire.
+    assert int(r.headers["x-amz-crc32"]) == zlib.crc32(body)
+    if coding == "gzip":
+        body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+    elif coding == "deflate":
+        body = zlib.decompress(body)
+    assert len(body) > 4096
+    assert json.loads(body)["Count"] == 100
+
+
+def test_small_responses_are_not_compressed(raw, table_s):
+    r = raw("DescribeTable", {"TableName": table_s}, extra_headers={"Accept-Encoding": "gzip"})
+    assert r.status == 200 and "Content-Encoding" not in r.headers
+
+
+def test_deflate_request_bodies(ddb, raw, table_s):
+    import json
+    import zlib
+    body = json.dumps({"TableName": table_s, "Item": {"pk": {"S": "d1"}}}).encode()
+    r = raw("PutItem", zlib.compress(body), extra_headers={"Content-Encoding": "deflate"})
+    assert r.status == 200
+    raw_deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    body2 = json.dumps({"TableName": table_s, "Item": {"pk": {"S": "d2"}}}).encode()
+    r = raw("PutItem", raw_deflate.compress(body2) + raw_deflate.flush(),
+            extra_headers={"Content-Encoding": "deflate"})
+    assert r.status == 200
+    for pk in ("d1", "d2"):
+        assert ddb.get_item(TableName=table_s, Key={"pk": {"S": pk}})["Item"] == {"pk": {"S": pk}}
