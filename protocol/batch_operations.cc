@@ -134,11 +134,8 @@ Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
   BatchWriteItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
-  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
-    v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
-  }
-  req.return_item_collection_metrics = ricm && *ricm == "SIZE";
+  DDB_ASSIGN_OR_RETURN(req.return_item_collection_metrics,
+                       ReadReturnItemCollectionMetrics(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   for (auto field : items) {
     simdjson::dom::array arr;

@@ -37,11 +37,8 @@ Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, 
 Result<ReturnConsumedCapacity> ReadAcceptedEnums(const JsonObject& request, Violations* v,
                                                  bool* collection_metrics = nullptr) {
   DDB_ASSIGN_OR_RETURN(ReturnConsumedCapacity rcc, ReadReturnConsumedCapacity(request, v));
-  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
-  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
-    v->Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
-  }
-  if (collection_metrics) *collection_metrics = ricm && *ricm == "SIZE";
+  DDB_ASSIGN_OR_RETURN(bool size, ReadReturnItemCollectionMetrics(request, v));
+  if (collection_metrics) *collection_metrics = size;
   DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
   if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
     v->Enum(*rvf, "returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");

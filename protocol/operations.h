@@ -69,6 +69,9 @@ Status ReadExpressionAttributeNames(const JsonObject& request,
                                     std::optional<std::map<std::string, std::string>>* names);
 // ExpressionAttributeValues: a map of ":value" -> AttributeValue (validated).
 Status ReadExpressionAttributeValues(const JsonObject& request, std::optional<Item>* values);
+// ReturnItemCollectionMetrics: whether SIZE was asked for (NONE or absent: no); any other
+// value adds the enum violation.
+Result<bool> ReadReturnItemCollectionMetrics(const JsonObject& request, Violations* v);
 // AttributesToGet: unique names, at least one when present.
 Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* names,
                            Violations* v);

@@ -147,4 +147,12 @@ Status ReadAttributesToGet(const JsonObject& request, std::vector<std::string>* 
   return Status::Ok();
 }
 
+Result<bool> ReadReturnItemCollectionMetrics(const JsonObject& request, Violations* v) {
+  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
+  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
+    v->Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
+  }
+  return ricm && *ricm == "SIZE";
+}
+
 }  // namespace ddb::protocol

@@ -99,11 +99,8 @@ Result<TransactWriteItemsRequest> ReadTransactWriteItems(const JsonObject& reque
   }
   DDB_ASSIGN_OR_RETURN(req.client_request_token, ReadClientRequestToken(request, &v));
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
-  if (ricm && *ricm != "SIZE" && *ricm != "NONE") {
-    v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
-  }
-  req.return_item_collection_metrics = ricm && *ricm == "SIZE";
+  DDB_ASSIGN_OR_RETURN(req.return_item_collection_metrics,
+                       ReadReturnItemCollectionMetrics(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   return req;
 }
