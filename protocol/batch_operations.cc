@@ -9,24 +9,26 @@
 namespace ddb::protocol {
 namespace {
 
-// RequestItems: a map of table name -> per-table request, with its own shape rules.
-Result<JsonObject> ReadRequestItems(const JsonObject& request, Violations* v) {
+// RequestItems: a map of table name -> per-table request, with its own shape rules. The
+// service answers a missing map, and an empty one for BatchWriteItem, with a sentence of its
+// own before any other check; an empty map for BatchGetItem in the validation envelope
+// (its answers in 2026).
+Result<JsonObject> ReadRequestItems(const JsonObject& request, std::string_view operation,
+                                    Violations* v) {
+  const Error required =
+      Error::Validation("The requestItems parameter is required for " + std::string(operation));
   DDB_ASSIGN_OR_RETURN(auto items, GetObject(request, "RequestItems"));
-  if (!items) {
-    v->NotNull("requestItems");
-    return JsonObject();
+  if (!items) return required;
+  if (items->begin() == items->end()) {
+    if (operation == "BatchWriteItem") return required;
+    return ValidationErrors(
+        {"Value at 'RequestItems' failed to satisfy constraint: Member must "
+         "have length greater than or equal to 1"});
   }
-  size_t n = 0;
   for (auto field : *items) {
-    ++n;
     // Keys are table names or ARNs; the responses use them as given.
     TableNameViolations(TableNameOf(field.key),
                         "requestItems." + std::string(field.key) + ".member.key", v->list());
-  }
-  if (n == 0) {
-    v->Add(
-        "Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length "
-        "greater than or equal to 1");
   }
   return *items;
 }
@@ -67,7 +69,7 @@ void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
 
 Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
   Violations v;
-  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchGetItem", &v));
   BatchGetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
@@ -131,7 +133,7 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
 
 Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
   Violations v;
-  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, &v));
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchWriteItem", &v));
   BatchWriteItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_ASSIGN_OR_RETURN(req.return_item_collection_metrics,

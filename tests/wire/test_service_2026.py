@@ -206,3 +206,21 @@ def test_deflate_request_bodies(ddb, raw, table_s):
     assert r.status == 200
     for pk in ("d1", "d2"):
         assert ddb.get_item(TableName=table_s, Key={"pk": {"S": pk}})["Item"] == {"pk": {"S": pk}}
+
+
+# --- Batches without RequestItems ---
+
+@pytest.mark.parametrize("op,body,message", [
+    ("BatchWriteItem", {}, "The requestItems parameter is required for BatchWriteItem"),
+    ("BatchWriteItem", {"RequestItems": {}, "ReturnConsumedCapacity": "hi"},
+     "The requestItems parameter is required for BatchWriteItem"),
+    ("BatchGetItem", {}, "The requestItems parameter is required for BatchGetItem"),
+    ("BatchGetItem", {"RequestItems": {}},
+     ENVELOPE + "Value at 'RequestItems' failed to satisfy constraint: Member must have length "
+     "greater than or equal to 1"),
+])
+def test_batches_without_request_items(raw, op, body, message):
+    r = raw(op, body)
+    assert r.status == 400
+    assert r.json()["__type"].endswith("#ValidationException")
+    assert r.json()["message"] == message
