@@ -471,9 +471,9 @@ Result<std::optional<std::string>> TranslateKeyConditions(const JsonObject& requ
     DDB_ASSIGN_OR_RETURN(Condition c, ReadFilterCondition(field.key, field.value, "KeyConditions"));
     conditions.push_back(std::move(c));
   }
-  if (conditions.size() != 1 && conditions.size() != 2) {
-    return Error::Validation("Conditions can be of length 1 or 2 only");
-  }
+  // More than two conditions are checked against the key schema read (a multi-attribute GSI
+  // key takes one per key attribute); none is refused here.
+  if (conditions.empty()) return Error::Validation("Conditions can be of length 1 or 2 only");
   std::vector<std::string> parts;
   for (Condition& c : conditions) {
     switch (c.op) {

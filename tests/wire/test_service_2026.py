@@ -224,3 +224,32 @@ def test_batches_without_request_items(raw, op, body, message):
     assert r.status == 400
     assert r.json()["__type"].endswith("#ValidationException")
     assert r.json()["message"] == message
+
+
+# --- Legacy KeyConditions on a multi-attribute GSI key ---
+
+def test_key_conditions_on_a_multi_attribute_gsi_key(ddb, table_factory):
+    t = table_factory(("pk", "S"), AttributeDefinitions=[
+        {"AttributeName": n, "AttributeType": ty}
+        for n, ty in (("pk", "S"), ("tenant", "S"), ("region", "S"), ("ts", "N"))],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by_tenant_region",
+            "KeySchema": [{"AttributeName": "tenant", "KeyType": "HASH"},
+                          {"AttributeName": "region", "KeyType": "HASH"},
+                          {"AttributeName": "ts", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"}}])
+    for i in range(6):
+        ddb.put_item(TableName=t, Item={"pk": {"S": f"p{i}"}, "tenant": {"S": "t1"},
+                                        "region": {"S": "eu" if i % 2 else "us"},
+                                        "ts": {"N": str(i)}})
+    got = ddb.query(TableName=t, IndexName="by_tenant_region", KeyConditions={
+        "tenant": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "t1"}]},
+        "region": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "eu"}]},
+        "ts": {"ComparisonOperator": "GT", "AttributeValueList": [{"N": "1"}]}})["Items"]
+    assert [i["ts"]["N"] for i in got] == ["3", "5"]
+    # A table's classic key still takes one or two.
+    expect_error(lambda: ddb.query(TableName=t, KeyConditions={
+        "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p1"}]},
+        "tenant": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "t1"}]},
+        "ts": {"ComparisonOperator": "EQ", "AttributeValueList": [{"N": "1"}]}}),
+        VE, "Conditions can be of length 1 or 2 only")
