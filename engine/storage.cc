@@ -299,23 +299,9 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
                              i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
   rocksdb::DB* raw = nullptr;
-  if (options.in_memory) {
-    // A new store: RocksDB rewrites (and re-parses) its OPTIONS file once per column family
-    // created, which is most of an open's cost; creating them together writes it once.
-    std::vector<rocksdb::ColumnFamilyDescriptor> rest(descriptors.begin() + 1, descriptors.end());
-    descriptors.resize(1);
-    rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
-    if (!s.ok()) return ToError(s, "open");
-    rep->db.reset(raw);
-    std::vector<rocksdb::ColumnFamilyHandle*> created;
-    s = rep->db->CreateColumnFamilies(rest, &created);
-    if (!s.ok()) return ToError(s, "create column families");
-    rep->cfs.insert(rep->cfs.end(), created.begin(), created.end());
-  } else {
-    rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
-    if (!s.ok()) return ToError(s, "open");
-    rep->db.reset(raw);
-  }
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+  if (!s.ok()) return ToError(s, "open");
+  rep->db.reset(raw);
   return std::unique_ptr<Storage>(new Storage(std::move(rep)));
 }
 
