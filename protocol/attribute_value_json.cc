@@ -79,18 +79,13 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
   return AttributeValue::BS(std::move(members));
 }
 
-constexpr std::string_view kNameTooLarge =
-    "1 validation error detected: Attribute name is too large, must be less than 65536 bytes";
-
 }  // namespace
 
 Status CheckAttributeNameSize(std::string_view name) {
-  if (name.size() > kMaxAttributeNameSize) return Error::Validation(std::string(kNameTooLarge));
+  if (name.size() > kMaxAttributeNameSize) {
+    return ValidationErrors({"Attribute name is too large, must be less than 65536 bytes"});
+  }
   return Status::Ok();
-}
-
-bool IsAttributeNameSizeError(const Error& e) {
-  return e.code() == ErrorCode::kValidation && e.message() == kNameTooLarge;
 }
 
 Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {

@@ -20,7 +20,6 @@ Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
 // are at most 65535 bytes. Errors: kValidation with the service's message.
 inline constexpr size_t kMaxAttributeNameSize = 65535;
 Status CheckAttributeNameSize(std::string_view name);
-bool IsAttributeNameSizeError(const Error& e);
 
 void WriteAttributeValue(JsonWriter& w, const AttributeValue& v);
 void WriteAttributeMap(JsonWriter& w, const AttributeMap& m);

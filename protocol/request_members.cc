@@ -98,8 +98,9 @@ Status ReadExpressionAttributeValues(const JsonObject& request, std::optional<It
   for (auto field : obj) {
     Result<AttributeValue> v = ParseAttributeValue(field.value);
     if (!v.ok()) {
-      if (v.error().code() != ErrorCode::kValidation || IsAttributeNameSizeError(v.error()) ||
-          InValidationEnvelope(v.error())) {
+      // An error already in the validation envelope (an empty set, a name too large) is
+      // answered as it is, not wrapped for its placeholder.
+      if (v.error().code() != ErrorCode::kValidation || InValidationEnvelope(v.error())) {
         return v.error();
       }
       return Error::Validation("ExpressionAttributeValues contains invalid value: " +
