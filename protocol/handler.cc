@@ -65,6 +65,12 @@ WireError ToWire(ErrorCode code) {
       return {"ExpiredIteratorException", 400};
     case ErrorCode::kTrimmedDataAccess:
       return {"TrimmedDataAccessException", 400};
+    case ErrorCode::kUnrecognizedClient:
+      return {"UnrecognizedClientException", 400};
+    case ErrorCode::kAccessDenied:
+      return {"AccessDeniedException", 400};
+    case ErrorCode::kPolicyNotFound:
+      return {"PolicyNotFoundException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }

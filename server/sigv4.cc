@@ -1,5 +1,6 @@
 #include "server/sigv4.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace ddb::server {
@@ -27,6 +28,20 @@ std::vector<std::string_view> Split(std::string_view s, char separator) {
   }
 }
 
+// The non-empty runs between ',', ' ' and '\t'.
+std::vector<std::string_view> SplitParameters(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t start = s.find_first_not_of(", \t", i);
+    if (start == std::string_view::npos) break;
+    const size_t end = std::min(s.find_first_of(", \t", start), s.size());
+    parts.push_back(s.substr(start, end - start));
+    i = end;
+  }
+  return parts;
+}
+
 Error Incomplete(std::string message) {
   return Error(ErrorCode::kIncompleteSignature, std::move(message));
 }
@@ -43,15 +58,16 @@ std::optional<std::string_view> StripAlgorithm(std::string_view header) {
 
 }  // namespace
 
-Result<SigV4Authorization> ParseAuthorization(std::string_view header) {
+Result<SigV4Authorization> ParseAuthorization(std::string_view header, bool request_has_date) {
   std::optional<std::string_view> params = StripAlgorithm(header);
   if (!params) {
     return Incomplete("Authorization header requires the " + std::string(kAlgorithm) +
                       " algorithm. Authorization=" + std::string(header));
   }
   std::optional<std::string_view> credential, signed_headers, signature;
-  for (std::string_view param : Split(*params, ',')) {
-    param = Trim(param);
+  // Parameters are separated by ',' and/or blanks ("Credential=... SignedHeaders=..." is
+  // accepted by the service too).
+  for (std::string_view param : SplitParameters(*params)) {
     const size_t eq = param.find('=');
     if (eq == std::string_view::npos) continue;  // ignored, as unknown parameters are
     const std::string_view key = param.substr(0, eq);
@@ -75,6 +91,10 @@ Result<SigV4Authorization> ParseAuthorization(std::string_view header) {
   }
   if (!signed_headers || signed_headers->empty()) {
     missing += "Authorization header requires 'SignedHeaders' parameter. ";
+  }
+  if (!request_has_date) {
+    missing +=
+        "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ";
   }
   if (!missing.empty()) return Incomplete(missing + "Authorization=" + std::string(header));
 

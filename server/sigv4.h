@@ -1,8 +1,7 @@
 // Parsing of the AWS Signature Version 4 `Authorization` header:
 //   AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request,
 //   SignedHeaders=content-type;host;x-amz-date, Signature=<64 hex digits>
-// Only parsing: the signature is not verified yet (that needs the secret key and the
-// canonical request; a later change adds it). See
+// Only parsing; server/sigv4_verify.h checks signatures. See
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html
 // Thread safety: pure functions.
 #pragma once
@@ -28,9 +27,11 @@ struct SigV4Authorization {
 // Parses the full header value. Strict: the algorithm must be AWS4-HMAC-SHA256 and
 // Credential (five '/'-separated parts ending in "aws4_request"), SignedHeaders and
 // Signature must all be present and non-empty; parameters may come in any order, separated
-// by ',' with optional spaces.
-// Errors: kIncompleteSignature (anything else; the message names what is missing).
-Result<SigV4Authorization> ParseAuthorization(std::string_view header);
+// by ',' and/or blanks. `request_has_date`: whether the request has X-Amz-Date or Date, which
+// the service reports missing in the same message.
+// Errors: kIncompleteSignature (anything else; the message names everything missing).
+Result<SigV4Authorization> ParseAuthorization(std::string_view header,
+                                              bool request_has_date = true);
 
 // The caller identity for the engine, leniently: the region and access key of a header that
 // ParseAuthorization accepts, or of any "AWS4-HMAC-SHA256 ... Credential=KEY/DATE/REGION..."
