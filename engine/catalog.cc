@@ -142,6 +142,9 @@ Item ToRecord(const TableInfo& info) {
   }
   if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
   if (d.table_class) r["TableClass"] = Str(std::string(EnumName(*d.table_class)));
+  if (d.table_class_last_update > 0) {
+    r["TableClassSince"] = Num(static_cast<int64_t>(d.table_class_last_update * 1000));
+  }
   if (d.sse_kms_key) r["SseKmsKey"] = Str(*d.sse_kms_key);
   r["DeletionProtection"] = AttributeValue::Bool(d.deletion_protection_enabled);
   if (d.ttl_attribute) r["Ttl"] = Str(*d.ttl_attribute);
@@ -191,6 +194,9 @@ TableDescription FromRecord(const Item& r) {
   if (auto it = r.find("StreamLabel"); it != r.end()) d.latest_stream_label = it->second.scalar();
   if (auto it = r.find("TableClass"); it != r.end()) {
     d.table_class = EnumFromName<TableClass>(it->second.scalar());
+  }
+  if (auto it = r.find("TableClassSince"); it != r.end()) {
+    d.table_class_last_update = std::stoll(it->second.scalar()) / 1000.0;
   }
   if (auto it = r.find("SseKmsKey"); it != r.end()) d.sse_kms_key = it->second.scalar();
   d.deletion_protection_enabled = r.at("DeletionProtection").boolean();

@@ -15,6 +15,8 @@ namespace ddb::expr {
 // DynamoDB rejects document paths nested deeper than this ("The document path has too many
 // nesting levels; nesting levels: 33").
 inline constexpr size_t kMaxPathDepth = 32;
+// Most operators (comparisons, BETWEEN, IN, AND, OR, NOT, functions) in one condition.
+inline constexpr size_t kMaxOperators = 300;
 // Most operands the IN operator accepts after the left-hand side.
 inline constexpr size_t kMaxInOperands = 100;
 

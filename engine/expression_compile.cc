@@ -220,6 +220,20 @@ Status CheckNodeSemantics(std::string_view kind, const Condition& c) {
 // The checks that depend on the text alone, in the service's order; run once per text, at
 // parse time (expr::ParseCondition caches their outcome).
 Status CheckParsedCondition(const Condition& parsed, std::string_view kind) {
+  // 0. At most 300 operators: comparisons, BETWEEN, IN, AND, OR, NOT and function calls. The
+  // service stops counting at the first one too many, and reports that count.
+  size_t operators = 0;
+  ForEachNode(parsed, [&](const Condition& node) {
+    if (node.kind != Condition::Kind::kFunction) ++operators;  // its call is an operand
+  });
+  (void)ForEachOperand(parsed, [&](const Operand& o) -> Status {
+    if (o.kind == Operand::Kind::kFunction) ++operators;
+    return Status::Ok();
+  });
+  if (operators > expr::kMaxOperators) {
+    return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
+                                       std::to_string(expr::kMaxOperators + 1));
+  }
   // 1. Redundant parentheses: "((a = :v))" or "((a)) = :v".
   Status status;
   ForEachNode(parsed, [&](const Condition& node) {

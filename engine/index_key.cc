@@ -1,5 +1,6 @@
 #include "engine/index_key.h"
 
+#include "ddb/limits.h"
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
 #include "engine/coding.h"
@@ -43,10 +44,15 @@ std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk) {
 
 namespace {
 
-const AttributeValue* KeyAttribute(const Item& item,
-                                   const std::pair<std::string, AttributeType>& a) {
+// The item's value of an index key attribute, or nullptr when the item is not indexed by it:
+// absent, of another type, empty, or longer than the service's key limit (writes refuse such
+// values; a backfill skips the items that have them, as the service does).
+const AttributeValue* KeyAttribute(const Item& item, const std::pair<std::string, AttributeType>& a,
+                                   size_t max_size) {
   auto it = item.find(a.first);
   if (it == item.end() || it->second.type() != a.second) return nullptr;
+  const std::string& bytes = it->second.scalar();
+  if (a.second != AttributeType::kN && (bytes.empty() || bytes.size() > max_size)) return nullptr;
   return &it->second;
 }
 
@@ -96,13 +102,13 @@ namespace {
 std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item) {
   std::vector<const AttributeValue*> hash;
   for (const auto& a : index.hash_attrs) {
-    const AttributeValue* v = KeyAttribute(item, a);
+    const AttributeValue* v = KeyAttribute(item, a, kMaxPartitionKeySize);
     if (!v) return std::nullopt;
     hash.push_back(v);
   }
   std::vector<const AttributeValue*> range;
   for (const auto& a : index.range_attrs) {
-    const AttributeValue* v = KeyAttribute(item, a);
+    const AttributeValue* v = KeyAttribute(item, a, kMaxSortKeySize);
     if (!v) return std::nullopt;
     range.push_back(v);
   }

@@ -26,7 +26,7 @@ Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_h
 
 }  // namespace
 
-Status ValidateItem(const TableDescription& table, const Item& item) {
+Status ValidateItemKeys(const TableDescription& table, const Item& item) {
   for (const auto& k : table.key_schema) {
     auto it = item.find(k.attribute_name);
     if (it == item.end()) {
@@ -42,16 +42,26 @@ Status ValidateItem(const TableDescription& table, const Item& item) {
     }
     DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
   }
+  return Status::Ok();
+}
+
+Status ValidateItemSize(const Item& item) {
   if (ItemSize(item) > kMaxItemSize) {
     return Error::Validation("Item size has exceeded the maximum allowed size");
   }
   return Status::Ok();
 }
 
+Status ValidateItem(const TableDescription& table, const Item& item) {
+  DDB_RETURN_IF_ERROR(ValidateItemKeys(table, item));
+  return ValidateItemSize(item);
+}
+
 Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item,
                          bool by_update) {
   for (const IndexSchema& index : indexes) {
     for (const auto* attrs : {&index.hash_attrs, &index.range_attrs}) {
+      const bool hash = attrs == &index.hash_attrs;
       for (const auto& [name, type] : *attrs) {
         auto it = item.find(name);
         if (it == item.end()) continue;
@@ -75,6 +85,10 @@ Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& it
               "an empty " +
               std::string(type == AttributeType::kS ? "string" : "binary") +
               " value. IndexName: " + index.name + ", IndexKey: " + name);
+        }
+        // The key limits hold for index keys too, with the base table's texts.
+        if (type != AttributeType::kN) {
+          DDB_RETURN_IF_ERROR(CheckKeyValue(name, it->second, hash));
         }
       }
     }

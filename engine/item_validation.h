@@ -9,9 +9,15 @@
 
 namespace ddb {
 
-// A whole item for PutItem: key attributes present, of the declared type, not empty, not
-// too long; item no larger than 400 KB. Errors: kValidation.
+// A whole item for PutItem: ValidateItemKeys and ValidateItemSize. Errors: kValidation.
 Status ValidateItem(const TableDescription& table, const Item& item);
+
+// An item's key attributes: present, of the declared type, not empty, not too long.
+// Errors: kValidation.
+Status ValidateItemKeys(const TableDescription& table, const Item& item);
+
+// An item no larger than 400 KB. Errors: kValidation.
+Status ValidateItemSize(const Item& item);
 
 // The secondary-index key attributes of an item about to be written: of the declared type
 // and not empty (an item without them is simply not indexed). Errors: kValidation.

@@ -205,7 +205,10 @@ Status ApplySettingsUpdate(const UpdateTableRequest& req, const std::string& new
       d->sse_kms_key.reset();
     }
   }
-  if (req.table_class) d->table_class = req.table_class;
+  if (req.table_class) {
+    d->table_class = req.table_class;
+    d->table_class_last_update = static_cast<double>(WallClockMillis()) / 1000.0;
+  }
   if (req.deletion_protection_enabled) {
     d->deletion_protection_enabled = *req.deletion_protection_enabled;
   }
@@ -292,6 +295,55 @@ void AddAttributeDefinitions(const std::vector<AttributeDefinition>& defs, Table
   }
 }
 
+// "Schema:[SchemaElement: key{xyz:S:HASH}]", as the service prints a key schema, with the
+// attribute types taken from `type_of`.
+template <typename TypeOf>
+std::string SchemaText(const std::vector<KeySchemaElement>& keys, TypeOf type_of) {
+  std::string out = "Schema:[";
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i) out += ", ";
+    out += "SchemaElement: key{" + keys[i].attribute_name + ":" +
+           std::string(ScalarTypeName(type_of(keys[i].attribute_name))) + ":" +
+           (keys[i].key_type == KeyType::kHash ? "HASH" : "RANGE") + "}";
+  }
+  return out + "]";
+}
+
+// A new GSI may not give a key attribute of the table or of an existing index another type.
+Status CheckNoRedefinition(const UpdateTableRequest& req, const TableDescription& d) {
+  auto new_type = [&](const std::string& name) {
+    for (const auto& a : req.attribute_definitions) {
+      if (a.attribute_name == name) return a.attribute_type;
+    }
+    return d.AttributeTypeOf(name);
+  };
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
+    for (const auto& k : u.index.key_schema) {
+      const ScalarType wanted = new_type(k.attribute_name);
+      const std::vector<KeySchemaElement>* existing = nullptr;
+      if (std::any_of(d.key_schema.begin(), d.key_schema.end(), [&](const KeySchemaElement& e) {
+            return e.attribute_name == k.attribute_name;
+          }))
+        existing = &d.key_schema;
+      for (const auto* indexes : {&d.local_secondary_indexes, &d.global_secondary_indexes}) {
+        for (const auto& idx : *indexes) {
+          for (const auto& e : idx.key_schema) {
+            if (!existing && e.attribute_name == k.attribute_name) existing = &idx.key_schema;
+          }
+        }
+      }
+      if (!existing || d.AttributeTypeOf(k.attribute_name) == wanted) continue;
+      return Error::Validation(
+          "One or more parameter values were invalid: Attributes cannot be redefined. Please "
+          "check that your attribute has the same type as previously defined. Existing schema: " +
+          SchemaText(*existing, [&](const std::string& n) { return d.AttributeTypeOf(n); }) +
+          " New schema: " + SchemaText(u.index.key_schema, new_type));
+    }
+  }
+  return Status::Ok();
+}
+
 void DropUnusedAttributeDefinitions(TableDescription* d) {
   std::set<std::string> keys;
   for (const auto& k : d->key_schema) keys.insert(k.attribute_name);
@@ -323,6 +375,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
                    TableDescription* d) {
   DDB_RETURN_IF_ERROR(ApplyCapacityUpdate(req, d));
   DDB_RETURN_IF_ERROR(ApplySettingsUpdate(req, new_label, d));
+  DDB_RETURN_IF_ERROR(CheckNoRedefinition(req, *d));
   AddAttributeDefinitions(req.attribute_definitions, d);
   for (const auto& u : req.global_secondary_index_updates)
     DDB_RETURN_IF_ERROR(ApplyGsiUpdate(u, d));

@@ -52,12 +52,17 @@ Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
   return p;
 }
 
-Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
-                 PreparedWrite* p) {
+Status ValidatePutItemKeys(const TableInfo& table, const Item& item) {
+  DDB_RETURN_IF_ERROR(ValidateItemKeys(table.description, item));
+  return ValidateIndexKeys(table.indexes, item);
+}
+
+Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key, PreparedWrite* p,
+                 bool check_put_keys) {
   const TableDescription& d = table->description;
   if (p->kind == PreparedWrite::Kind::kPut) {
-    DDB_RETURN_IF_ERROR(ValidateItem(d, item_or_key));
-    DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, item_or_key));
+    if (check_put_keys) DDB_RETURN_IF_ERROR(ValidatePutItemKeys(*table, item_or_key));
+    DDB_RETURN_IF_ERROR(ValidateItemSize(item_or_key));
   } else {
     DDB_RETURN_IF_ERROR(ValidateKey(d, item_or_key));
   }

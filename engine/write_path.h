@@ -44,10 +44,16 @@ struct PreparedWrite {
 Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
                                               const std::optional<std::string>& update_expression,
                                               const ConditionalWrite& w);
-// Step 2: the write bound to its table: the key or item validated, no key attribute updated.
+// The key values of a Put's item, the table's and the indexes': types, emptiness, sizes. A
+// transaction reports these as its action's ValidationError, not as the request's (its item
+// size is the request's).
 // Errors: kValidation.
+Status ValidatePutItemKeys(const TableInfo& table, const Item& item);
+// Step 2: the write bound to its table: the key validated (a Put's item: its size, and unless
+// `check_put_keys` is false because the caller ran ValidatePutItemKeys itself, its keys), no
+// key attribute updated. Errors: kValidation.
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
-                 PreparedWrite* write);
+                 PreparedWrite* write, bool check_put_keys = true);
 
 // UpdateItem's ReturnValues from the old and new items.
 std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& write,

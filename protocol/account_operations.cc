@@ -20,7 +20,8 @@ Result<std::string> HandleDescribeLimits(Engine&, const RequestContext&, const J
   return w.Take();
 }
 
-// Endpoint discovery: this server is its own (only) endpoint.
+// Endpoint discovery: this server is its own (only) endpoint, at the address it was called
+// on, as the service answers with its own host name.
 Result<std::string> HandleDescribeEndpoints(Engine&, const RequestContext& ctx, const JsonObject&) {
   JsonWriter w;
   w.BeginObject();
@@ -28,7 +29,7 @@ Result<std::string> HandleDescribeEndpoints(Engine&, const RequestContext& ctx, 
   w.BeginArray();
   w.BeginObject();
   w.Key("Address");
-  w.String("dynamodb." + ctx.region + ".amazonaws.com");
+  w.String(ctx.endpoint.empty() ? "dynamodb." + ctx.region + ".amazonaws.com" : ctx.endpoint);
   w.Key("CachePeriodInMinutes");
   w.Int(1440);
   w.EndObject();

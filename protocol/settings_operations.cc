@@ -52,6 +52,13 @@ bool ValidTagText(std::string_view text) {
   return true;
 }
 
+// Tag limits count characters, not bytes: 128 Hebrew letters make a valid key.
+size_t CharacterCount(std::string_view utf8) {
+  size_t n = 0;
+  for (unsigned char c : utf8) n += (c & 0xC0) != 0x80;  // continuation bytes don't count
+  return n;
+}
+
 Result<std::vector<Tag>> ReadTags(const JsonObject& request, Violations* v) {
   std::vector<Tag> tags;
   DDB_ASSIGN_OR_RETURN(auto arr, GetArray(request, "Tags"));
@@ -66,10 +73,10 @@ Result<std::vector<Tag>> ReadTags(const JsonObject& request, Violations* v) {
     std::string p = "tags." + std::to_string(i) + ".member.";
     if (!key) v->NotNull(p + "key");
     if (!value) v->NotNull(p + "value");
-    if (key && (key->empty() || key->size() > 128 || !ValidTagText(*key))) {
+    if (key && (key->empty() || CharacterCount(*key) > 128 || !ValidTagText(*key))) {
       return Error::Validation("The Tag Key provided is invalid, Key: " + std::string(*key));
     }
-    if (value && (value->size() > 256 || !ValidTagText(*value))) {
+    if (value && (CharacterCount(*value) > 256 || !ValidTagText(*value))) {
       return Error::Validation("The Tag Value provided is invalid, Value: " + std::string(*value));
     }
     tags.push_back({std::string(key.value_or("")), std::string(value.value_or(""))});

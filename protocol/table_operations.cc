@@ -260,9 +260,17 @@ Result<std::optional<SseSpecification>> ReadSse(const JsonObject& request, Viola
   return std::optional<SseSpecification>(std::move(spec));
 }
 
-Result<std::optional<TableClass>> ReadTableClass(const JsonObject& request, Violations* v) {
-  return ReadEnum<TableClass>(request, "TableClass", "tableClass",
-                              "STANDARD, STANDARD_INFREQUENT_ACCESS", v);
+// Not an enum violation: the service has its own message for an unknown table class.
+Result<std::optional<TableClass>> ReadTableClass(const JsonObject& request) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string_view> text, GetString(request, "TableClass"));
+  if (!text) return std::optional<TableClass>();
+  std::optional<TableClass> table_class = EnumFromName<TableClass>(*text);
+  if (!table_class) {
+    return Error::Validation(
+        "Invalid table-class parameter provided. Please try again with a valid table-class "
+        "value: [STANDARD, STANDARD_INFREQUENT_ACCESS].");
+  }
+  return table_class;
 }
 
 void WriteThroughput(JsonWriter& w, const ProvisionedThroughput& t) {
@@ -356,9 +364,8 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
   w.EndArray();
 }
 
-void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
-  w.BeginObject();
-  // AttributeDefinitions come back sorted by name, as the service returns them.
+// AttributeDefinitions, sorted by name as the service returns them.
+void WriteAttributeDefinitions(JsonWriter& w, const TableDescription& d) {
   std::vector<AttributeDefinition> definitions = d.attribute_definitions;
   std::sort(definitions.begin(), definitions.end(),
             [](const AttributeDefinition& a, const AttributeDefinition& b) {
@@ -375,14 +382,29 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+// DeleteTable's description leaves out the schema: no AttributeDefinitions, KeySchema,
+// CreationDateTime, indexes or warm throughput, as the service answers.
+enum class DescriptionOf { kTable, kDeletedTable };
+
+void WriteTableDescription(JsonWriter& w, const TableDescription& d,
+                           DescriptionOf of = DescriptionOf::kTable) {
+  const bool schema = of == DescriptionOf::kTable;
+  w.BeginObject();
+  if (schema) WriteAttributeDefinitions(w, d);
   w.Key("TableName");
   w.String(d.table_name);
-  w.Key("KeySchema");
-  WriteKeySchema(w, d.key_schema);
+  if (schema) {
+    w.Key("KeySchema");
+    WriteKeySchema(w, d.key_schema);
+  }
   w.Key("TableStatus");
   w.String(TableStatusName(d.table_status));
-  w.Key("CreationDateTime");
-  w.Double(d.creation_date_time);
+  if (schema) {
+    w.Key("CreationDateTime");
+    w.Double(d.creation_date_time);
+  }
   w.Key("ProvisionedThroughput");
   WriteThroughput(w, d.provisioned_throughput);
   w.Key("TableSizeBytes");
@@ -403,11 +425,11 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
                                                   : d.creation_date_time);
   }
   w.EndObject();
-  if (!d.local_secondary_indexes.empty()) {
+  if (schema && !d.local_secondary_indexes.empty()) {
     w.Key("LocalSecondaryIndexes");
     WriteIndexes(w, d, d.local_secondary_indexes, false);
   }
-  if (!d.global_secondary_indexes.empty()) {
+  if (schema && !d.global_secondary_indexes.empty()) {
     w.Key("GlobalSecondaryIndexes");
     WriteIndexes(w, d, d.global_secondary_indexes, true);
   }
@@ -431,12 +453,16 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
     w.Key("OnDemandThroughput");
     WriteOnDemand(w, *d.on_demand_throughput);
   }
-  WriteWarm(w, d.EffectiveWarmThroughput(), TableStatusName(d.table_status));
+  if (schema) WriteWarm(w, d.EffectiveWarmThroughput(), TableStatusName(d.table_status));
   if (d.table_class) {
     w.Key("TableClassSummary");
     w.BeginObject();
     w.Key("TableClass");
     w.String(EnumName(*d.table_class));
+    if (d.table_class_last_update > 0) {
+      w.Key("LastUpdateDateTime");
+      w.Double(d.table_class_last_update);
+    }
     w.EndObject();
   }
   if (d.sse_kms_key) {
@@ -466,11 +492,12 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d) {
   w.EndObject();
 }
 
-std::string RenderDescription(std::string_view member, const TableDescription& d) {
+std::string RenderDescription(std::string_view member, const TableDescription& d,
+                              DescriptionOf of = DescriptionOf::kTable) {
   JsonWriter w;
   w.BeginObject();
   w.Key(member);
-  WriteTableDescription(w, d);
+  WriteTableDescription(w, d, of);
   w.EndObject();
   return w.Take();
 }
@@ -513,7 +540,7 @@ Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
   DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request));
   DDB_ASSIGN_OR_RETURN(req.sse_specification, ReadSse(request, &v));
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
   req.deletion_protection_enabled = protection.value_or(false);
@@ -553,7 +580,7 @@ Result<std::string> HandleDeleteTable(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(std::string name, ReadTableName(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DeleteTable(ctx, name));
-  return RenderDescription("TableDescription", d);
+  return RenderDescription("TableDescription", d, DescriptionOf::kDeletedTable);
 }
 
 Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
@@ -567,7 +594,7 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(req.on_demand_throughput, ReadOnDemand(request));
   DDB_ASSIGN_OR_RETURN(req.warm_throughput, ReadWarm(request, &v));
   DDB_ASSIGN_OR_RETURN(req.stream_specification, ReadStream(request, &v));
-  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.table_class, ReadTableClass(request));
   DDB_ASSIGN_OR_RETURN(req.sse_specification, ReadSse(request, &v));
   DDB_ASSIGN_OR_RETURN(req.deletion_protection_enabled,
                        GetBool(request, "DeletionProtectionEnabled"));

@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -26,15 +28,23 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// A qvalue ("0", "0.5", "1.000"); nullopt when malformed.
-std::optional<double> ParseQ(std::string_view s) {
-  if (s.empty() || s.size() > 5 || (s[0] != '0' && s[0] != '1')) return std::nullopt;
-  if (s.size() > 1 && s[1] != '.') return std::nullopt;
-  for (size_t i = 2; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+// The weight of an Accept-Encoding member from its parameters (after the ';'), leniently, as
+// the service reads it: the first "q" parameter (blanks around '=' allowed), clamped to
+// [0, 1]; a value that is not a number, or no q at all, weighs 1.
+double Weight(std::string_view params) {
+  while (!params.empty()) {
+    const size_t semi = params.find(';');
+    const std::string_view param = params.substr(0, semi);
+    params = semi == std::string_view::npos ? "" : params.substr(semi + 1);
+    const size_t eq = param.find('=');
+    if (eq == std::string_view::npos || !EqualsIgnoreCase(Trim(param.substr(0, eq)), "q")) continue;
+    const std::string value(Trim(param.substr(eq + 1)));
+    char* end = nullptr;
+    const double q = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size()) return 1;
+    return std::clamp(q, 0.0, 1.0);
   }
-  double q = std::strtod(std::string(s).c_str(), nullptr);
-  return q > 1 ? std::nullopt : std::optional<double>(q);
+  return 1;
 }
 
 InflateResult InflateWith(int window_bits, bool gzip, std::string_view in, size_t limit,
@@ -122,43 +132,37 @@ InflateResult Inflate(ContentCoding coding, std::string_view in, size_t limit, s
 }
 
 ContentCoding ChooseResponseCoding(std::string_view accept_encoding) {
-  std::optional<double> gzip, deflate, identity, any;
-  while (!accept_encoding.empty()) {
-    size_t comma = accept_encoding.find(',');
+  constexpr size_t kUnlisted = SIZE_MAX;
+  struct Offer {
+    double q = -1;  // the best weight it is listed with; -1: not listed
+    size_t position = kUnlisted;
+  };
+  Offer gzip, deflate;
+  double any = -1;
+  for (size_t position = 0; !accept_encoding.empty(); ++position) {
+    const size_t comma = accept_encoding.find(',');
     std::string_view member = accept_encoding.substr(0, comma);
     accept_encoding = comma == std::string_view::npos ? "" : accept_encoding.substr(comma + 1);
-    size_t semi = member.find(';');
-    std::string_view name = Trim(member.substr(0, semi));
-    double q = 1;
-    if (semi != std::string_view::npos) {
-      std::string_view params = member.substr(semi + 1);
-      // Only the weight parameter is defined: "q=<qvalue>".
-      params = Trim(params);
-      if (params.size() < 2 || std::tolower(static_cast<unsigned char>(params[0])) != 'q' ||
-          params[1] != '=') {
-        continue;
-      }
-      std::optional<double> parsed = ParseQ(Trim(params.substr(2)));
-      if (!parsed) continue;
-      q = *parsed;
-    }
-    if (EqualsIgnoreCase(name, "gzip") || EqualsIgnoreCase(name, "x-gzip")) {
-      gzip = q;
-    } else if (EqualsIgnoreCase(name, "deflate")) {
-      deflate = q;
-    } else if (EqualsIgnoreCase(name, "identity")) {
-      identity = q;
+    const size_t semi = member.find(';');
+    const std::string_view name = Trim(member.substr(0, semi));
+    const double q = semi == std::string_view::npos ? 1 : Weight(member.substr(semi + 1));
+    Offer* offer = EqualsIgnoreCase(name, "gzip")      ? &gzip
+                   : EqualsIgnoreCase(name, "deflate") ? &deflate
+                                                       : nullptr;
+    if (offer) {
+      offer->q = std::max(offer->q, q);
+      offer->position = std::min(offer->position, position);
     } else if (name == "*") {
-      any = q;
+      any = std::max(any, q);
     }
   }
-  const double gzip_q = gzip.value_or(any.value_or(0));
-  const double deflate_q = deflate.value_or(any.value_or(0));
-  // Identity is acceptable unless excluded; unlisted, it is the least preferred.
-  const double identity_q = identity.value_or(any.value_or(0));
-  const double best = std::max(gzip_q, deflate_q);
-  if (best <= 0 || best < identity_q) return ContentCoding::kIdentity;
-  return gzip_q >= deflate_q ? ContentCoding::kGzip : ContentCoding::kDeflate;
+  // "*" stands for an unlisted coding, after the listed ones, gzip before deflate.
+  if (gzip.q < 0 && any >= 0) gzip = {any, kUnlisted - 1};
+  if (deflate.q < 0 && any >= 0) deflate = {any, kUnlisted};
+  if (std::max(gzip.q, deflate.q) <= 0) return ContentCoding::kIdentity;
+  if (gzip.q != deflate.q)
+    return gzip.q > deflate.q ? ContentCoding::kGzip : ContentCoding::kDeflate;
+  return gzip.position <= deflate.position ? ContentCoding::kGzip : ContentCoding::kDeflate;
 }
 
 bool Compress(ContentCoding coding, std::string_view in, std::string* out) {

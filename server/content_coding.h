@@ -26,9 +26,12 @@ enum class InflateResult { kOk, kTooLarge, kCorrupt };
 // format, or a raw deflate stream as some clients send) into *out, at most `limit` bytes.
 InflateResult Inflate(ContentCoding coding, std::string_view in, size_t limit, std::string* out);
 
-// The coding for a response from the request's Accept-Encoding: gzip or deflate when the
-// client accepts one (q > 0, directly or through "*") at least as much as identity, gzip
-// when both are equally welcome; identity otherwise (an absent header included).
+// The coding for a response from the request's Accept-Encoding, as the service chooses
+// (observed; scylla's alternator tests record its answers): gzip or deflate, whichever has
+// the higher weight, the first listed on a tie ("*" standing for an unlisted one, gzip
+// first); identity when neither has a weight above 0 (an absent header included). Unlike
+// RFC 9110, "identity" and "x-gzip" are ignored, a coding listed twice takes its best weight,
+// and weights are read leniently (see Weight in the .cc).
 ContentCoding ChooseResponseCoding(std::string_view accept_encoding);
 
 // Compresses `in` with `coding` (not identity) into *out. False only if zlib fails.

@@ -38,10 +38,10 @@ enum class ErrorCode : uint8_t {
   kInvalidSignature,
   kRequestLimitExceeded,
   kLimitExceeded,
-  kDuplicateItem,      // PartiQL INSERT of an existing key
-  kTableNotFound,      // the continuous-backups operations' own "table not found"
-  kExpiredIterator,    // DynamoDB Streams: a shard iterator older than 15 minutes
-  kTrimmedDataAccess,  // DynamoDB Streams: records past the 24-hour retention
+  kDuplicateItem,       // PartiQL INSERT of an existing key
+  kTableNotFound,       // the continuous-backups operations' own "table not found"
+  kExpiredIterator,     // DynamoDB Streams: a shard iterator older than 15 minutes
+  kTrimmedDataAccess,   // DynamoDB Streams: records past the 24-hour retention
   kUnrecognizedClient,  // an unknown access key or a wrong session token
   kAccessDenied,        // no policy allows the caller the action on the resource
   kPolicyNotFound,      // resource-based policies: none, or not at the expected revision

@@ -202,6 +202,9 @@ struct TableDescription {
   double creation_date_time = 0;  // seconds since the epoch, with milliseconds
   // When the table last became PAY_PER_REQUEST (at creation or by UpdateTable); 0: never.
   double last_update_to_pay_per_request = 0;
+  // When UpdateTable last changed the table class (TableClassSummary.LastUpdateDateTime);
+  // 0: never.
+  double table_class_last_update = 0;
   std::vector<AttributeDefinition> attribute_definitions;
   std::vector<KeySchemaElement> key_schema;
   std::vector<SecondaryIndexDefinition> local_secondary_indexes;
@@ -284,6 +287,9 @@ struct ListTablesResult {
 struct RequestContext {
   std::string region = "us-east-1";
   std::string access_key_id;
+  // The Host the request was sent to ("127.0.0.1:8000"), which DescribeEndpoints advertises;
+  // "" for an embedded caller (then the service's name for the region is used).
+  std::string endpoint;
 };
 
 // Why one action of a cancelled transaction did not go through.

@@ -1088,6 +1088,58 @@ def test_update_table_creates_gsi_with_backfill(ddb, table_factory):
     eventually_items(lambda: scan_index(ddb, table, "by_x"), want)
 
 
+def test_index_keys_obey_the_key_length_limits(ddb, table_factory):
+    """A GSI key attribute is a key: at most 2048 bytes as a partition key, 1024 as a sort
+    key (alternator's test_gsi_limit_*_key_len, recorded against DynamoDB)."""
+    table = table_factory(("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", h="S", r="S"),
+                          GlobalSecondaryIndexes=[gsi_def("by_h", "h"), gsi_def("by_pr", "pk", "r")])
+    ddb.put_item(TableName=table, Item={"pk": S("ok"), "h": S("x" * 2048), "r": S("y" * 1024)})
+    expect_error(lambda: ddb.put_item(TableName=table, Item={"pk": S("a"), "h": S("x" * 2049)}),
+                 "ValidationException",
+                 "One or more parameter values were invalid: Size of hashkey has exceeded the "
+                 "maximum size limit of2048 bytes")
+    expect_error(lambda: ddb.put_item(TableName=table, Item={"pk": S("b"), "r": S("y" * 1025)}),
+                 "ValidationException",
+                 "One or more parameter values were invalid: Aggregated size of all range keys has "
+                 "exceeded the size limit of 1024 bytes")
+    expect_error(lambda: ddb.update_item(TableName=table, Key={"pk": S("ok")},
+                                         UpdateExpression="SET h = :h",
+                                         ExpressionAttributeValues={":h": S("x" * 70000)}),
+                 "ValidationException", match="2048")
+
+
+def test_backfill_skips_items_whose_index_keys_cannot_be_keys(ddb, table_factory):
+    """Items already in the table with an empty or over-long value for a new GSI's key are
+    left out of it, as the service's backfill does (alternator's test_gsi_backfill_*)."""
+    table = table_factory(("pk", "S"))
+    sizes = [1024, 1025, 2048, 2049]
+    items = [{"pk": S(f"p{n}"), "c": S("c"), "x": S("x" * n)} for n in sizes]
+    items.append({"pk": S("empty"), "c": S("c"), "x": S("")})
+    _put_all(ddb, table, items)
+    for index, keys in (("by_x", ("x",)), ("by_cx", ("c", "x"))):  # one at a time
+        ddb.update_table(TableName=table, AttributeDefinitions=_attr_defs(pk="S", x="S", c="S"),
+                         GlobalSecondaryIndexUpdates=[{"Create": gsi_def(index, *keys)}])
+        eventually(lambda: index_description(ddb, table, index).get("IndexStatus"),
+                   lambda s: s == "ACTIVE", timeout=30, describe=f"{index} ACTIVE")
+    assert sorted(i["pk"]["S"] for i in scan_index(ddb, table, "by_x")) == ["p1024", "p1025",
+                                                                           "p2048"]
+    assert [i["pk"]["S"] for i in scan_index(ddb, table, "by_cx")] == ["p1024"]
+
+
+def test_new_gsi_may_not_redefine_a_key_attribute_type(ddb, table_factory):
+    table = table_factory(("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", xyz="S"),
+                          GlobalSecondaryIndexes=[gsi_def("index1", "xyz")])
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_attr_defs(pk="S", xyz="N"),
+        GlobalSecondaryIndexUpdates=[{"Create": gsi_def("index2", "xyz")}]),
+        "ValidationException",
+        "One or more parameter values were invalid: Attributes cannot be redefined. Please check "
+        "that your attribute has the same type as previously defined. Existing schema: "
+        "Schema:[SchemaElement: key{xyz:S:HASH}] New schema: Schema:[SchemaElement: "
+        "key{xyz:N:HASH}]")
+    assert len(ddb.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]) == 1
+
+
 def test_multi_attribute_gsi_key(ddb, table_factory):
     table = table_factory(
         ("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", tenant="S", region="S", ts="N"),

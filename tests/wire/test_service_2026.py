@@ -170,6 +170,12 @@ def big_table(ddb, table_s):
 @pytest.mark.parametrize("accept,coding", [
     ("gzip", "gzip"), ("deflate", "deflate"), ("gzip;q=0.4, deflate;q=0.9", "deflate"),
     ("*", "gzip"), ("identity", None), ("gzip;q=0", None), (None, None), ("br", None),
+    # Where the service departs from RFC 9110 (alternator's test_compressed_response records
+    # its answers): identity and x-gzip are ignored, ties go to the first listed, weights
+    # are clamped, a coding's best weight counts.
+    ("x-gzip", None), ("br, identity, deflate, gzip", "deflate"), ("*, deflate", "deflate"),
+    ("gzip;q=0.5,identity;q=0.8", "gzip"), ("gzip;q=31,deflate;q=51", "gzip"),
+    ("gzip;q=0, gzip;q=1, gzip;q=0", "gzip"), ("deflate;q=0.5,gzip;q=0.x", "gzip"),
 ])
 def test_large_responses_are_compressed_as_accepted(raw, big_table, accept, coding):
     import json

@@ -372,15 +372,22 @@ def test_condition_failure_and_validation_error_together(ddb, table_s):
     assert snapshot(ddb, table_s) == before
 
 
-def test_invalid_item_is_a_top_level_validation_exception(ddb, table_s):
-    """A request-shape error (key of the wrong type) is not a cancellation reason."""
+def test_invalid_key_value_cancels_with_a_validation_error_reason(ddb, table_s):
+    """A Put whose key has the wrong type cancels the transaction with that action's
+    ValidationError; the service stops at the first such action, the others are None
+    (alternator's test_transact_write_cancellation_reasons_validationerror, recorded
+    against DynamoDB)."""
     before = snapshot(ddb, table_s)
     err = expect_error(lambda: ddb.transact_write_items(TransactItems=[
-        t_put(table_s, {"pk": S("ok")}),
-        t_put(table_s, {"pk": N(5)}),
-    ]), VE)
-    assert "CancellationReasons" not in err.response
-    assert "Type mismatch" in err.response["Error"]["Message"]
+        t_put(table_s, {"pk": N(7)}),
+        t_put(table_s, {"pk": N(8)}),
+        {"Put": {"TableName": table_s, "Item": {"pk": S("new")},
+                 "ConditionExpression": "attribute_exists(pk)"}},
+    ]), "TransactionCanceledException")
+    reasons = err.response["CancellationReasons"]
+    assert [r["Code"] for r in reasons] == ["ValidationError", "None", "None"]
+    assert "Type mismatch for key pk" in reasons[0]["Message"]
+    assert "Message" not in reasons[1] and "Message" not in reasons[2]
     assert snapshot(ddb, table_s) == before
 
 

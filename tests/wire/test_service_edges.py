@@ -1,0 +1,88 @@
+"""Edges of the core API where the service's answers are on record (scylla's alternator
+suite in AWS mode): DeleteTable's description, table classes, tag lengths, the operator
+limit of expressions."""
+
+import pytest
+
+from conftest import expect_error, gsi_def, lsi_def, unique_name
+
+VE = "ValidationException"
+
+
+def S(x):
+    return {"S": x}
+
+
+def test_delete_table_describes_the_table_without_its_schema(ddb):
+    name = unique_name()
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                   {"AttributeName": "c", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in "pcx"],
+        GlobalSecondaryIndexes=[gsi_def("hello", "x")],
+        LocalSecondaryIndexes=[lsi_def("hithere", "p", "x")])
+    described = ddb.describe_table(TableName=name)["Table"]
+    got = ddb.delete_table(TableName=name)["TableDescription"]
+    assert got["TableName"] == name and got["TableStatus"] == "DELETING"
+    assert got["TableId"] == described["TableId"] and got["TableArn"] == described["TableArn"]
+    for member in ("KeySchema", "AttributeDefinitions", "CreationDateTime",
+                   "GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        assert member in described and member not in got, member
+    assert got["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert got["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"]
+    assert got["ProvisionedThroughput"] == {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0,
+                                            "WriteCapacityUnits": 0}
+    assert got["ItemCount"] == 0 and got["TableSizeBytes"] == 0
+
+
+BAD_CLASS = ("Invalid table-class parameter provided. Please try again with a valid table-class "
+             "value: [STANDARD, STANDARD_INFREQUENT_ACCESS].")
+
+
+@pytest.mark.parametrize("table_class", ["invalid_tableclass_name", "standard"])
+def test_unknown_table_class_on_create(ddb, table_factory, table_class):
+    expect_error(lambda: table_factory(TableClass=table_class), VE, BAD_CLASS)
+
+
+def test_table_class_update_records_its_time(ddb, table_factory):
+    table = table_factory()
+    expect_error(lambda: ddb.update_table(TableName=table, TableClass="junk"), VE, BAD_CLASS)
+    assert "LastUpdateDateTime" not in ddb.describe_table(TableName=table)["Table"].get(
+        "TableClassSummary", {})
+    ddb.update_table(TableName=table, TableClass="STANDARD_INFREQUENT_ACCESS")
+    summary = ddb.describe_table(TableName=table)["Table"]["TableClassSummary"]
+    assert summary["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert summary["LastUpdateDateTime"]
+
+
+def test_tag_lengths_count_characters_not_bytes(ddb, table_factory):
+    table = table_factory()
+    arn = ddb.describe_table(TableName=table)["Table"]["TableArn"]
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "א" * 128, "Value": "ב" * 256}])
+    tags = ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+    assert tags == [{"Key": "א" * 128, "Value": "ב" * 256}]
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "א" * 129, "Value": ""}]),
+                 VE, match="The Tag Key provided is invalid")
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "k", "Value": "ב" * 257}]),
+                 VE, match="The Tag Value provided is invalid")
+
+
+@pytest.mark.parametrize("expression", [
+    "a < b or (" * 150 + "a < b" + ")" * 150,  # 301 comparisons and ORs, under 4 KB
+    "not " * 300 + "a < b",
+    " or ".join(["attribute_exists(a)"] * 151),
+])
+def test_at_most_300_operators_in_an_expression(ddb, table_s, expression):
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": S("k")},
+                                         UpdateExpression="SET z = :z", ConditionExpression=expression,
+                                         ExpressionAttributeValues={":z": S("v")}),
+                 VE, "Invalid ConditionExpression: The expression contains too many operators; "
+                     "operator count: 301")
+    assert "Item" not in ddb.get_item(TableName=table_s, Key={"pk": S("k")})
+
+
+def test_300_operators_are_allowed(ddb, table_s):
+    expression = " or ".join(["attribute_not_exists(a)"] * 150)  # 150 calls + 149 ORs
+    ddb.update_item(TableName=table_s, Key={"pk": S("k")}, UpdateExpression="SET z = :z",
+                    ConditionExpression=expression, ExpressionAttributeValues={":z": S("v")})
