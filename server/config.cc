@@ -61,6 +61,13 @@ std::string Usage(std::string_view program) {
       "                   capacity spread over simulated partitions (default off)\n"
       "  --partition-split-bytes N\n"
       "                   item bytes at which a simulated partition splits (default 10 GB)\n"
+      "  --auth MODE      off: accept every request, as DynamoDB Local does (default);\n"
+      "                   verify: check SigV4 signatures against the known keys and refuse\n"
+      "                   the rest with the service's errors\n"
+      "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
+      "                   (aws_access_key_id, aws_secret_access_key, optional\n"
+      "                   aws_session_token, account_id, principal_arn per profile); the\n"
+      "                   environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY count too\n"
       "  --help, -h       print this text and exit\n"
       "\n"
       "Once listening, prints \"LISTENING <port>\" on stdout.\n");
@@ -99,7 +106,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     }
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
         flag != "--engine-threads" && flag != "--log-level" &&
-        flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes") {
+        flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
+        flag != "--auth" && flag != "--credentials") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -139,6 +147,17 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
       if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
       options.gsi_propagation_delay_ms = static_cast<int>(*ms);
+    } else if (flag == "--auth") {
+      if (value == "off") {
+        options.auth = AuthMode::kOff;
+      } else if (value == "verify") {
+        options.auth = AuthMode::kVerify;
+      } else {
+        return BadValue(flag, value, "off or verify");
+      }
+    } else if (flag == "--credentials") {
+      if (value.empty()) return BadValue(flag, value, "a file");
+      options.credentials_file = std::string(value);
     } else {  // --log-level
       std::optional<LogLevel> level = ParseLogLevel(value);
       if (!level) return BadValue(flag, value, "one of error, warn, info, debug");

@@ -20,6 +20,10 @@ int DefaultThreadCount();
 // max(8, 4 * DefaultThreadCount()): the default of ServerOptions::engine_threads.
 int DefaultEngineThreadCount();
 
+// Who may call: kOff lets every request in (DynamoDB Local's habit, the default); kVerify
+// checks SigV4 signatures against the known keys (server/sigv4_verify.h).
+enum class AuthMode { kOff, kVerify };
+
 struct ServerOptions {
   // TCP port to listen on; 0 binds an ephemeral port, which the server reports at startup.
   // Default: 8000 (DynamoDB Local's port)
@@ -66,6 +70,11 @@ struct ServerOptions {
   // On SIGINT/SIGTERM, how long in-flight requests may take to finish before the remaining
   // connections are dropped. Default: 10 s
   std::chrono::seconds shutdown_grace{10};
+  // Signature checking. Default: AuthMode::kOff
+  AuthMode auth = AuthMode::kOff;
+  // AWS shared-credentials INI file of the keys --auth verify accepts (credentials.h); the
+  // environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are accepted too. Default: ""
+  std::string credentials_file;
   // --help was given: the caller prints Usage() and exits 0. Default: false
   bool help = false;
 };
@@ -75,7 +84,8 @@ std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N and --help (-h), each value flag also as --flag=value. Later flags
+// --partition-split-bytes N, --auth MODE, --credentials F and --help (-h), each value flag
+// also as --flag=value. Later flags
 // override earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
 // argument); the message names the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);

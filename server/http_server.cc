@@ -61,15 +61,6 @@ constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
 // message; larger ones are freed, so that an idle connection does not pin megabytes.
 constexpr size_t kKeptBufferCapacity = 64 * 1024;
 
-// "localhost:8000" -> "localhost", "[::1]:8000" -> "[::1]".
-std::string_view HostWithoutPort(std::string_view host) {
-  if (!host.empty() && host.front() == '[') {
-    const size_t close = host.find(']');
-    return close == std::string_view::npos ? host : host.substr(0, close + 1);
-  }
-  return host.substr(0, host.find(':'));
-}
-
 HttpResponse PlainResponse(int status, std::string body) {
   HttpResponse response;
   response.status = status;
@@ -209,12 +200,12 @@ void AddCorsHeaders(const HttpRequest& request, bool preflight, HttpResponse* re
   h += "Access-Control-Max-Age: 172800\r\n";
 }
 
-HttpResponse RouteRequest(Engine& engine, HttpRequest* request);
+HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier);
 
 }  // namespace
 
-HttpResponse Route(Engine& engine, HttpRequest* request) {
-  HttpResponse response = RouteRequest(engine, request);
+HttpResponse Route(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier) {
+  HttpResponse response = RouteRequest(engine, request, verifier);
   AddCorsHeaders(*request, request->method == "OPTIONS", &response);
   return response;
 }
@@ -227,7 +218,34 @@ constexpr size_t kMaxInflatedBody = 16 * 1024 * 1024;
 // service does.
 constexpr size_t kCompressAbove = 4096;
 
-HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
+// The caller of a DynamoDB request: verified (--auth verify), or read leniently from the
+// Authorization header; nullopt with *error set when it may not go on.
+std::optional<RequestContext> Caller(const HttpRequest& request, const SignatureVerifier* verifier,
+                                     Error* error) {
+  if (verifier) {
+    Result<VerifiedCaller> caller = verifier->Verify(SignedRequest{.method = request.method,
+                                                                   .target = request.target,
+                                                                   .headers = request.headers,
+                                                                   .body = request.body},
+                                                     std::chrono::system_clock::now());
+    if (!caller.ok()) {
+      *error = caller.error();
+      return std::nullopt;
+    }
+    RequestContext ctx;
+    ctx.region = std::move(caller->region);
+    ctx.access_key_id = caller->key->access_key_id;
+    return ctx;
+  }
+  if (!request.authorization || request.authorization->empty()) {
+    *error =
+        Error(ErrorCode::kMissingAuthenticationToken, "Request is missing Authentication Token");
+    return std::nullopt;
+  }
+  return ContextFromAuthorization(*request.authorization);
+}
+
+HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier) {
   const std::string_view target = request->target;
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/metrics" && request->method == "GET") {
@@ -237,9 +255,9 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
   }
   if (path != "/") return PlainResponse(404, "Not Found\n");
   if (request->method == "GET") {
-    // The service answers "healthy: dynamodb.us-east-1.amazonaws.com"; load balancers and
-    // some SDK health checks probe it.
-    return PlainResponse(200, "healthy: " + std::string(HostWithoutPort(request->host)));
+    // The service answers "healthy: dynamodb.us-east-1.amazonaws.com", the Host as sent;
+    // load balancers and some SDK health checks probe it.
+    return PlainResponse(200, "healthy: " + std::string(request->host));
   }
   if (request->method == "OPTIONS") return PlainResponse(200, "");
   if (request->method != "POST") {
@@ -249,12 +267,10 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
   }
 
   const bool json_1_1 = UsesJson11(request->content_type);
-  if (!request->authorization || request->authorization->empty()) {
-    return DynamoErrorResponse(
-        Error(ErrorCode::kMissingAuthenticationToken, "Request is missing Authentication Token"),
-        json_1_1);
-  }
-  const RequestContext ctx = ContextFromAuthorization(*request->authorization);
+  Error refused = Error::Internal("");
+  std::optional<RequestContext> ctx = Caller(*request, verifier, &refused);
+  if (!ctx) return DynamoErrorResponse(refused, json_1_1);
+  ctx->endpoint = request->host;
   // The service accepts compressed request bodies (SDK request compression); any other
   // coding, or a body that does not inflate, is an internal error there.
   ContentCoding request_coding;
@@ -277,7 +293,7 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request) {
     }
   }
   protocol::WireResponse wire =
-      protocol::HandleRequest(engine, ctx, request->amz_target, request->body);
+      protocol::HandleRequest(engine, *ctx, request->amz_target, request->body);
   HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);
   if (response.body.size() > kCompressAbove) {
     const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);
@@ -618,7 +634,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     // One pass over the fields instead of a lookup per header. The first of repeated fields
     // wins, as with message[name].
     bool host = false, content_type = false, amz_target = false;
+    header_fields_.clear();
     for (const auto& f : message) {
+      header_fields_.push_back({f.name_string(), f.value()});
       switch (f.name()) {
         case http::field::host:
           if (!std::exchange(host, true)) request_.host = f.value();
@@ -654,6 +672,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
           break;
       }
     }
+    request_.headers = header_fields_;
     request_.body = std::move(message.body());
     json_1_1_ = UsesJson11(request_.content_type);
 
@@ -833,6 +852,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // The request being answered (its views point into *parser_), its response, and what the
   // response needs of the message.
   HttpRequest request_;
+  // The message's header fields for request_.headers, reused from request to request.
+  std::vector<HeaderField> header_fields_;
   HttpResponse response_;
   Clock::time_point start_;
   unsigned version_ = 11;
@@ -992,8 +1013,11 @@ void HttpServer::Impl::BeginShutdown() {
   }
 }
 
-HttpServer::HttpServer(Engine& engine, const ServerOptions& options)
-    : HttpServer([&engine](HttpRequest* request) { return Route(engine, request); }, options) {}
+HttpServer::HttpServer(Engine& engine, const ServerOptions& options,
+                       const SignatureVerifier* verifier)
+    : HttpServer(
+          [&engine, verifier](HttpRequest* request) { return Route(engine, request, verifier); },
+          options) {}
 
 HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
     : impl_(std::make_unique<Impl>(std::move(handler), options)) {}

@@ -15,6 +15,7 @@
 
 #include "ddb/error.h"
 #include "server/config.h"
+#include "server/sigv4_verify.h"
 
 namespace ddb {
 class Engine;
@@ -37,6 +38,8 @@ struct HttpRequest {
   std::string_view cors_request_headers;
   std::string_view content_encoding;  // Content-Encoding, "" when absent
   std::string_view accept_encoding;   // Accept-Encoding, "" when absent
+  // Every header field as received, in order (what a signature covers).
+  std::span<const HeaderField> headers;
   std::string body;
 };
 
@@ -55,7 +58,7 @@ struct HttpResponse {
 };
 
 // Routes one request:
-//   GET /   -> 200 "healthy: <Host without port>" (text/plain), as the service answers.
+//   GET /   -> 200 "healthy: <Host>" (text/plain), as the service answers.
 //   POST /  -> protocol::HandleRequest with X-Amz-Target (an absent one is passed as ""),
 //              or MissingAuthenticationTokenException when Authorization is absent or empty.
 //              The response has crc32 set (the session then sends x-amz-crc32 of the body) and
@@ -69,8 +72,12 @@ struct HttpResponse {
 // The session writes the head: status line, Content-Type, x-amzn-RequestId (on every
 // response), x-amz-crc32, Allow, Connection (when the keep-alive default needs it) and
 // Content-Length, in that order.
+// With a `verifier` (--auth verify), a DynamoDB request is answered only once its signature
+// checks out (over the body as received, before any Content-Encoding is undone); otherwise
+// with the verifier's error.
 // May move request->body. Does not throw unless the engine or allocation does.
-HttpResponse Route(Engine& engine, HttpRequest* request);
+HttpResponse Route(Engine& engine, HttpRequest* request,
+                   const SignatureVerifier* verifier = nullptr);
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
 // selects the 1.1 content type.
@@ -90,8 +97,10 @@ using RequestHandler = std::function<HttpResponse(HttpRequest*)>;
 
 class HttpServer {
  public:
-  // `engine` must outlive the server. Nothing is bound until Start().
-  HttpServer(Engine& engine, const ServerOptions& options);
+  // `engine` (and `verifier`, when given) must outlive the server. Nothing is bound until
+  // Start().
+  HttpServer(Engine& engine, const ServerOptions& options,
+             const SignatureVerifier* verifier = nullptr);
   // Passes every request to `handler` instead of Route (no /metrics, no health check).
   HttpServer(RequestHandler handler, const ServerOptions& options);
   HttpServer(const HttpServer&) = delete;

@@ -1,6 +1,6 @@
 // ddb-server: parses flags, opens the engine, serves HTTP until SIGINT/SIGTERM, then closes
 // the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure, 2 bad
-// flags.
+// flags or keys (--credentials).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "ddb/engine.h"
 #include "server/config.h"
+#include "server/credentials.h"
 #include "server/http_server.h"
 #include "server/log.h"
 
@@ -35,6 +36,28 @@ int Main(int argc, char** argv) {
   }
   SetLogLevel(options.log_level);
 
+  // --auth verify: the keys, before anything is opened, so that a bad file stops the start.
+  CredentialStore keys;
+  std::unique_ptr<SignatureVerifier> verifier;
+  if (options.auth == AuthMode::kVerify) {
+    Status loaded =
+        options.credentials_file.empty() ? Status::Ok() : keys.AddFile(options.credentials_file);
+    if (loaded.ok()) loaded = keys.AddEnvironment();
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "ddb-server: %s\n", loaded.error().message().c_str());
+      return 2;
+    }
+    if (keys.size() == 0) {
+      std::fprintf(stderr,
+                   "ddb-server: --auth verify needs keys: --credentials FILE or "
+                   "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\n");
+      return 2;
+    }
+    verifier = std::make_unique<SignatureVerifier>(&keys);
+    Log(LogLevel::kInfo,
+        "verifying signatures against " + std::to_string(keys.size()) + " access key(s)");
+  }
+
   Result<std::unique_ptr<Engine>> opened =
       Engine::Open(EngineOptions{.data_dir = options.data_dir,
                                  .in_memory = options.in_memory,
@@ -49,7 +72,7 @@ int Main(int argc, char** argv) {
 
   {
     // Scoped so that every connection and thread is gone before the engine closes.
-    HttpServer server(*engine, options);
+    HttpServer server(*engine, options, verifier.get());
     if (Status started = server.Start(); !started.ok()) {
       Log(LogLevel::kError, started.error().message());
       return 1;
