@@ -13,7 +13,7 @@
 #   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N] [--runs N]
 #                    [--item-size B] [--threads N] [--client-threads N]
 #                    [--ops "get put query update"] [--servers "ddb floor dynalite"]
-#                    [--keys uniform|zipf] [--gsi] [--csv FILE] [--raw FILE]
+#                    [--keys uniform|zipf] [--gsi] [--sign] [--csv FILE] [--raw FILE]
 #
 # Ops are loadgen workloads: get put update query scan batchwrite transact. An op with a
 # suffix -gsi1 or -gsi2 (put-gsi1, update-gsi2, ...) runs that workload on a table with one or
@@ -24,6 +24,10 @@
 # same server; every table an op needs is preloaded after the server starts, before the first
 # op, so all cases of a run see the same data. --raw FILE keeps every run's RESULT line (with
 # run= and load1=, the 1-minute load average before the case).
+# Server ddb-verify is ddb-server --auth verify (signatures checked against a key in its
+# environment); with it in --servers, or with --sign, loadgen signs every request for real
+# (for every server, so that the client's cost is the same), and the table adds the ratio
+# ddb-verify/ddb.
 # Environment: DDB_SERVER (default build/ddb-server), LOADGEN (default build/loadgen),
 # FLOOR_SERVER (default build/floor_server), BUILD_DIR (default build). Missing programs are
 # built in BUILD_DIR; dynalite is installed into bench/node_modules with npm if missing.
@@ -51,6 +55,7 @@ CSV=""
 RAW=""
 SERVERS="ddb floor dynalite"
 KEYS=uniform
+SIGN=""
 
 usage() {
   sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -73,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift 2 ;;
     --csv) CSV="$2"; shift 2 ;;
     --raw) RAW="$2"; shift 2 ;;
+    --sign) SIGN=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; usage 2 ;;
   esac
@@ -147,6 +153,14 @@ start_server() {
       wait_for "$log" '^LISTENING [0-9]+' 10
       PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
       ;;
+    ddb-verify)
+      AWS_ACCESS_KEY_ID=AKIDBENCH AWS_SECRET_ACCESS_KEY=benchsecret "$DDB_SERVER" --in-memory \
+        --host 127.0.0.1 --port 0 --threads "$THREADS" --log-level warn --auth verify \
+        >"$log" 2>&1 &
+      SERVER_PID=$!
+      wait_for "$log" '^LISTENING [0-9]+' 10
+      PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
+      ;;
     floor)
       "$FLOOR_SERVER" --host 127.0.0.1 --port 0 --threads "$THREADS" >"$log" 2>&1 &
       SERVER_PID=$!
@@ -167,6 +181,8 @@ start_server() {
 
 common=(--host 127.0.0.1 --connections "$CONNECTIONS" --threads "$CLIENT_THREADS"
         --item-size "$ITEM_SIZE" --keys "$KEYS")
+[[ " $SERVERS " == *" ddb-verify "* ]] && SIGN=1
+[[ -z "$SIGN" ]] || common+=(--sign AKIDBENCH:benchsecret)
 RESULTS="$WORK/results.txt"
 : >"$RESULTS"
 run_timeout=$(awk -v d="$DURATION" -v w="$WARMUP" 'BEGIN { printf "%d", d + w + 60 }')
@@ -299,7 +315,10 @@ awk -v servers="$SERVERS" '
     n = split(servers, sv, " ")
     printf "%-16s %-13s", "op", "metric"
     for (i = 1; i <= n; i++) printf " %11s", sv[i]
-    printf " %11s %13s\n", "ddb/floor", "ddb/dynalite"
+    printf " %11s %13s", "ddb/floor", "ddb/dynalite"
+    verify = index(" " servers " ", " ddb-verify ") > 0
+    if (verify) printf " %11s", "verify/ddb"
+    printf "\n"
     nm = split("req/s p50_ms p90_ms p99_ms max_ms cpu_us/req client_us/req errors load1", metrics, " ")
     for (o = 1; o <= nops; o++) {
       op = order[o]
@@ -329,7 +348,11 @@ awk -v servers="$SERVERS" '
           else printf " %11.3f", v
         }
         if (metric == "errors" || metric == "load1") printf "\n"
-        else printf " %11s %13s\n", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
+        else {
+          printf " %11s %13s", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
+          if (verify) printf " %11s", ratio(val["ddb-verify"], val["ddb"])
+          printf "\n"
+        }
       }
     }
   }' "$MEDIANS"

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "loadgen_tables.h"
+#include "server/sigv4_verify.h"
 
 namespace ddb::bench {
 namespace {
@@ -99,6 +100,9 @@ struct Options {
   double timeout = 10;
   std::string label;
   uint64_t seed = 0;
+  // --sign KEY:SECRET: real SigV4 signatures (host, x-amz-date, x-amz-target, the body's
+  // hash) instead of a well-formed dummy, for servers that verify them.
+  std::string sign_key, sign_secret;
   bool progress = true;
   TableShape shape;  // --gsis, --lsi, --stream, --ttl and their fractions
 };
@@ -137,6 +141,8 @@ void PrintUsage(FILE* out) {
       "  --timeout S         per-request timeout; a timeout closes the connection (default 10)\n"
       "  --label L           tag for the RESULT lines\n"
       "  --seed N            random seed (default: from the clock)\n"
+      "  --sign KEY:SECRET   sign each request with SigV4 as an SDK does (for servers that\n"
+      "                      verify signatures, e.g. ddb-server --auth verify)\n"
       "  --no-progress       no progress line on stderr\n"
       "Table shape (CreateTable, and the attributes every written item carries; give the same\n"
       "flags with --no-create to write to a table created earlier):\n"
@@ -274,6 +280,14 @@ Options ParseFlags(int argc, char** argv) {
       o.timeout = ParseDouble(flag, v, 0.001);
     } else if (flag == "--label") {
       o.label = v;
+    } else if (flag == "--sign") {
+      const size_t colon = v.find(':');
+      if (colon == std::string::npos || colon == 0) {
+        std::fprintf(stderr, "loadgen: --sign wants KEY:SECRET\n");
+        std::exit(2);
+      }
+      o.sign_key = v.substr(0, colon);
+      o.sign_secret = v.substr(colon + 1);
     } else if (flag == "--seed") {
       o.seed = static_cast<uint64_t>(ParseInt(flag, v, 0, INT64_MAX));
     } else if (flag == "--gsis") {
@@ -459,6 +473,42 @@ std::string RequestHead(const Options& o, Op op) {
          "aws4_request, SignedHeaders=host, Signature=0\r\n"
          "X-Amz-Target: DynamoDB_20120810." +
          std::string(OpName(op)) + "\r\nContent-Length: ";
+}
+
+// With --sign: the head of a request signed as the SDKs sign it (host, x-amz-date and
+// x-amz-target signed, the body hashed), ending like RequestHead in "Content-Length: ".
+// The signing key is derived once per day and thread.
+std::string SignedRequestHead(const Options& o, Op op, const std::string& body) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y%m%dT%H%M%SZ", &tm);
+  const std::string amz_date = date;
+  const std::string day = amz_date.substr(0, 8);
+  thread_local std::string key_day, signing_key;
+  if (key_day != day) {
+    signing_key = ddb::server::DeriveSigningKey(o.sign_secret, day, "us-east-1", "dynamodb");
+    key_day = day;
+  }
+  const std::string host = o.host + ":" + std::to_string(o.port);
+  const std::string target = "DynamoDB_20120810." + std::string(OpName(op));
+  const std::string canonical = "POST\n/\n\nhost:" + host + "\nx-amz-date:" + amz_date +
+                                "\nx-amz-target:" + target + "\n\nhost;x-amz-date;x-amz-target\n" +
+                                ddb::server::Sha256Hex(body);
+  const std::string scope = day + "/us-east-1/dynamodb/aws4_request";
+  const std::string signature = ddb::server::HmacSha256Hex(
+      signing_key, ddb::server::StringToSign(amz_date, scope, canonical));
+  return "POST / HTTP/1.1\r\nHost: " + host +
+         "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Date: " + amz_date +
+         "\r\nAuthorization: AWS4-HMAC-SHA256 Credential=" + o.sign_key + "/" + scope +
+         ", SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + signature +
+         "\r\nX-Amz-Target: " + target + "\r\nContent-Length: ";
+}
+
+// The head for `body`: signed with --sign, else the prebuilt dummy-signed one.
+std::string HeadFor(const Options& o, Op op, const std::string& body, const std::string& prebuilt) {
+  return o.sign_key.empty() ? prebuilt : SignedRequestHead(o, op, body);
 }
 
 // Builds request bodies. Keys: item i of the preloaded data set has pk "p<i / items_per_pk>"
@@ -993,7 +1043,11 @@ bool Connection::Generate(Request* request) {
 void Connection::Send(Request request, Clock::time_point intended) {
   current_ = std::move(request);
   intended_ = intended;
-  wire_ = runner_.head(current_.op);
+  if (runner_.options().sign_key.empty()) {
+    wire_ = runner_.head(current_.op);  // into wire_'s capacity: no allocation
+  } else {
+    wire_ = SignedRequestHead(runner_.options(), current_.op, current_.body);
+  }
   wire_ += std::to_string(current_.body.size());
   wire_ += "\r\n\r\n";
   wire_ += current_.body;
@@ -1176,7 +1230,8 @@ Reply Call(const Options& o, const tcp::endpoint& endpoint, Op op, const std::st
     beast::tcp_stream stream(ioc);
     stream.expires_after(std::chrono::seconds(10));
     stream.connect(endpoint);
-    std::string wire = RequestHead(o, op) + std::to_string(body.size()) + "\r\n\r\n" + body;
+    std::string wire =
+        HeadFor(o, op, body, RequestHead(o, op)) + std::to_string(body.size()) + "\r\n\r\n" + body;
     asio::write(stream, asio::buffer(wire));
     beast::flat_buffer buffer;
     http::response<http::string_body> response;

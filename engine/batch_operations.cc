@@ -137,6 +137,9 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     std::set<std::string> seen;
     for (const auto& w : writes) {
       if (w.is_put) {
+        // A key value of the wrong type is "does not match the schema" here, as the service
+        // answers BatchWriteItem (PutItem names the types instead).
+        DDB_RETURN_IF_ERROR(ValidateKeyValues(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateItem(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, w.item));
       } else {

@@ -137,6 +137,12 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
         "One or more parameter values were invalid: If stream is being enabled then "
         "UpdateViewType is required");
   }
+  if (req.stream_specification && !req.stream_specification->stream_enabled &&
+      req.stream_specification->stream_view_type) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Table is being created with a stream "
+        "disabled, UpdateViewType should not be specified");
+  }
   TableDescription d;
   d.table_name = req.table_name;
   d.table_id = NewUuid();

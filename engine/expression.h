@@ -75,6 +75,9 @@ bool EvaluateCondition(const CompiledCondition& condition, const Item* item);
 // key attributes in a Query's FilterExpression). [added by the lead for read_path.cc]
 bool ConditionReferences(const CompiledCondition& condition, const std::string& name);
 
+// The top-level attribute names the condition refers to, each once, in order of appearance.
+std::vector<std::string> ConditionAttributeNames(const CompiledCondition& condition);
+
 // Errors: kValidation (syntax, overlapping/conflicting paths, ...).
 Result<UpdatePtr> CompileUpdate(std::string_view text, Placeholders* placeholders);
 // Top-level attribute names the update writes or removes (to reject key updates and to

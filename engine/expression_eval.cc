@@ -295,6 +295,29 @@ bool ConditionReferences(const CompiledCondition& condition, const std::string& 
   return References(condition.root, name);
 }
 
+namespace {
+
+void CollectNames(const expr::Operand& op, std::vector<std::string>* names) {
+  if (op.kind == expr::Operand::Kind::kPath && !op.resolved_path.empty()) {
+    const std::string& name = op.resolved_path.front().name;
+    if (std::find(names->begin(), names->end(), name) == names->end()) names->push_back(name);
+  }
+  for (const auto& arg : op.args) CollectNames(arg, names);
+}
+
+void CollectNames(const expr::Condition& c, std::vector<std::string>* names) {
+  for (const auto& op : c.operands) CollectNames(op, names);
+  for (const auto& child : c.children) CollectNames(child, names);
+}
+
+}  // namespace
+
+std::vector<std::string> ConditionAttributeNames(const CompiledCondition& condition) {
+  std::vector<std::string> names;
+  CollectNames(condition.root, &names);
+  return names;
+}
+
 bool EvaluateCondition(const CompiledCondition& condition, const Item* item) {
   return Evaluate(condition.root, item);
 }

@@ -96,18 +96,30 @@ Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& it
   return Status::Ok();
 }
 
-Status ValidateKey(const TableDescription& table, const Item& key) {
+Status ValidateKeyShape(const TableDescription& table, const Item& key) {
   const Error mismatch = Error::Validation("The provided key element does not match the schema");
   if (key.size() != table.key_schema.size()) return mismatch;
   for (const auto& k : table.key_schema) {
+    if (!key.contains(k.attribute_name)) return mismatch;
+  }
+  return Status::Ok();
+}
+
+Status ValidateKeyValues(const TableDescription& table, const Item& key) {
+  for (const auto& k : table.key_schema) {
     auto it = key.find(k.attribute_name);
-    if (it == key.end()) return mismatch;
+    if (it == key.end()) continue;
     if (it->second.type() != ToAttributeType(table.AttributeTypeOf(k.attribute_name))) {
-      return mismatch;
+      return Error::Validation("The provided key element does not match the schema");
     }
     DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
   }
   return Status::Ok();
+}
+
+Status ValidateKey(const TableDescription& table, const Item& key) {
+  DDB_RETURN_IF_ERROR(ValidateKeyShape(table, key));
+  return ValidateKeyValues(table, key);
 }
 
 }  // namespace ddb

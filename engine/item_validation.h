@@ -25,6 +25,12 @@ Status ValidateItemSize(const Item& item);
 Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& item,
                          bool by_update = false);
 
+// ValidateKey in two steps: the key names exactly the key attributes (shape), and their
+// values have the declared types, are not empty, not too long (values). A transaction reports
+// a values error as its action's ValidationError. Errors: kValidation.
+Status ValidateKeyShape(const TableDescription& table, const Item& key);
+Status ValidateKeyValues(const TableDescription& table, const Item& key);
+
 // A primary key for GetItem/DeleteItem: exactly the key attributes, declared types.
 // Errors: kValidation ("The provided key element does not match the schema", ...).
 Status ValidateKey(const TableDescription& table, const Item& key);

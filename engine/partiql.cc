@@ -368,6 +368,14 @@ WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
   return out;
 }
 
+// A SELECT's WHERE is a statement, not a FilterExpression: the service reports its errors
+// without the expression's frame ("Invalid FilterExpression: ").
+Error WithoutFilterFrame(Error e) {
+  constexpr std::string_view kFrame = "Invalid FilterExpression: ";
+  if (e.code() != ErrorCode::kValidation || !e.message().starts_with(kFrame)) return e;
+  return Error::Validation(e.message().substr(kFrame.size()));
+}
+
 // What a SELECT's Query and Scan share: table, index, filter, projection, paging.
 Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
                  const std::vector<const Expr*>& filter, Generated* ph, ReadRequestBase* r) {
@@ -416,7 +424,9 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
     DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &q));
     q.scan_index_forward = !st.descending;
     ph.ApplyTo(&q);
-    DDB_ASSIGN_OR_RETURN(page, engine.Query(q));
+    Result<ReadResult> read = engine.Query(q);
+    if (!read.ok()) return WithoutFilterFrame(read.error());
+    page = std::move(read).value();
   } else {
     if (st.order_by) {
       return Error::Validation(
@@ -425,7 +435,9 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
     ScanRequest s;
     DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &s));
     ph.ApplyTo(&s);
-    DDB_ASSIGN_OR_RETURN(page, engine.Scan(s));
+    Result<ReadResult> read = engine.Scan(s);
+    if (!read.ok()) return WithoutFilterFrame(read.error());
+    page = std::move(read).value();
   }
   ExecuteStatementResult result;
   result.items = std::move(page.items);
@@ -580,7 +592,8 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, parsed[i].table));
     DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(parsed[i], table, req.statements[i]));
     if (w.return_values != ReturnValues::kNone) {
-      return Error::Validation("RETURNING is not supported in a transaction");
+      return Error::Validation("Validation failed in TransactStatements[" + std::to_string(i) +
+                               "]: RETURNING clause is not supported in ExecuteTransaction.");
     }
     inserts.push_back(w.insert);
     write.actions.push_back(std::move(w.action));

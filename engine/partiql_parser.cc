@@ -111,7 +111,7 @@ class Parser {
       st.kind = Statement::Kind::kDelete;
       DDB_RETURN_IF_ERROR(ParseDelete(&st));
     } else {
-      return Malformed("unsupported statement, expected SELECT, INSERT, UPDATE or DELETE");
+      return Malformed("Expected data manipulation");  // the service's words
     }
     if (Peek().kind != Token::Kind::kEnd) return Unexpected();
     if (next_parameter_ != parameters_.size()) return ParameterCountError();
@@ -527,7 +527,12 @@ class Parser {
     const bool old = AcceptWord("OLD");
     if (!old) DDB_RETURN_IF_ERROR(ExpectWord("NEW"));
     DDB_RETURN_IF_ERROR(ExpectPunct("*"));
-    if (delete_only && !(all && old)) return Malformed("DELETE can only return ALL OLD *");
+    if (delete_only && !(all && old)) {
+      // The service's words, naming the clause as written (upper case).
+      return Error::Validation(std::string("Invalid returning clause: RETURNING ") +
+                               (all ? "ALL" : "MODIFIED") + (old ? " OLD" : " NEW") +
+                               " *. Only RETURNING ALL OLD * is allowed in DELETE statements.");
+    }
     st->returning = all ? (old ? ReturnValues::kAllOld : ReturnValues::kAllNew)
                         : (old ? ReturnValues::kUpdatedOld : ReturnValues::kUpdatedNew);
     return Status::Ok();

@@ -97,14 +97,10 @@ struct ReadTarget {
   }
   // The key of the entry an ExclusiveStartKey names. Errors: kValidation.
   Result<std::string> StartKey(const Item& esk) const {
-    const Error invalid = Error::Validation(
-        "The provided starting key is invalid: The provided key element does not match the "
-        "schema");
+    // The service's 2026 answer names no reason (nubo-db/dynamodb-conformance records it).
+    const Error invalid = Error::Validation("The provided starting key is invalid");
     Status table_key = ValidateKey(table->description, KeyOnly(esk, table->description));
-    if (!table_key.ok()) {
-      return Error::Validation("The provided starting key is invalid: " +
-                               table_key.error().message());
-    }
+    if (!table_key.ok()) return invalid;
     if (!index) {
       if (esk.size() != table->description.key_schema.size()) return invalid;
       const TableDescription& d = table->description;
@@ -225,7 +221,27 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& 
         "for global secondary index " +
         target.index->name + " because its projection type is not ALL");
   }
-  (void)plan;
+  // An LSI reads the table's item for what it does not project, but a filter may only use
+  // what it projects (the service filters before fetching).
+  const IndexSchema& index = *target.index;
+  if (!index.global && index.projection != ProjectionType::kAll && plan.filter) {
+    std::string missing;
+    for (const std::string& name : ConditionAttributeNames(*plan.filter)) {
+      const bool projected =
+          name == index.table_hash || name == index.table_range ||
+          std::any_of(index.range_attrs.begin(), index.range_attrs.end(),
+                      [&](const auto& a) { return a.first == name; }) ||
+          std::find(index.non_key_attributes.begin(), index.non_key_attributes.end(), name) !=
+              index.non_key_attributes.end();
+      if (!projected) missing += (missing.empty() ? "" : ", ") + name;
+    }
+    if (!missing.empty()) {
+      // The service's words (its PartiQL answer, recorded in 2026).
+      return Error::Validation("One or more parameter values were invalid: Secondary index " +
+                               index.name + " does not project one or more filter attributes: [" +
+                               missing + "]");
+    }
+  }
   return target;
 }
 
@@ -246,11 +262,10 @@ class PageReader {
              const ReadPlan& plan)
       : impl_(impl), target_(target), req_(req), plan_(plan) {
     // An LSI answers for attributes it does not project by fetching the table's item, as
-    // the service does; a GSI returns what it has.
+    // the service does; a GSI returns what it has. (Filters use projected attributes only.)
     fetch_base_ = target.index && !target.index->global &&
                   target.index->projection != ProjectionType::kAll &&
-                  (req.select == Select::kAllAttributes || plan.projection.has_value() ||
-                   plan.filter != nullptr);
+                  (req.select == Select::kAllAttributes || plan.projection.has_value());
     // Items returned whole stay in stored form when the caller accepts that.
     keep_encoded_ = req.accept_encoded_items && !fetch_base_ && !plan.filter && !plan.projection &&
                     !plan.count_only;
@@ -533,11 +548,9 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
                       "when parameter TotalSegments is present");
   }
   if (req.segment && *req.segment >= *req.total_segments) {
+    // As the service answers in 2026 (it used to append "Segment: S is not less than ...").
     return Error::Validation(
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
-        "Segment: " +
-        std::to_string(*req.segment) +
-        " is not less than TotalSegments: " + std::to_string(*req.total_segments));
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments");
   }
   DDB_RETURN_IF_ERROR(CheckPlaceholdersNeedExpressions(
       req.expression_attribute_names.has_value(), req.expression_attribute_values.has_value(),

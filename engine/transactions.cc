@@ -142,14 +142,20 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
   for (size_t i = 0; i < req.actions.size(); ++i) {
     const TransactWriteAction& a = req.actions[i];
     DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
+    // A bad key value (of the table or an index) cancels the transaction with this action's
+    // ValidationError; the service stops at the first, the other actions' reasons are None.
+    // A key that names other attributes than the schema's fails the request.
+    Status values = Status::Ok();
     if (writes[i].kind == PreparedWrite::Kind::kPut) {
-      // A bad item cancels the transaction with this action's ValidationError; the service
-      // stops at the first, the other actions' reasons are None.
-      if (Status item = ValidatePutItemKeys(*table, a.item_or_key); !item.ok()) {
-        std::vector<CancellationReason> reasons(req.actions.size());
-        reasons[i] = {CancellationCode::kValidationError, item.error().message(), {}};
-        return TransactionCanceled(std::move(reasons));
-      }
+      values = ValidatePutItemKeys(*table, a.item_or_key);
+    } else {
+      DDB_RETURN_IF_ERROR(ValidateKeyShape(table->description, a.item_or_key));
+      values = ValidateKeyValues(table->description, a.item_or_key);
+    }
+    if (!values.ok()) {
+      std::vector<CancellationReason> reasons(req.actions.size());
+      reasons[i] = {CancellationCode::kValidationError, values.error().message(), {}};
+      return TransactionCanceled(std::move(reasons));
     }
     DDB_RETURN_IF_ERROR(BindWrite(table, a.item_or_key, &writes[i], /*check_put_keys=*/false));
     if (!seen.insert(writes[i].key).second) return DuplicateItem();

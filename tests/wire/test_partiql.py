@@ -148,3 +148,41 @@ def test_batch_execute_statement(ddb, music):
     assert r["Responses"] == [
         {"TableName": music, "Item": {"Artist": {"S": "user01"}, "SongTitle": {"S": "x"}}},
         {"TableName": music}]
+
+
+# Messages as the service answered them in 2026 (nubo-db/dynamodb-conformance records them).
+
+@pytest.mark.parametrize("returning", ["MODIFIED OLD", "ALL NEW", "MODIFIED NEW"])
+def test_delete_returns_only_all_old(ddb, music, returning):
+    err = error(ddb, f"DELETE FROM \"{music}\" WHERE Artist = 'a' AND SongTitle = 'b' "
+                     f"RETURNING {returning} *")
+    assert err["Message"] == (
+        f"Invalid returning clause: RETURNING {returning} *. Only RETURNING ALL OLD * is "
+        "allowed in DELETE statements.")
+
+
+def test_unknown_statement_kind(ddb, music):
+    err = error(ddb, f"SLECT * FROM \"{music}\"")
+    assert err["Message"] == (
+        "Statement wasn't well formed, can't be processed: Expected data manipulation")
+
+
+def test_transaction_refuses_returning(ddb, music):
+    run(ddb, f"INSERT INTO \"{music}\" VALUE {{'Artist': 'r', 'SongTitle': 's'}}")
+    with pytest.raises(ClientError) as e:
+        ddb.execute_transaction(TransactStatements=[{
+            "Statement": f"UPDATE \"{music}\" SET x = 1 WHERE Artist = 'r' AND SongTitle = 's' "
+                         "RETURNING ALL NEW *"}])
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert e.value.response["Error"]["Message"] == (
+        "Validation failed in TransactStatements[0]: RETURNING clause is not supported in "
+        "ExecuteTransaction.")
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">="])
+def test_where_errors_have_no_filter_expression_frame(ddb, music, op):
+    err = error(ddb, f"SELECT Artist FROM \"{music}\" WHERE Artist = 'a' AND v {op} ?",
+                Parameters=[{"BOOL": True}])
+    assert err["Message"] == (
+        f"Incorrect operand type for operator or function; operator or function: {op}, "
+        "operand type: BOOL")

@@ -391,6 +391,23 @@ def test_invalid_key_value_cancels_with_a_validation_error_reason(ddb, table_s):
     assert snapshot(ddb, table_s) == before
 
 
+@pytest.mark.parametrize("action", ["update", "delete", "check"])
+def test_key_of_the_wrong_type_cancels_with_a_validation_error(ddb, table_s, action):
+    """Update, Delete and ConditionCheck too: a key value of the wrong type is the action's
+    ValidationError (the service's answer, nubo-db/dynamodb-conformance, 2026); a key naming
+    other attributes fails the whole request."""
+    key = {"pk": N(5)}
+    make = {"update": lambda k: t_update(table_s, k, "SET a = :v", values={":v": N(1)}),
+            "delete": lambda k: t_delete(table_s, k),
+            "check": lambda k: t_check(table_s, k, "attribute_exists(pk)")}[action]
+    err = expect_error(lambda: ddb.transact_write_items(TransactItems=[
+        t_put(table_s, {"pk": S("fine")}), make(key)]), "TransactionCanceledException")
+    assert [r["Code"] for r in err.response["CancellationReasons"]] == ["None", "ValidationError"]
+    err = expect_error(lambda: ddb.transact_write_items(TransactItems=[make({"other": S("x")})]),
+                       VE, "The provided key element does not match the schema")
+    assert "CancellationReasons" not in err.response
+
+
 def test_put_of_oversized_item_is_a_top_level_validation_exception(ddb, table_s):
     err = expect_error(lambda: ddb.transact_write_items(TransactItems=[
         t_put(table_s, {"pk": S("ok")}),
