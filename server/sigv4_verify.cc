@@ -239,6 +239,17 @@ struct SignatureParts {
   std::optional<std::string> session_token;  // X-Amz-Security-Token, when sent
 };
 
+SignatureParts PartsOf(SigV4Authorization auth) {
+  SignatureParts parts;
+  parts.access_key_id = std::move(auth.access_key_id);
+  parts.scope_date = std::move(auth.date);
+  parts.region = std::move(auth.region);
+  parts.service = std::move(auth.service);
+  parts.signed_headers = std::move(auth.signed_headers);
+  parts.signature = std::move(auth.signature);
+  return parts;
+}
+
 Result<SignatureParts> PartsFromQuery(const std::vector<QueryParam>& query) {
   std::string missing;
   for (std::string_view name : {"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Signature",
@@ -260,13 +271,7 @@ Result<SignatureParts> PartsFromQuery(const std::vector<QueryParam>& query) {
                              ", Signature=" + FindParam(query, "X-Amz-Signature")->value;
   Result<SigV4Authorization> auth = ParseAuthorization(header);
   if (!auth.ok()) return auth.error();
-  SignatureParts parts;
-  parts.access_key_id = std::move(auth->access_key_id);
-  parts.scope_date = std::move(auth->date);
-  parts.region = std::move(auth->region);
-  parts.service = std::move(auth->service);
-  parts.signed_headers = std::move(auth->signed_headers);
-  parts.signature = std::move(auth->signature);
+  SignatureParts parts = PartsOf(std::move(auth).value());
   parts.amz_date = FindParam(query, "X-Amz-Date")->value;
   const std::string& expires = FindParam(query, "X-Amz-Expires")->value;
   int64_t e = 0;
@@ -295,13 +300,7 @@ Result<SignatureParts> PartsFromHeader(std::string_view authorization,
   Result<SigV4Authorization> auth =
       ParseAuthorization(authorization, amz_date.has_value() || http_date.has_value());
   if (!auth.ok()) return auth.error();
-  SignatureParts parts;
-  parts.access_key_id = std::move(auth->access_key_id);
-  parts.scope_date = std::move(auth->date);
-  parts.region = std::move(auth->region);
-  parts.service = std::move(auth->service);
-  parts.signed_headers = std::move(auth->signed_headers);
-  parts.signature = std::move(auth->signature);
+  SignatureParts parts = PartsOf(std::move(auth).value());
   if (amz_date) {
     parts.amz_date = std::string(*amz_date);
   } else {
