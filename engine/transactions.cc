@@ -157,7 +157,7 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
       reasons[i] = {CancellationCode::kValidationError, values.error().message(), {}};
       return TransactionCanceled(std::move(reasons));
     }
-    DDB_RETURN_IF_ERROR(BindWrite(table, a.item_or_key, &writes[i], /*check_put_keys=*/false));
+    DDB_RETURN_IF_ERROR(BindWrite(table, a.item_or_key, &writes[i], /*check_keys=*/false));
     if (!seen.insert(writes[i].key).second) return DuplicateItem();
     bytes += ItemSize(a.item_or_key);
   }

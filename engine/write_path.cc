@@ -58,12 +58,12 @@ Status ValidatePutItemKeys(const TableInfo& table, const Item& item) {
 }
 
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key, PreparedWrite* p,
-                 bool check_put_keys) {
+                 bool check_keys) {
   const TableDescription& d = table->description;
   if (p->kind == PreparedWrite::Kind::kPut) {
-    if (check_put_keys) DDB_RETURN_IF_ERROR(ValidatePutItemKeys(*table, item_or_key));
+    if (check_keys) DDB_RETURN_IF_ERROR(ValidatePutItemKeys(*table, item_or_key));
     DDB_RETURN_IF_ERROR(ValidateItemSize(item_or_key));
-  } else {
+  } else if (check_keys) {
     DDB_RETURN_IF_ERROR(ValidateKey(d, item_or_key));
   }
   for (const auto& path : p->updated_paths) {

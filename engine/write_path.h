@@ -49,11 +49,11 @@ Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
 // size is the request's).
 // Errors: kValidation.
 Status ValidatePutItemKeys(const TableInfo& table, const Item& item);
-// Step 2: the write bound to its table: the key validated (a Put's item: its size, and unless
-// `check_put_keys` is false because the caller ran ValidatePutItemKeys itself, its keys), no
-// key attribute updated. Errors: kValidation.
+// Step 2: the write bound to its table: the key validated (a Put's item: its size and its
+// keys), no key attribute updated. `check_keys` false: the caller validated the keys itself
+// (ValidatePutItemKeys, or ValidateKeyShape and ValidateKeyValues). Errors: kValidation.
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
-                 PreparedWrite* write, bool check_put_keys = true);
+                 PreparedWrite* write, bool check_keys = true);
 
 // UpdateItem's ReturnValues from the old and new items.
 std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& write,

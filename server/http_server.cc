@@ -219,28 +219,23 @@ constexpr size_t kMaxInflatedBody = 16 * 1024 * 1024;
 constexpr size_t kCompressAbove = 4096;
 
 // The caller of a DynamoDB request: verified (--auth verify), or read leniently from the
-// Authorization header; nullopt with *error set when it may not go on.
-std::optional<RequestContext> Caller(const HttpRequest& request, const SignatureVerifier* verifier,
-                                     Error* error) {
+// Authorization header. Errors: why the request may not go on (the verifier's, or
+// kMissingAuthenticationToken).
+Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifier* verifier) {
   if (verifier) {
     Result<VerifiedCaller> caller = verifier->Verify(SignedRequest{.method = request.method,
                                                                    .target = request.target,
                                                                    .headers = request.headers,
                                                                    .body = request.body},
                                                      std::chrono::system_clock::now());
-    if (!caller.ok()) {
-      *error = caller.error();
-      return std::nullopt;
-    }
+    if (!caller.ok()) return caller.error();
     RequestContext ctx;
     ctx.region = std::move(caller->region);
     ctx.access_key_id = caller->key->access_key_id;
     return ctx;
   }
   if (!request.authorization || request.authorization->empty()) {
-    *error =
-        Error(ErrorCode::kMissingAuthenticationToken, "Request is missing Authentication Token");
-    return std::nullopt;
+    return Error(ErrorCode::kMissingAuthenticationToken, "Request is missing Authentication Token");
   }
   return ContextFromAuthorization(*request.authorization);
 }
@@ -267,9 +262,8 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureV
   }
 
   const bool json_1_1 = UsesJson11(request->content_type);
-  Error refused = Error::Internal("");
-  std::optional<RequestContext> ctx = Caller(*request, verifier, &refused);
-  if (!ctx) return DynamoErrorResponse(refused, json_1_1);
+  Result<RequestContext> ctx = Caller(*request, verifier);
+  if (!ctx.ok()) return DynamoErrorResponse(ctx.error(), json_1_1);
   ctx->endpoint = request->host;
   // The service accepts compressed request bodies (SDK request compression); any other
   // coding, or a body that does not inflate, is an internal error there.

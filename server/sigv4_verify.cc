@@ -54,8 +54,9 @@ std::string HmacRaw(std::string_view key, std::string_view data) {
     EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(HmacAlgorithm());
     Context() {
       char digest[] = "SHA256";
-      const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
-                                   OSSL_PARAM_construct_end()};
+      const OSSL_PARAM params[] = {
+          OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+          OSSL_PARAM_construct_end()};
       EVP_MAC_CTX_set_params(ctx, params);
     }
     ~Context() { EVP_MAC_CTX_free(ctx); }

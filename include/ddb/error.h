@@ -43,8 +43,6 @@ enum class ErrorCode : uint8_t {
   kExpiredIterator,     // DynamoDB Streams: a shard iterator older than 15 minutes
   kTrimmedDataAccess,   // DynamoDB Streams: records past the 24-hour retention
   kUnrecognizedClient,  // an unknown access key or a wrong session token
-  kAccessDenied,        // no policy allows the caller the action on the resource
-  kPolicyNotFound,      // resource-based policies: none, or not at the expected revision
   kInternal,
 };
 
