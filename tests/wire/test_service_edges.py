@@ -86,3 +86,12 @@ def test_300_operators_are_allowed(ddb, table_s):
     expression = " or ".join(["attribute_not_exists(a)"] * 150)  # 150 calls + 149 ORs
     ddb.update_item(TableName=table_s, Key={"pk": S("k")}, UpdateExpression="SET z = :z",
                     ConditionExpression=expression, ExpressionAttributeValues={":z": S("v")})
+
+
+def test_create_table_refuses_a_disabled_stream_with_a_view_type(ddb, table_factory):
+    # The service's answer (nubo-db/dynamodb-conformance, 2026); nothing is created.
+    expect_error(lambda: table_factory(name="edge-stream-off", StreamSpecification={
+                     "StreamEnabled": False, "StreamViewType": "NEW_IMAGE"}),
+                 VE, "One or more parameter values were invalid: Table is being created with a "
+                     "stream disabled, UpdateViewType should not be specified")
+    assert "edge-stream-off" not in ddb.list_tables()["TableNames"]
