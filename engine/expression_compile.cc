@@ -338,7 +338,7 @@ Status CheckAllPlaceholdersUsed(const Placeholders& p) {
       m += keys[i];
     }
     m += "}";
-    return ValidationErrors({std::move(m)});  // the request-validation envelope (2026)
+    return Error::Validation(std::move(m));
   };
   std::vector<std::string> keys;
   if (p.names != nullptr) {

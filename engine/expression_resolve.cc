@@ -12,10 +12,6 @@ Error InvalidExpression(std::string_view kind, std::string_view message) {
   return Error::Validation(std::move(m));
 }
 
-Error InvalidExpressionInEnvelope(std::string_view kind, std::string_view message) {
-  return ValidationErrors({InvalidExpression(kind, message).message()});
-}
-
 std::string PathString(const DocumentPath& path) {
   std::string s = "[";
   for (size_t i = 0; i < path.size(); ++i) {
@@ -118,13 +114,11 @@ Status CheckPathOverlaps(const std::vector<const DocumentPath*>& paths, std::str
         differ = a_index ? a[k].index != b[k].index : a[k].name != b[k].name;
       }
       if (!differ) {
-        // An UpdateExpression's overlap comes in the request-validation envelope (2026).
         const std::string message =
             "Two document paths overlap with each other; must remove or rewrite one of these "
             "paths; path one: " +
             PathString(a) + ", path two: " + PathString(b);
-        return kind == "UpdateExpression" ? InvalidExpressionInEnvelope(kind, message)
-                                          : InvalidExpression(kind, message);
+        return InvalidExpression(kind, message);
       }
     }
   }

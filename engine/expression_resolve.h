@@ -29,9 +29,6 @@ namespace expr {
 
 // "Invalid <kind>: <message>" as kValidation.
 Error InvalidExpression(std::string_view kind, std::string_view message);
-// The same inside the service's request-validation envelope, "1 validation error detected:
-// Invalid <kind>: <message>", which the service uses for some of them since 2026.
-Error InvalidExpressionInEnvelope(std::string_view kind, std::string_view message);
 
 // "[a, b, [1]]": the service's rendering of a path in messages.
 std::string PathString(const DocumentPath& path);

@@ -498,14 +498,12 @@ TEST(ExprPlaceholders, UnusedAreReported) {
   Status s = CheckAllPlaceholdersUsed(r.p);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(),
-            "1 validation error detected: Value provided in ExpressionAttributeNames unused in "
-            "expressions: keys: {#a, #b}");
+            "Value provided in ExpressionAttributeNames unused in expressions: keys: {#a, #b}");
   ASSERT_TRUE(CompileCondition("#a = :v AND #b = :v", "ConditionExpression", &r.p).ok());
   s = CheckAllPlaceholdersUsed(r.p);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(),
-            "1 validation error detected: Value provided in ExpressionAttributeValues unused in "
-            "expressions: keys: {:w}");
+            "Value provided in ExpressionAttributeValues unused in expressions: keys: {:w}");
   // Usage accumulates over all expressions of a request.
   ASSERT_TRUE(CompileProjection("#a, x", &r.p).ok());
   ASSERT_TRUE(CompileCondition("a = :w", "FilterExpression", &r.p).ok());

@@ -130,12 +130,9 @@ struct ReadPlan {
   bool count_only = false;
 };
 
-// Select against the projection and the index. Query's answers come in the service's
-// request-validation envelope, Scan's without it (as the service answers in 2026).
-Status CheckSelect(const ReadRequestBase& req, bool query) {
-  auto refuse = [query](std::string message) {
-    return query ? ValidationErrors({std::move(message)}) : Error::Validation(std::move(message));
-  };
+// Select against the projection and the index.
+Status CheckSelect(const ReadRequestBase& req) {
+  auto refuse = [](std::string message) { return Error::Validation(std::move(message)); };
   bool has_projection = req.projection_expression || !req.attributes_to_get.empty();
   std::string_view projection_member =
       req.projection_expression ? "ProjectionExpression" : "AttributesToGet";
@@ -175,12 +172,12 @@ Status CheckSelect(const ReadRequestBase& req, bool query) {
   return Status::Ok();
 }
 
-Result<ReadPlan> PlanRead(const ReadRequestBase& req, bool query, Placeholders* placeholders) {
+Result<ReadPlan> PlanRead(const ReadRequestBase& req, Placeholders* placeholders) {
   ReadPlan plan;
   if (req.projection_expression && !req.attributes_to_get.empty()) {
     return CompileReadProjection(req.projection_expression, req.attributes_to_get, nullptr).error();
   }
-  DDB_RETURN_IF_ERROR(CheckSelect(req, query));
+  DDB_RETURN_IF_ERROR(CheckSelect(req));
   plan.count_only = req.select == Select::kCount;
   if (req.filter_expression) {
     DDB_ASSIGN_OR_RETURN(
@@ -436,7 +433,7 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
   placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
       req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, /*query=*/true, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
   KeyAttributes hash_attrs = target.hash_attrs();
@@ -560,7 +557,7 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
   placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
       req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, /*query=*/false, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 

@@ -21,7 +21,6 @@
 namespace ddb {
 
 using expr::InvalidExpression;
-using expr::InvalidExpressionInEnvelope;
 using expr::Operand;
 using expr::UpdateAction;
 
@@ -137,9 +136,9 @@ Result<UpdatePtr> CompileUpdate(std::string_view text, Placeholders* placeholder
     }));
   }
   if (!parsed->duplicate_section.empty()) {
-    return InvalidExpressionInEnvelope(kKind, "The \"" + parsed->duplicate_section +
-                                                  "\" section can only be used once in an "
-                                                  "update expression;");
+    return InvalidExpression(kKind, "The \"" + parsed->duplicate_section +
+                                        "\" section can only be used once in an update "
+                                        "expression;");
   }
   auto compiled = std::make_shared<CompiledUpdate>();
   compiled->actions = parsed->actions;

@@ -11,6 +11,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/metrics.h"
 #include "protocol/operations.h"
+#include "protocol/service_envelope.h"
 
 namespace ddb::protocol {
 namespace {
@@ -190,8 +191,10 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   }
   auto started = std::chrono::steady_clock::now();
   auto finish = [&](Result<std::string>&& response) -> WireResponse {
-    WireResponse wire = response.ok() ? WireResponse{200, std::move(response).value()}
-                                      : ErrorResponseIn(response.error(), ctx.region);
+    WireResponse wire =
+        response.ok()
+            ? WireResponse{200, std::move(response).value()}
+            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx.region);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     RecordRequest(operation, seconds, wire.status,

@@ -22,7 +22,10 @@ from conftest import (COND_FAILED, COND_FAILED_MSG, ERROR_TYPE_PREFIX, expect_co
                       expect_error, fresh_key, get_wire_item)
 
 VE = "ValidationException"
-CE = "Invalid ConditionExpression: "
+# PutItem, UpdateItem and DeleteItem answer ConditionExpression errors in the request-validation
+# envelope (the service since 2026; TransactWriteItems still answers them bare).
+VED = "1 validation error detected: "
+CE = VED + "Invalid ConditionExpression: "
 
 
 # ---------------------------------------------------------------------------
@@ -816,38 +819,39 @@ def test_constant_of_unorderable_type_is_validation_error(ddb, expr_table):
     # test_update_condition_lt); message uncertain beyond its prefix.
     for cond in ["a < :v", ":v <= a", "a > :v", "a >= :v"]:
         expect_error(_put_cond(ddb, expr_table, cond, {":v": {"L": [N(1)]}}), VE,
-                     match=r"^Invalid ConditionExpression: Incorrect operand type for operator "
+                     match=r"^1 validation error detected: Invalid ConditionExpression: Incorrect operand type for operator "
                            r"or function; operator or function: (<|<=|>|>=), operand type: L$")
 
 
 def test_attribute_type_second_operand_must_be_value(ddb, expr_table):
     expect_error(_put_cond(ddb, expr_table, "attribute_type(a, b)"), VE,
-                 match=r"^Invalid ConditionExpression: ")
+                 match=r"^1 validation error detected: Invalid ConditionExpression: ")
 
 
 def test_names_without_expression(ddb, expr_table):
     expect_error(lambda: ddb.put_item(TableName=expr_table, Item={"pk": S(fresh_key())},
                                       ExpressionAttributeNames={"#a": "a"}),
-                 VE, "ExpressionAttributeNames can only be specified when using expressions")
+                 VE, VED + "ExpressionAttributeNames can only be specified when using expressions")
     expect_error(lambda: ddb.delete_item(TableName=expr_table, Key={"pk": S(fresh_key())},
                                          ExpressionAttributeNames={"#a": "a"}),
-                 VE, "ExpressionAttributeNames can only be specified when using expressions")
+                 VE, VED + "ExpressionAttributeNames can only be specified when using expressions")
 
 
 def test_values_without_expression(ddb, expr_table):
-    # dynalite (pinned against DynamoDB): "...: ConditionExpression is null" for
-    # PutItem/DeleteItem; only the common prefix is asserted here.
-    e = expect_error(lambda: ddb.put_item(TableName=expr_table, Item={"pk": S(fresh_key())},
-                                          ExpressionAttributeValues={":v": N(1)}), VE)
-    assert e.response["Error"]["Message"].startswith(
-        "ExpressionAttributeValues can only be specified when using expressions")
+    # The 2026 text no longer names the missing expressions (": ConditionExpression is null").
+    for call in (lambda: ddb.put_item(TableName=expr_table, Item={"pk": S(fresh_key())},
+                                      ExpressionAttributeValues={":v": N(1)}),
+                 lambda: ddb.delete_item(TableName=expr_table, Key={"pk": S(fresh_key())},
+                                         ExpressionAttributeValues={":v": N(1)})):
+        expect_error(call, VE,
+                     VED + "ExpressionAttributeValues can only be specified when using expressions")
 
 
 def test_empty_names_and_values_maps(ddb, expr_table):
     expect_error(_put_cond(ddb, expr_table, "attribute_exists(a)", names={}), VE,
-                 "ExpressionAttributeNames must not be empty")
+                 VED + "ExpressionAttributeNames must not be empty")
     expect_error(_put_cond(ddb, expr_table, "attribute_exists(a)", values={}), VE,
-                 "ExpressionAttributeValues must not be empty")
+                 VED + "ExpressionAttributeValues must not be empty")
 
 
 def test_invalid_placeholder_keys(ddb, expr_table):

@@ -409,11 +409,14 @@ def test_expression_size_limit(ddb, table_s):
     long_update = "SET a = :v" + " " * 4090
     expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression=long_update,
                                          ExpressionAttributeValues=one),
-                 "ValidationException", _size_error("UpdateExpression", len(long_update)))
+                 "ValidationException",
+                 "1 validation error detected: " + _size_error("UpdateExpression", len(long_update)))
     long_condition = "attribute_exists(pk)" + " " * 4080
     expect_error(lambda: ddb.delete_item(TableName=table_s, Key=key,
                                          ConditionExpression=long_condition),
-                 "ValidationException", _size_error("ConditionExpression", len(long_condition)))
+                 "ValidationException",
+                 "1 validation error detected: "
+                 + _size_error("ConditionExpression", len(long_condition)))
     long_filter = "a = :v" + " " * 4091
     expect_error(lambda: ddb.scan(TableName=table_s, FilterExpression=long_filter,
                                   ExpressionAttributeValues=one),

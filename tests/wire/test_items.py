@@ -347,16 +347,18 @@ def test_delete_return_values_all_old(ddb, table_s):
 
 @pytest.mark.parametrize("rv", ["ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"])
 def test_put_return_values_invalid(ddb, table_s, rv):
-    # exact (real DynamoDB)
+    # exact (real DynamoDB; in the request-validation envelope since 2026)
     expect_error(lambda: ddb.put_item(TableName=table_s, Item={"pk": {"S": "rv"}}, ReturnValues=rv),
-                 "ValidationException", "ReturnValues can only be ALL_OLD or NONE")
+                 "ValidationException",
+                 "1 validation error detected: ReturnValues can only be ALL_OLD or NONE")
     assert "Item" not in _get(ddb, table_s, {"pk": {"S": "rv"}})
 
 
 @pytest.mark.parametrize("rv", ["ALL_NEW", "UPDATED_NEW"])
 def test_delete_return_values_invalid(ddb, table_s, rv):
     expect_error(lambda: ddb.delete_item(TableName=table_s, Key={"pk": {"S": "rv"}}, ReturnValues=rv),
-                 "ValidationException", "ReturnValues can only be ALL_OLD or NONE")
+                 "ValidationException",
+                 "1 validation error detected: ReturnValues can only be ALL_OLD or NONE")
 
 
 def test_return_values_not_in_enum(ddb, table_s):

@@ -77,8 +77,8 @@ def test_at_most_300_operators_in_an_expression(ddb, table_s, expression):
     expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": S("k")},
                                          UpdateExpression="SET z = :z", ConditionExpression=expression,
                                          ExpressionAttributeValues={":z": S("v")}),
-                 VE, "Invalid ConditionExpression: The expression contains too many operators; "
-                     "operator count: 301")
+                 VE, "1 validation error detected: Invalid ConditionExpression: The expression "
+                     "contains too many operators; operator count: 301")
     assert "Item" not in ddb.get_item(TableName=table_s, Key={"pk": S("k")})
 
 

@@ -19,9 +19,10 @@ from conftest import (expect_condition_failed, expect_error, fresh_key, from_wir
                       make_client, to_wire, wire_map)
 
 VE = "ValidationException"
-UE = "Invalid UpdateExpression: "
-# The service's request-validation envelope, which some of its answers carry since 2026.
 VED = "1 validation error detected: "
+# UpdateItem answers UpdateExpression errors in the request-validation envelope (the service
+# since 2026).
+UE = VED + "Invalid UpdateExpression: "
 MISSING_ATTR = "The provided expression refers to an attribute that does not exist in the item"
 BAD_PATH = "The document path provided in the update expression is invalid for update"
 BAD_TYPE = "An operand in the update expression has an incorrect data type"
@@ -662,7 +663,7 @@ def test_concurrent_optimistic_locking_exactly_one_winner(endpoint, ddb, tk):
 def test_empty_expression(ddb, tk):
     t, key, pk = tk
     expect_error(upd_err(ddb, t, key, ""), VE, UE + "The expression can not be empty;")
-    expect_error(upd_err(ddb, t, key, "   "), VE, match=r"^Invalid UpdateExpression: ")
+    expect_error(upd_err(ddb, t, key, "   "), VE, match=r"^1 validation error detected: Invalid UpdateExpression: ")
     assert item(ddb, t, key) is None
 
 
@@ -714,32 +715,32 @@ EXACT = [
     ("SET #a = :v", {":v": 1}, {"#a": "a", "#x": "x"},
      "1 validation error detected: Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}"),
     ("SET a = :v SET b = :v", {":v": 1}, None,
-     VED + UE + 'The "SET" section can only be used once in an update expression;'),
+     UE + 'The "SET" section can only be used once in an update expression;'),
     ("SET a = :v REMOVE c SET b = :v", {":v": 1}, None,
-     VED + UE + 'The "SET" section can only be used once in an update expression;'),
+     UE + 'The "SET" section can only be used once in an update expression;'),
     ("REMOVE a REMOVE b", None, None,
-     VED + UE + 'The "REMOVE" section can only be used once in an update expression;'),
+     UE + 'The "REMOVE" section can only be used once in an update expression;'),
     ("ADD a :v ADD b :v", {":v": 1}, None,
-     VED + UE + 'The "ADD" section can only be used once in an update expression;'),
+     UE + 'The "ADD" section can only be used once in an update expression;'),
     ("DELETE a :v DELETE b :v", {":v": {"x"}}, None,
-     VED + UE + 'The "DELETE" section can only be used once in an update expression;'),
+     UE + 'The "DELETE" section can only be used once in an update expression;'),
     ("SET a = :v REMOVE a", {":v": 1}, None,
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a], path two: [a]"),
     ("SET a = :v, a = :w", {":v": 1, ":w": 2}, None,
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a], path two: [a]"),
     ("SET #a1 = :v, #a2 = :v", {":v": 1}, {"#a1": "a", "#a2": "a"},
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a], path two: [a]"),
     ("SET a = :v, a.b = :v", {":v": 1}, None,
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a], path two: [a, b]"),
     ("SET a[1] = :v, a[1][2] = :v", {":v": 1}, None,
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a, [1]], path two: [a, [1], [2]]"),
     ("REMOVE a.b ADD a :v", {":v": 1}, None,
-     VED + UE + "Two document paths overlap with each other; must remove or rewrite one of these "
+     UE + "Two document paths overlap with each other; must remove or rewrite one of these "
           "paths; path one: [a, b], path two: [a]"),
     ("SET a.b = :v, a[1] = :v", {":v": 1}, None,
      UE + "Two document paths conflict with each other; must remove or rewrite one of these "
@@ -838,11 +839,10 @@ def test_names_or_values_without_expression(ddb, tk):
     t, key, pk = tk
     expect_error(lambda: ddb.update_item(TableName=t, Key=key,
                                          ExpressionAttributeNames={"#a": "a"}),
-                 VE, "ExpressionAttributeNames can only be specified when using expressions")
+                 VE, VED + "ExpressionAttributeNames can only be specified when using expressions")
     expect_error(lambda: ddb.update_item(TableName=t, Key=key,
                                          ExpressionAttributeValues={":v": to_wire(1)}),
-                 VE, "ExpressionAttributeValues can only be specified when using expressions: "
-                     "UpdateExpression and ConditionExpression are null")
+                 VE, VED + "ExpressionAttributeValues can only be specified when using expressions")
     assert item(ddb, t, key) is None
 
 
