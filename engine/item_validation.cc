@@ -4,11 +4,13 @@ namespace ddb {
 namespace {
 
 // Empty key values and over-long keys, with the service's messages (shared by items and keys).
+// Every empty-key-value message starts so (and no other).
+constexpr std::string_view kNotValid = "One or more parameter values are not valid. ";
+
 Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_hash) {
   if (v.scalar().empty() && v.type() != AttributeType::kN) {
     return Error::Validation(
-        "One or more parameter values are not valid. The AttributeValue for a key attribute "
-        "cannot contain an empty " +
+        std::string(kNotValid) + "The AttributeValue for a key attribute cannot contain an empty " +
         std::string(v.type() == AttributeType::kS ? "string" : "binary") + " value. Key: " + name);
   }
   if (is_hash && v.scalar().size() > kMaxPartitionKeySize) {
@@ -74,15 +76,16 @@ Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& it
         if (type != AttributeType::kN && it->second.scalar().empty()) {
           if (by_update) {
             return Error::Validation(
-                "One or more parameter values are not valid. The update expression attempted to "
-                "update a secondary index key to a value that is not supported. The "
-                "AttributeValue for a key attribute cannot contain an empty " +
+                std::string(kNotValid) +
+                "The update expression attempted to update a secondary index key to a value "
+                "that is not supported. The AttributeValue for a key attribute cannot contain an "
+                "empty " +
                 std::string(type == AttributeType::kS ? "string" : "binary") + " value.");
           }
           return Error::Validation(
-              "One or more parameter values are not valid. A value specified for a secondary "
-              "index key is not supported. The AttributeValue for a key attribute cannot contain "
-              "an empty " +
+              std::string(kNotValid) +
+              "A value specified for a secondary index key is not supported. The AttributeValue "
+              "for a key attribute cannot contain an empty " +
               std::string(type == AttributeType::kS ? "string" : "binary") +
               " value. IndexName: " + index.name + ", IndexKey: " + name);
         }
@@ -115,6 +118,10 @@ Status ValidateKeyValues(const TableDescription& table, const Item& key) {
     DDB_RETURN_IF_ERROR(CheckKeyValue(k.attribute_name, it->second, k.key_type == KeyType::kHash));
   }
   return Status::Ok();
+}
+
+bool IsEmptyKeyValueError(const Error& e) {
+  return e.code() == ErrorCode::kValidation && e.message().starts_with(kNotValid);
 }
 
 Status ValidateKey(const TableDescription& table, const Item& key) {

@@ -31,6 +31,10 @@ Status ValidateIndexKeys(const std::vector<IndexSchema>& indexes, const Item& it
 Status ValidateKeyShape(const TableDescription& table, const Item& key);
 Status ValidateKeyValues(const TableDescription& table, const Item& key);
 
+// Whether `e` is the error of an empty key value (of the table or of an index): a
+// transaction fails with it outright, where other bad key values cancel it.
+bool IsEmptyKeyValueError(const Error& e);
+
 // A primary key for GetItem/DeleteItem: exactly the key attributes, declared types.
 // Errors: kValidation ("The provided key element does not match the schema", ...).
 Status ValidateKey(const TableDescription& table, const Item& key);

@@ -30,8 +30,8 @@ constexpr size_t kMaxTransactionBytes = 4 * 1024 * 1024;
 Status CheckActionCount(size_t n) {
   if (n == 0 || n > kMaxTransactionActions) {
     return ValidationErrors(
-        {std::string("Value '[...]' at 'transactItems' failed to satisfy "
-                     "constraint: Member must have length ") +
+        {std::string("Value at 'TransactItems' failed to satisfy constraint: Member must have "
+                     "length ") +
          (n == 0 ? "greater than or equal to 1" : "less than or equal to 100")});
   }
   return Status::Ok();
@@ -144,7 +144,8 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
     DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
     // A bad key value (of the table or an index) cancels the transaction with this action's
     // ValidationError; the service stops at the first, the other actions' reasons are None.
-    // A key that names other attributes than the schema's fails the request.
+    // A key that names other attributes than the schema's, or an empty key value, fails the
+    // request.
     Status values = Status::Ok();
     if (writes[i].kind == PreparedWrite::Kind::kPut) {
       values = ValidatePutItemKeys(*table, a.item_or_key);
@@ -152,6 +153,7 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
       DDB_RETURN_IF_ERROR(ValidateKeyShape(table->description, a.item_or_key));
       values = ValidateKeyValues(table->description, a.item_or_key);
     }
+    if (!values.ok() && IsEmptyKeyValueError(values.error())) return values;
     if (!values.ok()) {
       std::vector<CancellationReason> reasons(req.actions.size());
       reasons[i] = {CancellationCode::kValidationError, values.error().message(), {}};
@@ -188,6 +190,8 @@ Result<EvaluatedActions> EvaluateActions(EngineImpl& impl,
       if (e.code() == ErrorCode::kConditionalCheckFailed) {
         reasons[i] = {CancellationCode::kConditionalCheckFailed, e.message(), {}};
         if (e.detail()) reasons[i].item = e.detail()->item;
+      } else if (IsEmptyKeyValueError(e)) {
+        return e;  // an update that empties an index key fails the request
       } else if (e.code() == ErrorCode::kValidation) {
         reasons[i] = {CancellationCode::kValidationError, e.message(), {}};
       } else {
@@ -332,9 +336,17 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
   };
   std::vector<PlannedGet> gets;
   std::set<std::string> seen;
-  for (const auto& a : req.actions) {
+  for (size_t i = 0; i < req.actions.size(); ++i) {
+    const TransactGetAction& a = req.actions[i];
     DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(a.table_name));
-    DDB_RETURN_IF_ERROR(ValidateKey(table->description, a.key));
+    // A key that does not fit the schema cancels the transaction with this action's
+    // ValidationError (the others' reasons None); an empty key value fails the request.
+    if (Status key = ValidateKey(table->description, a.key); !key.ok()) {
+      if (IsEmptyKeyValueError(key.error())) return key;
+      std::vector<CancellationReason> reasons(req.actions.size());
+      reasons[i] = {CancellationCode::kValidationError, key.error().message(), {}};
+      return TransactionCanceled(std::move(reasons));
+    }
     PlannedGet g;
     DDB_ASSIGN_OR_RETURN(
         g.projection, CompileReadProjection(

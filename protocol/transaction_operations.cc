@@ -35,13 +35,11 @@ Status ReadActionCommon(const JsonObject& o, const std::string& path, TransactWr
   return Status::Ok();
 }
 
-// TransactItems holds 1 to 100 actions.
+// TransactItems holds 1 to 100 actions (the 2026 wording names the member, echoes no value).
 void CheckTransactItemCount(size_t n, Violations* v) {
   if (n >= 1 && n <= 100) return;
-  v->Add(
-      "Value '[...]' at 'transactItems' failed to satisfy constraint: Member must have "
-      "length " +
-      std::string(n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
+  v->Add("Value at 'TransactItems' failed to satisfy constraint: Member must have length " +
+         std::string(n == 0 ? "greater than or equal to 1" : "less than or equal to 100"));
 }
 
 }  // namespace
