@@ -87,7 +87,11 @@ Result<TransactWriteItemsRequest> ReadTransactWriteItems(const JsonObject& reque
           v.NotNull(path + ".conditionExpression");
         }
       }
-      if (kinds != 1) {
+      if (kinds == 0) {
+        return Error::Validation(
+            "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request");
+      }
+      if (kinds > 1) {
         return Error::Validation(
             "TransactItems can only contain one of Check, Put, Update or Delete");
       }

@@ -860,3 +860,9 @@ def test_empty_index_key_fails_the_request(ddb, table_factory):
     expect_cancelled(lambda: ddb.transact_write_items(TransactItems=[
         t_put(t, {**key, "g": N(1)})]), ["ValidationError"])
     assert scan_all(ddb, t) == []
+
+
+def test_action_without_an_operation(raw):
+    r = raw("TransactWriteItems", {"TransactItems": [{}]})
+    assert r.status == 400 and r.json()["message"] == (
+        "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
