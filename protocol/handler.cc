@@ -192,9 +192,8 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   auto started = std::chrono::steady_clock::now();
   auto finish = [&](Result<std::string>&& response) -> WireResponse {
     WireResponse wire =
-        response.ok()
-            ? WireResponse{200, std::move(response).value()}
-            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx.region);
+        response.ok() ? WireResponse{200, std::move(response).value()}
+                      : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx.region);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     RecordRequest(operation, seconds, wire.status,

@@ -1,5 +1,6 @@
 // PutItem, GetItem, DeleteItem.
 
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
@@ -25,25 +26,6 @@ Status ReadConditionalWrite(const JsonObject& request, ConditionalWrite* w,
     if (update) *update_expression = std::string(*update);
   }
   return ApplyLegacyWriteParameters(request, w, update_expression);
-}
-
-Result<std::optional<ReturnValues>> ReadReturnValues(const JsonObject& request, Violations* v) {
-  return ReadEnum<ReturnValues>(request, "ReturnValues", "returnValues",
-                                "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW", v);
-}
-
-// ReturnConsumedCapacity, ReturnItemCollectionMetrics (into *collection_metrics, when
-// given) and ReturnValuesOnConditionCheckFailure's enum.
-Result<ReturnConsumedCapacity> ReadAcceptedEnums(const JsonObject& request, Violations* v,
-                                                 bool* collection_metrics = nullptr) {
-  DDB_ASSIGN_OR_RETURN(ReturnConsumedCapacity rcc, ReadReturnConsumedCapacity(request, v));
-  DDB_ASSIGN_OR_RETURN(bool size, ReadReturnItemCollectionMetrics(request, v));
-  if (collection_metrics) *collection_metrics = size;
-  DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
-  if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
-    v->Enum(*rvf, "returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");
-  }
-  return rcc;
 }
 
 Result<std::optional<Item>> ReadAttributeMap(const JsonObject& request, std::string_view member,
@@ -84,23 +66,83 @@ Result<std::string> RenderAttributes(
   return w.Take();
 }
 
+constexpr std::string_view kReturnValuesListed = "ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW";
+
+// The service's newer wording of a ReturnValues or ReturnItemCollectionMetrics violation.
+constexpr std::string_view kReturnValuesViolation =
+    "Failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, UPDATED_OLD, "
+    "ALL_NEW, UPDATE_NEW, NONE]";
+constexpr std::string_view kCollectionMetricsViolation =
+    "ReturnItemCollectionMetrics can only be SIZE or NONE";
+
 // The members PutItem, UpdateItem and DeleteItem share: TableName, the item or key
-// ("member"), ReturnValues, the capacity/metrics enums, then the condition and placeholders
-// (and UpdateExpression, when given). Returns the item or key.
+// ("member"), ReturnValues, the capacity/metrics enums, ConditionalOperator, then the
+// condition and placeholders (and UpdateExpression, when given). Returns the item or key.
+//
+// The service (2026) validates these members in one of two ways. Without the item or key,
+// every member constraint is listed together in the older wording, in the order below.
+// With it, a table-name violation comes alone ("Value at 'TableName'" for an empty name),
+// then UpdateItem reports a bad ReturnValues alone, PutItem and DeleteItem list the enums,
+// ReturnValues and ReturnItemCollectionMetrics in the newer wording.
 template <typename WriteRequest>
 Result<Item> ReadSingleItemWrite(const JsonObject& request, std::string_view member,
                                  std::string_view path, WriteRequest* req,
                                  std::optional<std::string>* update_expression = nullptr) {
+  DDB_ASSIGN_OR_RETURN(auto name, GetString(request, "TableName"));
+  JsonElement target;
+  const bool has_target =
+      request.at_key(member).get(target) == simdjson::SUCCESS && !target.is_null();
+  DDB_ASSIGN_OR_RETURN(auto rv_text, GetString(request, "ReturnValues"));
+  std::optional<ReturnValues> rv = rv_text ? EnumFromName<ReturnValues>(*rv_text) : std::nullopt;
+  DDB_ASSIGN_OR_RETURN(auto ricm, GetString(request, "ReturnItemCollectionMetrics"));
+  const bool bad_ricm = ricm && *ricm != "SIZE" && *ricm != "NONE";
+  DDB_ASSIGN_OR_RETURN(auto op, GetString(request, "ConditionalOperator"));
+
   Violations v;
-  DDB_ASSIGN_OR_RETURN(req->table_name, ReadTableName(request, &v));
-  DDB_ASSIGN_OR_RETURN(auto target, ReadAttributeMap(request, member, path, &v));
-  DDB_ASSIGN_OR_RETURN(auto rv, ReadReturnValues(request, &v));
-  DDB_ASSIGN_OR_RETURN(req->return_consumed_capacity,
-                       ReadAcceptedEnums(request, &v, &req->return_item_collection_metrics));
+  DDB_ASSIGN_OR_RETURN(req->return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
+  if (!has_target) {
+    if (!name) {
+      v.NotNull("tableName");
+    } else if (name->empty()) {
+      v.Add(
+          "Value '' at 'tableName' failed to satisfy constraint: Member must have length "
+          "greater than or equal to 1");
+    } else {
+      TableNameViolations(TableNameOf(*name), "tableName", v.list());
+    }
+    if (rv_text && !rv) v.Enum(*rv_text, "returnValues", kReturnValuesListed);
+    if (bad_ricm) v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
+  } else {
+    Violations table;
+    if (!name) {
+      table.NotNull("tableName");
+    } else if (name->empty()) {
+      table.Add(
+          "Value at 'TableName' failed to satisfy constraint: Member must have length "
+          "greater than or equal to 1");
+    } else {
+      TableNameViolations(TableNameOf(*name), "tableName", table.list());
+    }
+    DDB_RETURN_IF_ERROR(table.ToStatus());
+    if (rv_text && !rv && update_expression) {
+      return ValidationErrors({std::string(kReturnValuesViolation)});
+    }
+    if (rv_text && !rv) v.Add(std::string(kReturnValuesViolation));
+    if (bad_ricm) v.Add(std::string(kCollectionMetricsViolation));
+  }
+  DDB_ASSIGN_OR_RETURN(auto rvf, GetString(request, "ReturnValuesOnConditionCheckFailure"));
+  if (rvf && *rvf != "ALL_OLD" && *rvf != "NONE") {
+    v.Enum(*rvf, "returnValuesOnConditionCheckFailure", "ALL_OLD, NONE");
+  }
+  if (op && *op != "AND" && *op != "OR") v.Enum(*op, "conditionalOperator", "OR, AND");
+  if (!has_target) v.NotNull(path);
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  req->table_name = std::string(TableNameOf(*name));
+  req->return_item_collection_metrics = ricm && *ricm == "SIZE";
+  DDB_ASSIGN_OR_RETURN(Item item, ParseAttributeMap(target));
   DDB_RETURN_IF_ERROR(ReadConditionalWrite(request, req, update_expression));
   req->return_values = rv.value_or(ReturnValues::kNone);
-  return std::move(*target);
+  return item;
 }
 
 }  // namespace
@@ -116,7 +158,7 @@ Result<GetItemRequest> ReadGetItem(const JsonObject& request) {
   GetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto key, ReadAttributeMap(request, "Key", "key", &v));
-  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadAcceptedEnums(request, &v));
+  DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(ReadAttributesToGet(request, &req.attributes_to_get, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));

@@ -68,12 +68,13 @@ class Violations {
   // A number member outside [min, max] (max INT64_MAX: no upper bound) adds the violation;
   // true when it is inside.
   bool Range(int64_t value, std::string_view path, int64_t min, int64_t max = INT64_MAX) {
-    if (value >= min && value <= max) return true;
-    Add("Value '" + std::to_string(value) + "' at '" + std::string(path) +
-        "' failed to satisfy constraint: Member must have value " +
-        (value < min ? "greater than or equal to " + std::to_string(min)
-                     : "less than or equal to " + std::to_string(max)));
-    return false;
+    return AddRange("Value '" + std::to_string(value) + "' at '" + std::string(path) + "'", value,
+                    min, max);
+  }
+  // The same in the service's 2026 form for some members: "Value at 'Limit' ...", the
+  // member named as the API spells it and no value echoed.
+  bool MemberRange(int64_t value, std::string_view member, int64_t min, int64_t max = INT64_MAX) {
+    return AddRange("Value at '" + std::string(member) + "'", value, min, max);
   }
   // A string member whose length is outside [min, max].
   void Length(std::string_view value, std::string_view path, size_t min, size_t max) {
@@ -89,6 +90,14 @@ class Violations {
   Status ToStatus() const;
 
  private:
+  bool AddRange(std::string subject, int64_t value, int64_t min, int64_t max) {
+    if (value >= min && value <= max) return true;
+    Add(std::move(subject) + " failed to satisfy constraint: Member must have value " +
+        (value < min ? "greater than or equal to " + std::to_string(min)
+                     : "less than or equal to " + std::to_string(max)));
+    return false;
+  }
+
   std::vector<std::string> list_;
 };
 

@@ -30,7 +30,7 @@ Status ReadBase(const JsonObject& request, ReadRequestBase* req, Violations* v) 
                                                      v));
   DDB_ASSIGN_OR_RETURN(auto limit, GetInt(request, "Limit"));
   if (limit) {
-    v->Range(*limit, "limit", 1);
+    v->MemberRange(*limit, "Limit", 1);
     req->limit = *limit;
   }
   DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(request, "ConsistentRead"));
@@ -87,6 +87,13 @@ Result<QueryRequest> ReadQuery(const JsonObject& request) {
   Violations v;
   QueryRequest req;
   req.accept_encoded_items = true;  // RenderReadResult writes them straight to JSON
+  // Query answers a ConditionalOperator outside its enum first, alone and bare, with the
+  // value set as the service prints it (its 2026 record).
+  DDB_ASSIGN_OR_RETURN(auto op, GetString(request, "ConditionalOperator"));
+  if (op && *op != "AND" && *op != "OR") {
+    return Error::Validation(
+        "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]");
+  }
   DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
   DDB_ASSIGN_OR_RETURN(auto forward, GetBool(request, "ScanIndexForward"));
   req.scan_index_forward = forward.value_or(true);
@@ -110,7 +117,7 @@ Result<ScanRequest> ReadScan(const JsonObject& request) {
   DDB_RETURN_IF_ERROR(ReadBase(request, &req, &v));
   DDB_ASSIGN_OR_RETURN(req.segment, GetInt(request, "Segment"));
   DDB_ASSIGN_OR_RETURN(req.total_segments, GetInt(request, "TotalSegments"));
-  if (req.segment) v.Range(*req.segment, "segment", 0, 999999);
+  if (req.segment) v.MemberRange(*req.segment, "Segment", 0, 999999);
   if (req.total_segments) v.Range(*req.total_segments, "totalSegments", 1, 1000000);
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_RETURN_IF_ERROR(ApplyLegacyScanParameters(request, &req));

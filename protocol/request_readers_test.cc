@@ -32,15 +32,21 @@ TEST_F(RequestReadersTest, PutItemReadsItemAndDefaults) {
 }
 
 TEST_F(RequestReadersTest, ShapeViolationsAreReportedTogether) {
+  // Without an item, every member constraint together, in the service's order.
   auto r = ReadPutItem(Parse(R"({"ReturnValues": "SOME", "ReturnConsumedCapacity": "ALL"})"));
   EXPECT_EQ(ErrorOf(r),
             "4 validation errors detected: "
+            "Value 'ALL' at 'returnConsumedCapacity' failed to satisfy constraint: Member must "
+            "satisfy enum value set: [INDEXES, TOTAL, NONE]; "
             "Value null at 'tableName' failed to satisfy constraint: Member must not be null; "
-            "Value null at 'item' failed to satisfy constraint: Member must not be null; "
             "Value 'SOME' at 'returnValues' failed to satisfy constraint: Member must satisfy "
             "enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; "
-            "Value 'ALL' at 'returnConsumedCapacity' failed to satisfy constraint: Member must "
-            "satisfy enum value set: [INDEXES, TOTAL, NONE]");
+            "Value null at 'item' failed to satisfy constraint: Member must not be null");
+  // With one, a table-name violation alone.
+  r = ReadPutItem(Parse(R"({"TableName": "", "Item": {}, "ReturnValues": "SOME"})"));
+  EXPECT_EQ(ErrorOf(r),
+            "1 validation error detected: Value at 'TableName' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 1");
 }
 
 TEST_F(RequestReadersTest, UpdateItemTranslatesLegacyAttributeUpdates) {
@@ -86,9 +92,9 @@ TEST_F(RequestReadersTest, ScanChecksSegmentRanges) {
       "Limit": 0})"));
   EXPECT_EQ(ErrorOf(r),
             "3 validation errors detected: "
-            "Value '0' at 'limit' failed to satisfy constraint: Member must have value greater "
+            "Value at 'Limit' failed to satisfy constraint: Member must have value greater "
             "than or equal to 1; "
-            "Value '-1' at 'segment' failed to satisfy constraint: Member must have value "
+            "Value at 'Segment' failed to satisfy constraint: Member must have value "
             "greater than or equal to 0; "
             "Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must have "
             "value less than or equal to 1000000");

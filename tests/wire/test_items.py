@@ -361,10 +361,63 @@ def test_delete_return_values_invalid(ddb, table_s, rv):
                  "1 validation error detected: ReturnValues can only be ALL_OLD or NONE")
 
 
+RV_ENUM = ("Failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, "
+           "UPDATED_OLD, ALL_NEW, UPDATE_NEW, NONE]")
+RCC_ENUM = ("Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member "
+            "must satisfy enum value set: [INDEXES, TOTAL, NONE]")
+
+
 def test_return_values_not_in_enum(ddb, table_s):
+    # With the item given, the service's newer wording (nubo-db/dynamodb-conformance's
+    # capture of 2026-06-09, eu-west-2): the capacity enum first, then ReturnValues and
+    # ReturnItemCollectionMetrics.
     expect_error(lambda: ddb.put_item(TableName=table_s, Item={"pk": {"S": "rv"}},
                                       ReturnValues="GARBAGE"),
-                 "ValidationException", contains="returnValues")  # enum constraint; wording open
+                 "ValidationException", "1 validation error detected: " + RV_ENUM)
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item={"pk": {"S": "rv"}},
+                                      ReturnValues="INVALID", ReturnConsumedCapacity="INVALID",
+                                      ReturnItemCollectionMetrics="INVALID"),
+                 "ValidationException", "3 validation errors detected: " + RCC_ENUM + "; " +
+                 RV_ENUM + "; ReturnItemCollectionMetrics can only be SIZE or NONE")
+    expect_error(lambda: ddb.delete_item(TableName=table_s, Key={"pk": {"S": "rv"}},
+                                         ReturnValues="INVALID", ReturnConsumedCapacity="INVALID"),
+                 "ValidationException", "2 validation errors detected: " + RCC_ENUM + "; " +
+                 RV_ENUM)
+    # UpdateItem reports ReturnValues alone.
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": {"S": "rv"}},
+                                         ReturnValues="INVALID", ReturnConsumedCapacity="INVALID"),
+                 "ValidationException", "1 validation error detected: " + RV_ENUM)
+
+
+def test_member_violations_without_the_item_are_listed_together(ddb):
+    # Without the item or key, the older wording lists every member constraint, in the
+    # service's order (tableName's minimum is 1 there).
+    expect_error(lambda: ddb.update_item(TableName="", UpdateExpression="SET a = :a",
+                                         ExpressionAttributeValues={":a": {"S": "x"}},
+                                         ReturnConsumedCapacity="INVALID",
+                                         ReturnValues="INVALID"),
+                 "ValidationException", "4 validation errors detected: " + RCC_ENUM +
+                 "; Value '' at 'tableName' failed to satisfy constraint: Member must have "
+                 "length greater than or equal to 1; Value 'INVALID' at 'returnValues' failed to "
+                 "satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, "
+                 "ALL_OLD, NONE, UPDATED_NEW]; Value null at 'key' failed to satisfy constraint: "
+                 "Member must not be null")
+    expect_error(lambda: ddb.update_item(TableName="no_such_table_rv", ConditionalOperator="XOR",
+                                         AttributeUpdates={"x": {"Action": "PUT",
+                                                                 "Value": {"S": "1"}}},
+                                         Expected={"a": {"Exists": False},
+                                                   "b": {"Exists": False}}),
+                 "ValidationException", "2 validation errors detected: Value 'XOR' at "
+                 "'conditionalOperator' failed to satisfy constraint: Member must satisfy enum "
+                 "value set: [OR, AND]; Value null at 'key' failed to satisfy constraint: Member "
+                 "must not be null")
+    # With it, an empty table name alone, in the newer wording.
+    for call in (lambda: ddb.put_item(TableName="", Item={}, ReturnValues="INVALID"),
+                 lambda: ddb.delete_item(TableName="", Key={}),
+                 lambda: ddb.update_item(TableName="", Key={})):
+        expect_error(call, "ValidationException", "1 validation error detected: Value at "
+                     "'TableName' failed to satisfy constraint: Member must have length greater "
+                     "than or equal to 1")
 
 
 # ---------------------------------------------------------------------------

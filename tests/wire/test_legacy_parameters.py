@@ -417,6 +417,16 @@ def key_query(ddb, table, key_conditions, **kw):
     return ddb.query(TableName=table, KeyConditions=key_conditions, ConsistentRead=True, **kw)
 
 
+def test_query_conditional_operator_outside_its_enum(ddb):
+    # Checked first (before Select, before the table), bare, the value set as the service
+    # prints it (nubo-db/dynamodb-conformance tier 3, 2026).
+    expect_error(lambda: ddb.query(
+        TableName="no_such_table_xor", KeyConditions={"pk": cond("EQ", "a")},
+        QueryFilter={"b": {"ComparisonOperator": "NULL"}, "c": {"ComparisonOperator": "NULL"}},
+        ConditionalOperator="XOR", Select="BOGUS"), VE,
+        "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]")
+
+
 def sks(result):
     return [int(i["sk"]["N"]) for i in result["Items"]]
 

@@ -20,9 +20,10 @@ import pytest
 from conftest import collect_pages, expect_error, unique_name
 
 NOT_FOUND = "Requested resource not found"
-LIMIT_0 = ("1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
+# The 2026 form: the member as the API spells it, no value echoed (nubo-db tier 3).
+LIMIT_0 = ("1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
            "Member must have value greater than or equal to 1")
-LIMIT_NEG = ("1 validation error detected: Value '-1' at 'limit' failed to satisfy constraint: "
+LIMIT_NEG = ("1 validation error detected: Value at 'Limit' failed to satisfy constraint: "
              "Member must have value greater than or equal to 1")
 NO_KEY_CONDITION = ("Either the KeyConditions or KeyConditionExpression parameter must be "
                     "specified in the request.")

@@ -571,13 +571,13 @@ def test_return_values_nested(ddb, tk):
 
 
 def test_return_values_invalid(ddb, tk):
-    # Exact text as pinned by dynalite test/updateItem.js (enum order included).
+    # The service's newer wording (2026; dynalite pinned the older "Value 'DOG' at
+    # 'returnValues' ..." one, which is still the answer when the key is missing).
     t, key, pk = tk
     for rv in ["none", "DOG"]:
         expect_error(upd_err(ddb, t, key, "SET a = :v", {":v": 1}, ReturnValues=rv), VE,
-                     f"1 validation error detected: Value '{rv}' at 'returnValues' failed to "
-                     "satisfy constraint: Member must satisfy enum value set: "
-                     "[ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]")
+                     "1 validation error detected: Failed to satisfy constraint: Member must "
+                     "satisfy enum value set: [ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATE_NEW, NONE]")
     assert item(ddb, t, key) is None
 
 
