@@ -13,8 +13,7 @@ namespace {
 // service answers a missing map, and an empty one for BatchWriteItem, with a sentence of its
 // own before any other check; an empty map for BatchGetItem in the validation envelope
 // (its answers in 2026).
-Result<JsonObject> ReadRequestItems(const JsonObject& request, std::string_view operation,
-                                    Violations* v) {
+Result<JsonObject> ReadRequestItems(const JsonObject& request, std::string_view operation) {
   const Error required =
       Error::Validation("The requestItems parameter is required for " + std::string(operation));
   DDB_ASSIGN_OR_RETURN(auto items, GetObject(request, "RequestItems"));
@@ -25,12 +24,33 @@ Result<JsonObject> ReadRequestItems(const JsonObject& request, std::string_view 
         {"Value at 'RequestItems' failed to satisfy constraint: Member must "
          "have length greater than or equal to 1"});
   }
-  for (auto field : *items) {
-    // Keys are table names or ARNs; the responses use them as given.
-    TableNameViolations(TableNameOf(field.key),
-                        "requestItems." + std::string(field.key) + ".member.key", v->list());
-  }
   return *items;
+}
+
+// Table names (or ARNs; the responses use them as given) that break the name rules.
+bool HasBadTableName(const JsonObject& items) {
+  std::vector<std::string> violations;
+  for (auto field : items) TableNameViolations(TableNameOf(field.key), "", &violations);
+  return !violations.empty();
+}
+
+// BatchGetItem's answer to a bad table name: one violation for the whole map, the map echoed
+// as sent and every constraint on its keys listed.
+void AddTableNamesViolation(const JsonObject& items, Violations* v) {
+  v->Add("Value '" + simdjson::minify(items) +
+         "' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: "
+         "[Member must have length less than or equal to 255, Member must have length greater "
+         "than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]");
+}
+
+// The 2026 form of a per-table list's length: "Value at 'RequestItems.<table>.member<rest>'".
+void AddListLength(std::string_view table, std::string_view rest, size_t n, size_t max,
+                   Violations* v) {
+  if (n >= 1 && n <= max) return;
+  v->Add("Value at 'RequestItems." + std::string(table) + ".member" + std::string(rest) +
+         "' failed to satisfy constraint: Member must have length " +
+         (n == 0 ? std::string("greater than or equal to 1")
+                 : "less than or equal to " + std::to_string(max)));
 }
 
 void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
@@ -69,7 +89,8 @@ void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
 
 Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
   Violations v;
-  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchGetItem", &v));
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchGetItem"));
+  if (HasBadTableName(items)) AddTableNamesViolation(items, &v);
   BatchGetItemRequest req;
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
@@ -87,10 +108,7 @@ Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
         DDB_ASSIGN_OR_RETURN(Item key, ParseAttributeMap(k));
         ka.keys.push_back(std::move(key));
       }
-      if (ka.keys.empty()) {
-        v.Add("Value '[]' at '" + path +
-              "' failed to satisfy constraint: Member must have length greater than or equal to 1");
-      }
+      AddListLength(field.key, ".Keys", ka.keys.size(), 100, &v);
     }
     DDB_ASSIGN_OR_RETURN(auto projection, GetExpression(o, "ProjectionExpression"));
     if (projection) ka.projection_expression = std::string(*projection);
@@ -133,11 +151,17 @@ Result<std::string> HandleBatchGetItem(Engine& engine, const RequestContext&,
 
 Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
   Violations v;
-  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchWriteItem", &v));
+  DDB_ASSIGN_OR_RETURN(JsonObject items, ReadRequestItems(request, "BatchWriteItem"));
   BatchWriteItemRequest req;
+  // BatchWriteItem reports its enums before (and without) its table names.
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_ASSIGN_OR_RETURN(req.return_item_collection_metrics,
                        ReadReturnItemCollectionMetrics(request, &v));
+  DDB_RETURN_IF_ERROR(v.ToStatus());
+  for (auto field : items) {
+    TableNameViolations(TableNameOf(field.key),
+                        "requestItems." + std::string(field.key) + ".member.key", v.list());
+  }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   for (auto field : items) {
     simdjson::dom::array arr;
@@ -166,12 +190,7 @@ Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
       DDB_ASSIGN_OR_RETURN(w.item, ParseAttributeMap(body));
       writes.push_back(std::move(w));
     }
-    if (writes.empty() || writes.size() > 25) {
-      v.Add(
-          "Value at 'requestItems' failed to satisfy constraint: Map value must satisfy "
-          "constraint: [Member must have length less than or equal to 25, Member must have "
-          "length greater than or equal to 1]");
-    }
+    AddListLength(field.key, "", writes.size(), 25, &v);
     req.request_items.emplace_back(std::string(field.key), std::move(writes));
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
