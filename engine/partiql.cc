@@ -6,6 +6,8 @@
 #include <map>
 
 #include "ddb/engine.h"
+#include "engine/expression.h"
+#include "engine/partiql_index.h"
 #include "engine/partiql_parser.h"
 #include "engine/transactions.h"
 
@@ -49,6 +51,7 @@ class Generated {
     if (!values_.empty()) r->expression_attribute_values = values_;
   }
   const std::map<std::string, std::string>& names() const { return names_; }
+  const Item& values() const { return values_; }
 
  private:
   std::map<std::string, std::string> by_attribute_;
@@ -219,7 +222,7 @@ struct CompiledWrite {
 
 Result<CompiledWrite> CompileWrite(const Statement& st, const TableDescription& table,
                                    const ExecuteStatementRequest& req) {
-  if (st.index) return Unsupported("a write cannot name an index");
+  if (st.index) return Error::Validation("This operation is not supported on an index");
   const KeyNames keys = KeysOf(table.key_schema);
   CompiledWrite w;
   w.action.table_name = st.table;
@@ -334,6 +337,20 @@ struct WhereTerms {
   const Expr* hash = nullptr;
   const Expr* range = nullptr;
   std::vector<const Expr*> rest;
+  // An IN on the partition key, when there is no equality: the service decomposes it into
+  // one Query per candidate (here it stays a Scan's filter), so the read counts as keyed.
+  const Expr* hash_in = nullptr;
+
+  // The terms besides the key condition when the read is keyed, else null.
+  std::optional<std::vector<const Expr*>> KeyedFilter() const {
+    if (hash) return rest;
+    if (!hash_in) return std::nullopt;
+    std::vector<const Expr*> others;
+    for (const Expr* t : rest) {
+      if (t != hash_in) others.push_back(t);
+    }
+    return others;
+  }
 };
 
 WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
@@ -349,6 +366,11 @@ WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
   if (st.where) FlattenAnd(*st.where, &terms);
   WhereTerms out;
   for (const Expr* t : terms) {
+    if (!out.hash_in && t->kind == Expr::Kind::kIn && IsAttribute(t->args[0], keys.hash) &&
+        std::all_of(t->args.begin() + 1, t->args.end(),
+                    [](const Expr& c) { return c.kind == Expr::Kind::kValue; })) {
+      out.hash_in = t;
+    }
     if (!out.hash && EqualityOn(*t, keys.hash)) {
       out.hash = t;
     } else if (!out.range && keys.range) {
@@ -376,6 +398,39 @@ Error WithoutFilterFrame(Error e) {
   return Error::Validation(e.message().substr(kFrame.size()));
 }
 
+// The service checks a SELECT's WHERE as an expression (operand types and the like) before
+// it looks the table up.
+Status CheckWhere(const Statement& st) {
+  if (!st.where) return Status::Ok();
+  Generated ph;
+  DDB_ASSIGN_OR_RETURN(std::string text, Render(*st.where, &ph));
+  Placeholders placeholders;
+  placeholders.names = &ph.names();
+  placeholders.values = &ph.values();
+  Result<ConditionPtr> compiled = CompileCondition(text, "FilterExpression", &placeholders);
+  if (!compiled.ok()) return WithoutFilterFrame(compiled.error());
+  return Status::Ok();
+}
+
+// PartiQL names a selected path by its last attribute name: SELECT a.b returns {"b": ...}.
+// (A path that ends in a list index keeps its place in the item.)
+void NameSelectedPaths(const std::vector<DocumentPath>& projection, std::vector<Item>* items) {
+  auto renamed = [](const DocumentPath& p) { return p.size() > 1 && p.back().index < 0; };
+  if (std::none_of(projection.begin(), projection.end(), renamed)) return;
+  for (Item& item : *items) {
+    Item out;
+    for (const DocumentPath& p : projection) {
+      if (!renamed(p)) {
+        auto it = item.find(p[0].name);
+        if (it != item.end()) out[p[0].name] = it->second;
+      } else if (const AttributeValue* v = ResolvePath(item, p)) {
+        out[p.back().name] = *v;
+      }
+    }
+    item = std::move(out);
+  }
+}
+
 // What a SELECT's Query and Scan share: table, index, filter, projection, paging.
 Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
                  const std::vector<const Expr*>& filter, Generated* ph, ReadRequestBase* r) {
@@ -401,17 +456,12 @@ Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
 // Scan; the other terms filter.
 Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription& table,
                                          const Statement& st, const ExecuteStatementRequest& req) {
-  if (st.index) {
-    auto named = [&](const SecondaryIndexDefinition& i) { return i.index_name == *st.index; };
-    if (std::none_of(table.local_secondary_indexes.begin(), table.local_secondary_indexes.end(),
-                     named) &&
-        std::none_of(table.global_secondary_indexes.begin(), table.global_secondary_indexes.end(),
-                     named)) {
-      // PartiQL's answer names no index (Query's and Scan's append it).
-      return Error::Validation("The table does not have the specified index");
-    }
-  }
   WhereTerms where = SplitWhere(st, table);
+  if (st.index) {
+    const std::optional<std::vector<const Expr*>> keyed = where.KeyedFilter();
+    DDB_RETURN_IF_ERROR(
+        partiql::CheckIndexRead(table, st, req.consistent_read, keyed ? &*keyed : nullptr));
+  }
   Generated ph;
   ReadResult page;
   if (where.hash) {
@@ -434,6 +484,7 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
     }
     ScanRequest s;
     DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &s));
+    s.filter_index_entries = true;  // unkeyed: an index's entries are filtered as they are
     ph.ApplyTo(&s);
     Result<ReadResult> read = engine.Scan(s);
     if (!read.ok()) return WithoutFilterFrame(read.error());
@@ -441,6 +492,7 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
   }
   ExecuteStatementResult result;
   result.items = std::move(page.items);
+  NameSelectedPaths(st.projection, &result.items);
   result.last_evaluated_key = std::move(page.last_evaluated_key);
   result.consumed_capacity = std::move(page.consumed_capacity);
   return result;
@@ -459,6 +511,7 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
 Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ctx,
                                                         const ExecuteStatementRequest& req) {
   DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(req.statement, req.parameters));
+  if (st.is_read()) DDB_RETURN_IF_ERROR(CheckWhere(st));
   return RunStatement(*this, ctx, st, req);
 }
 
