@@ -286,9 +286,8 @@ Error DuplicateItem() {
 }
 
 // INSERT, UPDATE or DELETE: one PutItem, UpdateItem or DeleteItem.
-Result<ExecuteStatementResult> RunWrite(Engine& engine, const TableDescription& table,
-                                        const Statement& st, const ExecuteStatementRequest& req) {
-  DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+Result<ExecuteStatementResult> RunWrite(Engine& engine, const CompiledWrite& w,
+                                        const ExecuteStatementRequest& req) {
   const TransactWriteAction& a = w.action;
   ExecuteStatementResult result;
   std::optional<Item> returned;
@@ -414,21 +413,22 @@ Status CheckWhere(const Statement& st) {
 
 // PartiQL names a selected path by its last attribute name: SELECT a.b returns {"b": ...}.
 // (A path that ends in a list index keeps its place in the item.)
-void NameSelectedPaths(const std::vector<DocumentPath>& projection, std::vector<Item>* items) {
+void NameSelectedPaths(const std::vector<DocumentPath>& projection, Item* item) {
   auto renamed = [](const DocumentPath& p) { return p.size() > 1 && p.back().index < 0; };
   if (std::none_of(projection.begin(), projection.end(), renamed)) return;
-  for (Item& item : *items) {
-    Item out;
-    for (const DocumentPath& p : projection) {
-      if (!renamed(p)) {
-        auto it = item.find(p[0].name);
-        if (it != item.end()) out[p[0].name] = it->second;
-      } else if (const AttributeValue* v = ResolvePath(item, p)) {
-        out[p.back().name] = *v;
-      }
+  Item out;
+  for (const DocumentPath& p : projection) {
+    if (!renamed(p)) {
+      auto it = item->find(p[0].name);
+      if (it != item->end()) out[p[0].name] = it->second;
+    } else if (const AttributeValue* v = ResolvePath(*item, p)) {
+      out[p.back().name] = *v;
     }
-    item = std::move(out);
   }
+  *item = std::move(out);
+}
+void NameSelectedPaths(const std::vector<DocumentPath>& projection, std::vector<Item>* items) {
+  for (Item& item : *items) NameSelectedPaths(projection, &item);
 }
 
 // What a SELECT's Query and Scan share: table, index, filter, projection, paging.
@@ -503,7 +503,9 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
                                             const Statement& st,
                                             const ExecuteStatementRequest& req) {
   DDB_ASSIGN_OR_RETURN(TableDescription table, engine.DescribeTable(ctx, st.table));
-  return st.is_read() ? RunSelect(engine, table, st, req) : RunWrite(engine, table, st, req);
+  if (st.is_read()) return RunSelect(engine, table, st, req);
+  DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+  return RunWrite(engine, w, req);
 }
 
 }  // namespace
@@ -517,17 +519,27 @@ Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ct
 
 namespace {
 
-// A read in a batch or transaction: one item by its full key.
-Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescription& table) {
-  if (st.index) return Unsupported("a read by key cannot name an index");
-  DDB_ASSIGN_OR_RETURN(auto split, SplitKey(st, KeysOf(table.key_schema)));
-  if (!split.second.empty()) {
+// A read in a batch or transaction: one item by its full key. A batch's read that is not
+// one (it names an index, misses a key attribute or has other terms) gets the service's
+// words; a transaction refuses an index before it looks up any table.
+Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescription& table,
+                                         bool batch) {
+  const Error batch_error = Error::Validation(
+      "Select statements within BatchExecuteStatement must specify the primary key in the "
+      "where clause.");
+  if (st.index) {
+    return batch ? batch_error : Unsupported("a read by key cannot name an index");
+  }
+  Result<std::pair<Item, std::vector<const Expr*>>> split = SplitKey(st, KeysOf(table.key_schema));
+  if (!split.ok() || !split.value().second.empty()) {
+    if (batch) return batch_error;
+    if (!split.ok()) return split.error();
     return Error::Validation(
         "Where clause of a read in a batch or transaction may only fix the key attributes");
   }
   TransactGetAction get;
   get.table_name = st.table;
-  get.key = std::move(split.first);
+  get.key = std::move(split.value().first);
   if (!st.projection.empty()) {
     Generated ph;
     std::string p;
@@ -536,6 +548,54 @@ Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescrip
     get.expression_attribute_names = ph.names();
   }
   return get;
+}
+
+// One member of a BatchExecuteStatement: its error, if any. A member rejected before it ran
+// (it does not parse, or is not a single-item read or write of its table) names no table,
+// as the service answers; one that ran (or whose table is missing) does. A write's
+// RETURNING items come back in the response.
+template <typename Account>
+std::optional<Error> RunBatchMember(Engine& engine, const RequestContext& ctx,
+                                    const Result<Statement>& parsed,
+                                    const ExecuteStatementRequest& s, ReturnConsumedCapacity rcc,
+                                    BatchStatementResponse* response, Account& account) {
+  if (!parsed.ok()) return parsed.error();
+  const Statement& st = parsed.value();
+  Result<TableDescription> table = engine.DescribeTable(ctx, st.table);
+  if (!table.ok()) {
+    response->table_name = st.table;
+    return table.error();
+  }
+  if (st.is_read()) {
+    Result<TransactGetAction> get = CompileKeyRead(st, table.value(), /*batch=*/true);
+    if (!get.ok()) return get.error();
+    response->table_name = st.table;
+    GetItemRequest g;
+    g.table_name = get.value().table_name;
+    g.key = get.value().key;
+    g.projection_expression = get.value().projection_expression;
+    g.expression_attribute_names = get.value().expression_attribute_names;
+    g.consistent_read = s.consistent_read;
+    g.return_consumed_capacity = rcc;
+    Result<GetItemResult> r = engine.GetItem(g);
+    if (!r.ok()) return r.error();
+    account(std::move(r.value().consumed_capacity));
+    response->item = std::move(r.value().item);
+    if (response->item) NameSelectedPaths(st.projection, &*response->item);
+    return std::nullopt;
+  }
+  Result<CompiledWrite> w = CompileWrite(st, table.value(), s);
+  if (!w.ok()) return w.error();
+  response->table_name = st.table;
+  ExecuteStatementRequest single = s;
+  single.return_consumed_capacity = rcc;
+  Result<ExecuteStatementResult> r = RunWrite(engine, w.value(), single);
+  if (!r.ok()) return r.error();
+  account(std::move(r.value().consumed_capacity));
+  if (!r.value().items.empty() && !r.value().items[0].empty()) {
+    response->item = std::move(r.value().items[0]);
+  }
+  return std::nullopt;
 }
 
 Status CheckAllReadsOrAllWrites(const std::vector<Statement>& statements) {
@@ -567,44 +627,21 @@ Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
     if (statements.back().ok()) parsed.push_back(statements.back().value());
   }
   DDB_RETURN_IF_ERROR(parsed.empty() ? Status::Ok() : CheckAllReadsOrAllWrites(parsed));
+  std::vector<ConsumedCapacity> consumed;  // one per table, in order of first use
+  auto account = [&](std::optional<ConsumedCapacity> c) {
+    if (!c) return;
+    for (ConsumedCapacity& t : consumed) {
+      if (t.table_name == c->table_name) return t.Merge(*c);
+    }
+    consumed.push_back(std::move(*c));
+  };
   for (size_t i = 0; i < req.statements.size(); ++i) {
-    const ExecuteStatementRequest& s = req.statements[i];
-    const Result<Statement>& st = statements[i];
     BatchStatementResponse response;
-    if (!st.ok()) {
-      response.error = st.error();
-      result.responses.push_back(std::move(response));
-      continue;
-    }
-    response.table_name = st.value().table;
-    if (st.value().is_read()) {
-      Result<TableDescription> table = DescribeTable(ctx, st.value().table);
-      Result<TransactGetAction> get = table.ok() ? CompileKeyRead(st.value(), table.value())
-                                                 : Result<TransactGetAction>(table.error());
-      if (!get.ok()) {
-        response.error = get.error();
-      } else {
-        GetItemRequest g;
-        g.table_name = get.value().table_name;
-        g.key = get.value().key;
-        g.projection_expression = get.value().projection_expression;
-        g.expression_attribute_names = get.value().expression_attribute_names;
-        g.consistent_read = s.consistent_read;
-        Result<GetItemResult> r = GetItem(g);
-        if (r.ok()) {
-          response.item = std::move(r.value().item);
-        } else {
-          response.error = r.error();
-        }
-      }
-    } else {
-      ExecuteStatementRequest single = s;
-      single.return_consumed_capacity = ReturnConsumedCapacity::kNone;
-      Result<ExecuteStatementResult> r = RunStatement(*this, ctx, st.value(), single);
-      if (!r.ok()) response.error = r.error();
-    }
+    response.error = RunBatchMember(*this, ctx, statements[i], req.statements[i],
+                                    req.return_consumed_capacity, &response, account);
     result.responses.push_back(std::move(response));
   }
+  result.consumed_capacity = std::move(consumed);
   return result;
 }
 
@@ -622,6 +659,12 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     parsed.push_back(std::move(st));
   }
   DDB_RETURN_IF_ERROR(CheckAllReadsOrAllWrites(parsed));
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (parsed[i].is_read() && parsed[i].index) {
+      return Error::Validation("Validation failed in TransactStatements[" + std::to_string(i) +
+                               "]: Reads on indices are not supported within transactions.");
+    }
+  }
   ExecuteTransactionResult result;
   if (parsed.front().is_read()) {
     result.reads = true;
@@ -629,11 +672,14 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     get.return_consumed_capacity = req.return_consumed_capacity;
     for (const Statement& st : parsed) {
       DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, st.table));
-      DDB_ASSIGN_OR_RETURN(TransactGetAction action, CompileKeyRead(st, table));
+      DDB_ASSIGN_OR_RETURN(TransactGetAction action, CompileKeyRead(st, table, /*batch=*/false));
       get.actions.push_back(std::move(action));
     }
     DDB_ASSIGN_OR_RETURN(TransactGetItemsResult r, TransactGetItems(get));
     result.items = std::move(r.items);
+    for (size_t i = 0; i < result.items.size() && i < parsed.size(); ++i) {
+      if (result.items[i]) NameSelectedPaths(parsed[i].projection, &*result.items[i]);
+    }
     result.consumed_capacity = std::move(r.consumed_capacity);
     return result;
   }
@@ -666,6 +712,7 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     return TransactionCanceled(std::move(reasons));
   }
   result.consumed_capacity = std::move(r.value().consumed_capacity);
+  result.replayed = r.value().replayed;
   return result;
 }
 

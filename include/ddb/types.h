@@ -507,6 +507,9 @@ struct ExecuteTransactionResult {
   bool reads = false;
   std::vector<std::optional<Item>> items;  // reads: one per statement
   std::vector<ConsumedCapacity> consumed_capacity;
+  // Writes: a replay of a finished transaction (same ClientRequestToken), as in
+  // TransactWriteItemsResult.
+  bool replayed = false;
 };
 
 // --- Query and Scan ---

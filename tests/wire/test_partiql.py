@@ -317,3 +317,88 @@ def test_select_names_a_nested_path_by_its_last_name(ddb, music):
                                         "m": {"M": {"nested": {"S": "deep"}, "other": {"N": "1"}}}})
     rows = run(ddb, f"SELECT m.nested, SongTitle FROM \"{music}\" WHERE Artist = 'n'")["Items"]
     assert rows == [{"nested": {"S": "deep"}, "SongTitle": {"S": "t"}}]
+
+
+def test_next_token_pages_only_its_statement(ddb, indexed):
+    statement = f"SELECT pk, sk FROM \"{indexed}\".\"gsi-inc\" WHERE g2 = 'y'"
+    first = run(ddb, statement, Limit=1)
+    assert len(first["Items"]) == 1 and "NextToken" in first
+    rest = run(ddb, statement, NextToken=first["NextToken"])
+    assert len(rest["Items"]) == 2
+    e = error(ddb, f"SELECT pk, sk FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'",
+              NextToken=first["NextToken"])
+    assert e == {"Code": "ValidationException", "Message": "NextToken does not match request"}
+
+
+def test_transaction_refuses_an_index_read(ddb, indexed):
+    with pytest.raises(ClientError) as e:
+        ddb.execute_transaction(TransactStatements=[
+            {"Statement": f"SELECT * FROM \"{indexed}\" WHERE pk = 'p' AND sk = 's0'"},
+            {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'"}])
+    assert e.value.response["Error"] == {
+        "Code": "ValidationException",
+        "Message": "Validation failed in TransactStatements[1]: Reads on indices are not "
+                   "supported within transactions."}
+
+
+def test_transaction_capacity_splits_as_transact_write_items(ddb, music):
+    run(ddb, f"INSERT INTO \"{music}\" VALUE {{'Artist': 'i', 'SongTitle': 't', 'n': 0}}")
+    statements = [{"Statement": f"UPDATE \"{music}\" SET n = n + 1 WHERE Artist = 'i' AND SongTitle = 't'"}]
+    first, replay = (ddb.execute_transaction(ClientRequestToken="wire-partiql-idem",
+                                             ReturnConsumedCapacity="INDEXES",
+                                             TransactStatements=statements)
+                     for _ in range(2))
+    item = ddb.get_item(TableName=music, Key={"Artist": {"S": "i"}, "SongTitle": {"S": "t"}})["Item"]
+    assert item["n"] == {"N": "1"}
+    assert first["ConsumedCapacity"] == [{
+        "TableName": music, "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}}]
+    assert replay["ConsumedCapacity"] == [{
+        "TableName": music, "CapacityUnits": 2.0, "ReadCapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 2.0, "ReadCapacityUnits": 2.0}}]
+
+
+def test_batch_members_honour_returning(ddb, music):
+    for t in ("del", "new", "mod", "empty"):
+        ddb.put_item(TableName=music, Item={"Artist": {"S": "r"}, "SongTitle": {"S": t},
+                                            "data": {"S": "old"}, "keep": {"S": "k"}})
+    where = "WHERE Artist = 'r' AND SongTitle ="
+    r = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"DELETE FROM \"{music}\" {where} 'del' RETURNING ALL OLD *"},
+        {"Statement": f"UPDATE \"{music}\" SET data = 'new' {where} 'new' RETURNING ALL NEW *"},
+        {"Statement": f"UPDATE \"{music}\" SET data = 'new' {where} 'mod' RETURNING MODIFIED NEW *"},
+        {"Statement": f"UPDATE \"{music}\" REMOVE data {where} 'empty' RETURNING MODIFIED NEW *"}])
+    item = {"Artist": {"S": "r"}, "keep": {"S": "k"}}
+    assert r["Responses"] == [
+        {"TableName": music, "Item": {**item, "SongTitle": {"S": "del"}, "data": {"S": "old"}}},
+        {"TableName": music, "Item": {**item, "SongTitle": {"S": "new"}, "data": {"S": "new"}}},
+        {"TableName": music, "Item": {"data": {"S": "new"}}},
+        {"TableName": music}]
+
+
+def test_batch_select_must_name_the_table_primary_key(ddb, indexed):
+    message = ("Select statements within BatchExecuteStatement must specify the primary key in "
+               "the where clause.")
+    r = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"SELECT * FROM \"{indexed}\" WHERE nonproj = 'np0'"},
+        {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'"},
+        {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE pk = 'p' AND sk = 's0' AND g = 'x'"},
+        {"Statement": f"SELECT sk FROM \"{indexed}\" WHERE pk = 'p' AND sk = 's0'"}])
+    # A member refused before it ran names no table; the others still run.
+    assert r["Responses"] == [{"Error": {"Code": "ValidationError", "Message": message}}] * 3 + [
+        {"TableName": indexed, "Item": {"sk": {"S": "s0"}}}]
+
+
+def test_batch_reads_are_charged_per_member(ddb, music):
+    for t in ("a", "b"):
+        ddb.put_item(TableName=music, Item={"Artist": {"S": "c"}, "SongTitle": {"S": t}})
+
+    def total(*consistent):
+        r = ddb.batch_execute_statement(ReturnConsumedCapacity="TOTAL", Statements=[
+            {"Statement": f"SELECT * FROM \"{music}\" WHERE Artist = 'c' AND SongTitle = '{t}'",
+             "ConsistentRead": c} for t, c in zip("ab", consistent)])
+        return r["ConsumedCapacity"]
+
+    assert total(False) == [{"TableName": music, "CapacityUnits": 0.5}]
+    assert total(True) == [{"TableName": music, "CapacityUnits": 1.0}]
+    assert total(True, False) == [{"TableName": music, "CapacityUnits": 1.5}]
