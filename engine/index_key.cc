@@ -1,5 +1,7 @@
 #include "engine/index_key.h"
 
+#include <algorithm>
+
 #include "ddb/limits.h"
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
@@ -122,6 +124,17 @@ std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item) 
 }
 
 }  // namespace
+
+bool IndexProjects(const IndexSchema& index, std::string_view name) {
+  auto named = [&](const auto& a) { return a.first == name; };
+  return index.projection == ProjectionType::kAll || name == index.table_hash ||
+         (!index.table_range.empty() && name == index.table_range) ||
+         std::any_of(index.hash_attrs.begin(), index.hash_attrs.end(), named) ||
+         std::any_of(index.range_attrs.begin(), index.range_attrs.end(), named) ||
+         (index.projection == ProjectionType::kInclude &&
+          std::find(index.non_key_attributes.begin(), index.non_key_attributes.end(), name) !=
+              index.non_key_attributes.end());
+}
 
 Item ProjectForIndex(const IndexSchema& index, const Item& item) {
   if (index.projection == ProjectionType::kAll) return item;

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -77,5 +78,9 @@ bool SameIndexProjection(const IndexSchema& index, const Item& a, const Item& b)
 
 // The attributes of "item" that the index projects (keys always included).
 Item ProjectForIndex(const IndexSchema& index, const Item& item);
+
+// Whether the index projects the top-level attribute "name" (its keys and the table's
+// always; INCLUDE's list; everything for ALL).
+bool IndexProjects(const IndexSchema& index, std::string_view name);
 
 }  // namespace ddb

@@ -6,6 +6,8 @@
 #include <map>
 
 #include "ddb/engine.h"
+#include "engine/expression.h"
+#include "engine/partiql_index.h"
 #include "engine/partiql_parser.h"
 #include "engine/transactions.h"
 
@@ -49,6 +51,7 @@ class Generated {
     if (!values_.empty()) r->expression_attribute_values = values_;
   }
   const std::map<std::string, std::string>& names() const { return names_; }
+  const Item& values() const { return values_; }
 
  private:
   std::map<std::string, std::string> by_attribute_;
@@ -219,7 +222,7 @@ struct CompiledWrite {
 
 Result<CompiledWrite> CompileWrite(const Statement& st, const TableDescription& table,
                                    const ExecuteStatementRequest& req) {
-  if (st.index) return Unsupported("a write cannot name an index");
+  if (st.index) return Error::Validation("This operation is not supported on an index");
   const KeyNames keys = KeysOf(table.key_schema);
   CompiledWrite w;
   w.action.table_name = st.table;
@@ -283,9 +286,8 @@ Error DuplicateItem() {
 }
 
 // INSERT, UPDATE or DELETE: one PutItem, UpdateItem or DeleteItem.
-Result<ExecuteStatementResult> RunWrite(Engine& engine, const TableDescription& table,
-                                        const Statement& st, const ExecuteStatementRequest& req) {
-  DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+Result<ExecuteStatementResult> RunWrite(Engine& engine, const CompiledWrite& w,
+                                        const ExecuteStatementRequest& req) {
   const TransactWriteAction& a = w.action;
   ExecuteStatementResult result;
   std::optional<Item> returned;
@@ -334,6 +336,20 @@ struct WhereTerms {
   const Expr* hash = nullptr;
   const Expr* range = nullptr;
   std::vector<const Expr*> rest;
+  // An IN on the partition key, when there is no equality: the service decomposes it into
+  // one Query per candidate (here it stays a Scan's filter), so the read counts as keyed.
+  const Expr* hash_in = nullptr;
+
+  // The terms besides the key condition when the read is keyed, else null.
+  std::optional<std::vector<const Expr*>> KeyedFilter() const {
+    if (hash) return rest;
+    if (!hash_in) return std::nullopt;
+    std::vector<const Expr*> others;
+    for (const Expr* t : rest) {
+      if (t != hash_in) others.push_back(t);
+    }
+    return others;
+  }
 };
 
 WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
@@ -349,6 +365,11 @@ WhereTerms SplitWhere(const Statement& st, const TableDescription& table) {
   if (st.where) FlattenAnd(*st.where, &terms);
   WhereTerms out;
   for (const Expr* t : terms) {
+    if (!out.hash_in && t->kind == Expr::Kind::kIn && IsAttribute(t->args[0], keys.hash) &&
+        std::all_of(t->args.begin() + 1, t->args.end(),
+                    [](const Expr& c) { return c.kind == Expr::Kind::kValue; })) {
+      out.hash_in = t;
+    }
     if (!out.hash && EqualityOn(*t, keys.hash)) {
       out.hash = t;
     } else if (!out.range && keys.range) {
@@ -376,6 +397,40 @@ Error WithoutFilterFrame(Error e) {
   return Error::Validation(e.message().substr(kFrame.size()));
 }
 
+// The service checks a SELECT's WHERE as an expression (operand types and the like) before
+// it looks the table up.
+Status CheckWhere(const Statement& st) {
+  if (!st.where) return Status::Ok();
+  Generated ph;
+  DDB_ASSIGN_OR_RETURN(std::string text, Render(*st.where, &ph));
+  Placeholders placeholders;
+  placeholders.names = &ph.names();
+  placeholders.values = &ph.values();
+  Result<ConditionPtr> compiled = CompileCondition(text, "FilterExpression", &placeholders);
+  if (!compiled.ok()) return WithoutFilterFrame(compiled.error());
+  return Status::Ok();
+}
+
+// PartiQL names a selected path by its last attribute name: SELECT a.b returns {"b": ...}.
+// (A path that ends in a list index keeps its place in the item.)
+void NameSelectedPaths(const std::vector<DocumentPath>& projection, Item* item) {
+  auto renamed = [](const DocumentPath& p) { return p.size() > 1 && p.back().index < 0; };
+  if (std::none_of(projection.begin(), projection.end(), renamed)) return;
+  Item out;
+  for (const DocumentPath& p : projection) {
+    if (!renamed(p)) {
+      auto it = item->find(p[0].name);
+      if (it != item->end()) out[p[0].name] = it->second;
+    } else if (const AttributeValue* v = ResolvePath(*item, p)) {
+      out[p.back().name] = *v;
+    }
+  }
+  *item = std::move(out);
+}
+void NameSelectedPaths(const std::vector<DocumentPath>& projection, std::vector<Item>* items) {
+  for (Item& item : *items) NameSelectedPaths(projection, &item);
+}
+
 // What a SELECT's Query and Scan share: table, index, filter, projection, paging.
 Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
                  const std::vector<const Expr*>& filter, Generated* ph, ReadRequestBase* r) {
@@ -401,17 +456,12 @@ Status BuildRead(const Statement& st, const ExecuteStatementRequest& req,
 // Scan; the other terms filter.
 Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription& table,
                                          const Statement& st, const ExecuteStatementRequest& req) {
-  if (st.index) {
-    auto named = [&](const SecondaryIndexDefinition& i) { return i.index_name == *st.index; };
-    if (std::none_of(table.local_secondary_indexes.begin(), table.local_secondary_indexes.end(),
-                     named) &&
-        std::none_of(table.global_secondary_indexes.begin(), table.global_secondary_indexes.end(),
-                     named)) {
-      // PartiQL's answer names no index (Query's and Scan's append it).
-      return Error::Validation("The table does not have the specified index");
-    }
-  }
   WhereTerms where = SplitWhere(st, table);
+  if (st.index) {
+    const std::optional<std::vector<const Expr*>> keyed = where.KeyedFilter();
+    DDB_RETURN_IF_ERROR(
+        partiql::CheckIndexRead(table, st, req.consistent_read, keyed ? &*keyed : nullptr));
+  }
   Generated ph;
   ReadResult page;
   if (where.hash) {
@@ -434,6 +484,7 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
     }
     ScanRequest s;
     DDB_RETURN_IF_ERROR(BuildRead(st, req, where.rest, &ph, &s));
+    s.filter_index_entries = true;  // unkeyed: an index's entries are filtered as they are
     ph.ApplyTo(&s);
     Result<ReadResult> read = engine.Scan(s);
     if (!read.ok()) return WithoutFilterFrame(read.error());
@@ -441,6 +492,7 @@ Result<ExecuteStatementResult> RunSelect(Engine& engine, const TableDescription&
   }
   ExecuteStatementResult result;
   result.items = std::move(page.items);
+  NameSelectedPaths(st.projection, &result.items);
   result.last_evaluated_key = std::move(page.last_evaluated_key);
   result.consumed_capacity = std::move(page.consumed_capacity);
   return result;
@@ -451,7 +503,9 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
                                             const Statement& st,
                                             const ExecuteStatementRequest& req) {
   DDB_ASSIGN_OR_RETURN(TableDescription table, engine.DescribeTable(ctx, st.table));
-  return st.is_read() ? RunSelect(engine, table, st, req) : RunWrite(engine, table, st, req);
+  if (st.is_read()) return RunSelect(engine, table, st, req);
+  DDB_ASSIGN_OR_RETURN(CompiledWrite w, CompileWrite(st, table, req));
+  return RunWrite(engine, w, req);
 }
 
 }  // namespace
@@ -459,22 +513,33 @@ Result<ExecuteStatementResult> RunStatement(Engine& engine, const RequestContext
 Result<ExecuteStatementResult> Engine::ExecuteStatement(const RequestContext& ctx,
                                                         const ExecuteStatementRequest& req) {
   DDB_ASSIGN_OR_RETURN(Statement st, partiql::Parse(req.statement, req.parameters));
+  if (st.is_read()) DDB_RETURN_IF_ERROR(CheckWhere(st));
   return RunStatement(*this, ctx, st, req);
 }
 
 namespace {
 
-// A read in a batch or transaction: one item by its full key.
-Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescription& table) {
-  if (st.index) return Unsupported("a read by key cannot name an index");
-  DDB_ASSIGN_OR_RETURN(auto split, SplitKey(st, KeysOf(table.key_schema)));
-  if (!split.second.empty()) {
+// A read in a batch or transaction: one item by its full key. A batch's read that is not
+// one (it names an index, misses a key attribute or has other terms) gets the service's
+// words; a transaction refuses an index before it looks up any table.
+Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescription& table,
+                                         bool batch) {
+  const Error batch_error = Error::Validation(
+      "Select statements within BatchExecuteStatement must specify the primary key in the "
+      "where clause.");
+  if (st.index) {
+    return batch ? batch_error : Unsupported("a read by key cannot name an index");
+  }
+  Result<std::pair<Item, std::vector<const Expr*>>> split = SplitKey(st, KeysOf(table.key_schema));
+  if (!split.ok() || !split.value().second.empty()) {
+    if (batch) return batch_error;
+    if (!split.ok()) return split.error();
     return Error::Validation(
         "Where clause of a read in a batch or transaction may only fix the key attributes");
   }
   TransactGetAction get;
   get.table_name = st.table;
-  get.key = std::move(split.first);
+  get.key = std::move(split.value().first);
   if (!st.projection.empty()) {
     Generated ph;
     std::string p;
@@ -483,6 +548,54 @@ Result<TransactGetAction> CompileKeyRead(const Statement& st, const TableDescrip
     get.expression_attribute_names = ph.names();
   }
   return get;
+}
+
+// One member of a BatchExecuteStatement: its error, if any. A member rejected before it ran
+// (it does not parse, or is not a single-item read or write of its table) names no table,
+// as the service answers; one that ran (or whose table is missing) does. A write's
+// RETURNING items come back in the response.
+template <typename Account>
+std::optional<Error> RunBatchMember(Engine& engine, const RequestContext& ctx,
+                                    const Result<Statement>& parsed,
+                                    const ExecuteStatementRequest& s, ReturnConsumedCapacity rcc,
+                                    BatchStatementResponse* response, Account& account) {
+  if (!parsed.ok()) return parsed.error();
+  const Statement& st = parsed.value();
+  Result<TableDescription> table = engine.DescribeTable(ctx, st.table);
+  if (!table.ok()) {
+    response->table_name = st.table;
+    return table.error();
+  }
+  if (st.is_read()) {
+    Result<TransactGetAction> get = CompileKeyRead(st, table.value(), /*batch=*/true);
+    if (!get.ok()) return get.error();
+    response->table_name = st.table;
+    GetItemRequest g;
+    g.table_name = get.value().table_name;
+    g.key = get.value().key;
+    g.projection_expression = get.value().projection_expression;
+    g.expression_attribute_names = get.value().expression_attribute_names;
+    g.consistent_read = s.consistent_read;
+    g.return_consumed_capacity = rcc;
+    Result<GetItemResult> r = engine.GetItem(g);
+    if (!r.ok()) return r.error();
+    account(std::move(r.value().consumed_capacity));
+    response->item = std::move(r.value().item);
+    if (response->item) NameSelectedPaths(st.projection, &*response->item);
+    return std::nullopt;
+  }
+  Result<CompiledWrite> w = CompileWrite(st, table.value(), s);
+  if (!w.ok()) return w.error();
+  response->table_name = st.table;
+  ExecuteStatementRequest single = s;
+  single.return_consumed_capacity = rcc;
+  Result<ExecuteStatementResult> r = RunWrite(engine, w.value(), single);
+  if (!r.ok()) return r.error();
+  account(std::move(r.value().consumed_capacity));
+  if (!r.value().items.empty() && !r.value().items[0].empty()) {
+    response->item = std::move(r.value().items[0]);
+  }
+  return std::nullopt;
 }
 
 Status CheckAllReadsOrAllWrites(const std::vector<Statement>& statements) {
@@ -514,44 +627,21 @@ Result<BatchExecuteStatementResult> Engine::BatchExecuteStatement(
     if (statements.back().ok()) parsed.push_back(statements.back().value());
   }
   DDB_RETURN_IF_ERROR(parsed.empty() ? Status::Ok() : CheckAllReadsOrAllWrites(parsed));
+  std::vector<ConsumedCapacity> consumed;  // one per table, in order of first use
+  auto account = [&](std::optional<ConsumedCapacity> c) {
+    if (!c) return;
+    for (ConsumedCapacity& t : consumed) {
+      if (t.table_name == c->table_name) return t.Merge(*c);
+    }
+    consumed.push_back(std::move(*c));
+  };
   for (size_t i = 0; i < req.statements.size(); ++i) {
-    const ExecuteStatementRequest& s = req.statements[i];
-    const Result<Statement>& st = statements[i];
     BatchStatementResponse response;
-    if (!st.ok()) {
-      response.error = st.error();
-      result.responses.push_back(std::move(response));
-      continue;
-    }
-    response.table_name = st.value().table;
-    if (st.value().is_read()) {
-      Result<TableDescription> table = DescribeTable(ctx, st.value().table);
-      Result<TransactGetAction> get = table.ok() ? CompileKeyRead(st.value(), table.value())
-                                                 : Result<TransactGetAction>(table.error());
-      if (!get.ok()) {
-        response.error = get.error();
-      } else {
-        GetItemRequest g;
-        g.table_name = get.value().table_name;
-        g.key = get.value().key;
-        g.projection_expression = get.value().projection_expression;
-        g.expression_attribute_names = get.value().expression_attribute_names;
-        g.consistent_read = s.consistent_read;
-        Result<GetItemResult> r = GetItem(g);
-        if (r.ok()) {
-          response.item = std::move(r.value().item);
-        } else {
-          response.error = r.error();
-        }
-      }
-    } else {
-      ExecuteStatementRequest single = s;
-      single.return_consumed_capacity = ReturnConsumedCapacity::kNone;
-      Result<ExecuteStatementResult> r = RunStatement(*this, ctx, st.value(), single);
-      if (!r.ok()) response.error = r.error();
-    }
+    response.error = RunBatchMember(*this, ctx, statements[i], req.statements[i],
+                                    req.return_consumed_capacity, &response, account);
     result.responses.push_back(std::move(response));
   }
+  result.consumed_capacity = std::move(consumed);
   return result;
 }
 
@@ -569,6 +659,12 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     parsed.push_back(std::move(st));
   }
   DDB_RETURN_IF_ERROR(CheckAllReadsOrAllWrites(parsed));
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (parsed[i].is_read() && parsed[i].index) {
+      return Error::Validation("Validation failed in TransactStatements[" + std::to_string(i) +
+                               "]: Reads on indices are not supported within transactions.");
+    }
+  }
   ExecuteTransactionResult result;
   if (parsed.front().is_read()) {
     result.reads = true;
@@ -576,11 +672,14 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     get.return_consumed_capacity = req.return_consumed_capacity;
     for (const Statement& st : parsed) {
       DDB_ASSIGN_OR_RETURN(TableDescription table, DescribeTable(ctx, st.table));
-      DDB_ASSIGN_OR_RETURN(TransactGetAction action, CompileKeyRead(st, table));
+      DDB_ASSIGN_OR_RETURN(TransactGetAction action, CompileKeyRead(st, table, /*batch=*/false));
       get.actions.push_back(std::move(action));
     }
     DDB_ASSIGN_OR_RETURN(TransactGetItemsResult r, TransactGetItems(get));
     result.items = std::move(r.items);
+    for (size_t i = 0; i < result.items.size() && i < parsed.size(); ++i) {
+      if (result.items[i]) NameSelectedPaths(parsed[i].projection, &*result.items[i]);
+    }
     result.consumed_capacity = std::move(r.consumed_capacity);
     return result;
   }
@@ -613,6 +712,7 @@ Result<ExecuteTransactionResult> Engine::ExecuteTransaction(const RequestContext
     return TransactionCanceled(std::move(reasons));
   }
   result.consumed_capacity = std::move(r.value().consumed_capacity);
+  result.replayed = r.value().replayed;
   return result;
 }
 

@@ -164,12 +164,22 @@ class Parser {
     return t.text;
   }
 
+  // table [. index]: the service's words for a longer path or an empty component, which it
+  // reports before it looks the table up.
   Status ParseTableRef(Statement* st) {
-    DDB_ASSIGN_OR_RETURN(st->table, Name());
-    if (AcceptPunct(".")) {
-      DDB_ASSIGN_OR_RETURN(std::string index, Name());
-      st->index = std::move(index);
+    std::vector<std::string> components;
+    do {
+      DDB_ASSIGN_OR_RETURN(std::string name, Name());
+      components.push_back(std::move(name));
+    } while (AcceptPunct("."));
+    if (components.size() > 2) {
+      return Error::Validation("A path may contain at most 2 components in the FROM clause");
     }
+    for (const std::string& c : components) {
+      if (c.empty()) return Error::Validation("Path component cannot be an empty string");
+    }
+    st->table = std::move(components[0]);
+    if (components.size() == 2) st->index = std::move(components[1]);
     return Status::Ok();
   }
 
@@ -474,14 +484,18 @@ class Parser {
 
   Status ParseInsert(Statement* st) {
     DDB_RETURN_IF_ERROR(ExpectWord("INTO"));
-    DDB_ASSIGN_OR_RETURN(st->table, Name());
+    DDB_RETURN_IF_ERROR(ParseTableRef(st));
+    if (st->index) {
+      return Error::Validation(
+          "FROM clause may only contain a single table name in data manipulation statements");
+    }
     DDB_RETURN_IF_ERROR(ExpectWord("VALUE"));
     DDB_ASSIGN_OR_RETURN(st->item, Tuple());
     return Status::Ok();
   }
 
   Status ParseUpdate(Statement* st) {
-    DDB_ASSIGN_OR_RETURN(st->table, Name());
+    DDB_RETURN_IF_ERROR(ParseTableRef(st));  // an index is refused once the table is known
     bool any = false;
     while (true) {
       if (AcceptWord("SET")) {
@@ -512,7 +526,7 @@ class Parser {
 
   Status ParseDelete(Statement* st) {
     DDB_RETURN_IF_ERROR(ExpectWord("FROM"));
-    DDB_ASSIGN_OR_RETURN(st->table, Name());
+    DDB_RETURN_IF_ERROR(ParseTableRef(st));  // an index is refused once the table is known
     DDB_RETURN_IF_ERROR(ExpectWord("WHERE"));
     DDB_ASSIGN_OR_RETURN(Expr where, Or());
     st->where = std::move(where);

@@ -2,8 +2,11 @@
 // tree. Statements:
 //   SELECT * | path [, path]* FROM table[.index] [WHERE cond] [ORDER BY path [ASC|DESC]]
 //   INSERT INTO table VALUE {'attr': value, ...}
-//   UPDATE table (SET path = value [, ...] | REMOVE path [, ...])+ WHERE cond [RETURNING r]
-//   DELETE FROM table WHERE cond [RETURNING ALL OLD *]
+//   UPDATE table[.index] (SET path = value [, ...] | REMOVE path [, ...])+ WHERE cond
+//          [RETURNING r]
+//   DELETE FROM table[.index] WHERE cond [RETURNING ALL OLD *]
+// (UPDATE and DELETE parse an index so that it is refused once the table is known, as the
+// service does; INSERT refuses one here.)
 // Identifiers are bare (letters, digits, _) or double-quoted; strings are single-quoted;
 // values are literals ('s', numbers, TRUE/FALSE, NULL, [list], {'k': v}, <<set>>) or `?`
 // parameters, substituted while parsing. Keywords are case-insensitive.
@@ -70,7 +73,9 @@ struct Statement {
 };
 
 // Errors (kValidation): "Statement wasn't well formed, can't be processed: ..." for syntax;
-// "Number of parameters in request and statement don't match." for `?` counts.
+// "Number of parameters in request and statement don't match." for `?` counts; the
+// service's words for a FROM path of more than two components, an empty component, and an
+// INSERT that names an index.
 Result<Statement> Parse(std::string_view text, const std::vector<AttributeValue>& parameters);
 
 }  // namespace ddb::partiql

@@ -75,5 +75,20 @@ TEST(PartiqlParser, Errors) {
   EXPECT_EQ(extra.error().message(), "Number of parameters in request and statement don't match.");
 }
 
+TEST(PartiqlParser, FromPath) {
+  auto message = [](std::string_view text) {
+    Result<Statement> st = Parse(text, {});
+    return st.ok() ? std::string("ok") : st.error().message();
+  };
+  EXPECT_EQ(message("SELECT * FROM t.i.x"),
+            "A path may contain at most 2 components in the FROM clause");
+  EXPECT_EQ(message("SELECT * FROM \"\" WHERE k = 1"), "Path component cannot be an empty string");
+  EXPECT_EQ(message("SELECT * FROM t.\"\""), "Path component cannot be an empty string");
+  EXPECT_EQ(message("INSERT INTO t.i VALUE {'k': 1}"),
+            "FROM clause may only contain a single table name in data manipulation statements");
+  EXPECT_EQ(MustParse("UPDATE t.i SET a = 1 WHERE k = 1").index, "i");
+  EXPECT_EQ(MustParse("DELETE FROM t.i WHERE k = 1").index, "i");
+}
+
 }  // namespace
 }  // namespace ddb::partiql

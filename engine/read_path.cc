@@ -221,16 +221,10 @@ Result<ReadTarget> ResolveTarget(const TableInfo& table, const ReadRequestBase& 
   // An LSI reads the table's item for what it does not project, but a filter may only use
   // what it projects (the service filters before fetching).
   const IndexSchema& index = *target.index;
-  if (!index.global && index.projection != ProjectionType::kAll && plan.filter) {
+  if (!index.global && plan.filter && !req.filter_index_entries) {
     std::string missing;
     for (const std::string& name : ConditionAttributeNames(*plan.filter)) {
-      const bool projected =
-          name == index.table_hash || name == index.table_range ||
-          std::any_of(index.range_attrs.begin(), index.range_attrs.end(),
-                      [&](const auto& a) { return a.first == name; }) ||
-          std::find(index.non_key_attributes.begin(), index.non_key_attributes.end(), name) !=
-              index.non_key_attributes.end();
-      if (!projected) missing += (missing.empty() ? "" : ", ") + name;
+      if (!IndexProjects(index, name)) missing += (missing.empty() ? "" : ", ") + name;
     }
     if (!missing.empty()) {
       // The service's words (its PartiQL answer, recorded in 2026).
@@ -259,10 +253,12 @@ class PageReader {
              const ReadPlan& plan)
       : impl_(impl), target_(target), req_(req), plan_(plan) {
     // An LSI answers for attributes it does not project by fetching the table's item, as
-    // the service does; a GSI returns what it has. (Filters use projected attributes only.)
+    // the service does; a GSI returns what it has. (Filters use projected attributes only,
+    // and are evaluated on the entry.)
     fetch_base_ = target.index && !target.index->global &&
                   target.index->projection != ProjectionType::kAll &&
-                  (req.select == Select::kAllAttributes || plan.projection.has_value());
+                  (req.select == Select::kAllAttributes ||
+                   (plan.projection && NamesUnprojected(*target.index, *plan.projection)));
     // Items returned whole stay in stored form when the caller accepts that.
     keep_encoded_ = req.accept_encoded_items && !fetch_base_ && !plan.filter && !plan.projection &&
                     !plan.count_only;
@@ -279,6 +275,8 @@ class PageReader {
 
   const Status& status() const { return status_; }
   size_t bytes() const { return bytes_; }
+  // The read units of the table items an LSI read fetched (each a read of its own).
+  double fetched_units() const { return fetched_units_; }
 
   // The page, with LastEvaluatedKey when it was cut by its Limit or size. A page that
   // filled either exactly on its last item still reports where it stopped, as the service
@@ -331,14 +329,17 @@ class PageReader {
   bool AddDecoded(std::string_view value) {
     Item item;
     if (!DecodeItem(value, &item)) return Fail(Error::Internal("unreadable item"));
-    if (fetch_base_) {
-      Result<std::optional<Item>> base = impl_.ReadItem(impl_.ItemKeyOf(*target_.table, item));
-      if (!base.ok()) return Fail(base.error());
-      if (base.value()) item = std::move(*base.value());
-    }
     ++result_.scanned_count;
     bytes_ += ItemSize(item);
     const bool keep = !plan_.filter || EvaluateCondition(*plan_.filter, &item);
+    if (fetch_base_) {  // every entry read is fetched, kept or not (the service charges so)
+      Result<std::optional<Item>> base = impl_.ReadItem(impl_.ItemKeyOf(*target_.table, item));
+      if (!base.ok()) return Fail(base.error());
+      if (base.value()) {
+        item = std::move(*base.value());
+        fetched_units_ += ReadUnits(ItemSize(item), req_.consistent_read);
+      }
+    }
     if (keep) ++result_.count;
     // The item itself moves into the page when it is returned whole; otherwise it is kept
     // aside only because it may be the last one read (LastEvaluatedKey).
@@ -358,7 +359,13 @@ class PageReader {
   const ReadTarget& target_;
   const ReadRequestBase& req_;
   const ReadPlan& plan_;
+  static bool NamesUnprojected(const IndexSchema& index, const Projection& projection) {
+    return std::any_of(projection.paths.begin(), projection.paths.end(),
+                       [&](const DocumentPath& p) { return !IndexProjects(index, p[0].name); });
+  }
+
   bool fetch_base_ = false;
+  double fetched_units_ = 0;
   bool keep_encoded_ = false;
   ReadResult result_;
   size_t bytes_ = 0;
@@ -368,15 +375,18 @@ class PageReader {
   Status status_;
 };
 
-// A page costs the 4 KB units of everything it read, filtered or not.
+// A page costs the 4 KB units of everything it read, filtered or not, and an LSI page the
+// table items it fetched on the table's arm.
 void ChargePage(EngineImpl& impl, const ReadTarget& target, const ReadRequestBase& req,
-                uint64_t token, const std::string& partition_key, size_t bytes, ReadResult* page) {
+                uint64_t token, const std::string& partition_key, size_t bytes,
+                double fetched_units, ReadResult* page) {
   double units = ReadUnits(bytes, req.consistent_read);
-  impl.ChargeRead(*target.table, target.index, token, partition_key, units);
+  impl.ChargeRead(*target.table, target.index, token, partition_key, units + fetched_units);
   if (req.return_consumed_capacity == ReturnConsumedCapacity::kNone) return;
   page->consumed_capacity = ConsumedCapacity{req.table_name};
   if (target.index) {
     page->consumed_capacity->AddIndex(target.index->name, target.index->global, units, false);
+    if (fetched_units > 0) page->consumed_capacity->AddTable(fetched_units, false);
   } else {
     page->consumed_capacity->AddTable(units, false);
   }
@@ -394,7 +404,8 @@ Result<ReadResult> ReadRange(EngineImpl& impl, const ReadTarget& target, const R
       target.cf(), lower, upper,
       [&](std::string_view, std::string_view value) { return reader.Add(value); }, !forward));
   DDB_ASSIGN_OR_RETURN(ReadResult page, reader.Finish());
-  ChargePage(impl, target, req, token, partition_key, reader.bytes(), &page);
+  ChargePage(impl, target, req, token, partition_key, reader.bytes(), reader.fetched_units(),
+             &page);
   return page;
 }
 

@@ -1,4 +1,8 @@
 // ExecuteStatement, BatchExecuteStatement and ExecuteTransaction (PartiQL).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 #include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/base64.h"
@@ -9,25 +13,50 @@
 namespace ddb::protocol {
 namespace {
 
-// NextToken: the page's LastEvaluatedKey as JSON, base64-encoded (opaque to clients).
-std::string EncodeNextToken(const Item& key) {
+// NextToken: the page's LastEvaluatedKey and a digest of the statement it pages, as JSON
+// {"s": digest, "k": key}, base64-encoded (opaque to clients). A token only pages the
+// statement that minted it: the service refuses one replayed against another (another
+// index of the same table, say), though the key would fit.
+std::string StatementDigest(std::string_view statement) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : statement) h = (h ^ c) * 1099511628211ull;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[i] = kHex[h & 0xf];
+  return out;
+}
+
+std::string EncodeNextToken(std::string_view statement, const Item& key) {
   JsonWriter w;
+  w.BeginObject();
+  w.Key("s");
+  w.String(StatementDigest(statement));
+  w.Key("k");
   WriteAttributeMap(w, key);
+  w.EndObject();
   std::string token;
   Base64Encode(w.Take(), &token);
   return token;
 }
 
-Result<Item> DecodeNextToken(std::string_view token) {
+Result<Item> DecodeNextToken(std::string_view statement, std::string_view token) {
   const Error invalid = Error::Validation("Invalid NextToken");
   std::string json;
   if (!Base64Decode(token, &json)) return invalid;
   // Its own parser: the request's document lives in the thread's parser.
   simdjson::dom::parser parser;
-  JsonElement root;
-  if (parser.parse(json).get(root) != simdjson::SUCCESS) return invalid;
-  Result<Item> key = ParseAttributeMap(root);
+  JsonObject root;
+  std::string_view digest;
+  JsonElement key_json;
+  if (parser.parse(json).get(root) != simdjson::SUCCESS ||
+      root["s"].get(digest) != simdjson::SUCCESS || root["k"].get(key_json) != simdjson::SUCCESS) {
+    return invalid;
+  }
+  Result<Item> key = ParseAttributeMap(key_json);
   if (!key.ok()) return invalid;
+  if (digest != StatementDigest(statement)) {
+    return Error::Validation("NextToken does not match request");
+  }
   return key;
 }
 
@@ -135,7 +164,7 @@ Result<std::string> HandleExecuteStatement(Engine& engine, const RequestContext&
   DDB_ASSIGN_OR_RETURN(req.return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
   if (token) {
-    DDB_ASSIGN_OR_RETURN(Item key, DecodeNextToken(*token));
+    DDB_ASSIGN_OR_RETURN(Item key, DecodeNextToken(req.statement, *token));
     req.exclusive_start_key = std::move(key);
   }
   DDB_ASSIGN_OR_RETURN(ExecuteStatementResult result, engine.ExecuteStatement(ctx, req));
@@ -147,7 +176,7 @@ Result<std::string> HandleExecuteStatement(Engine& engine, const RequestContext&
   w.EndArray();
   if (result.last_evaluated_key) {
     w.Key("NextToken");
-    w.String(EncodeNextToken(*result.last_evaluated_key));
+    w.String(EncodeNextToken(req.statement, *result.last_evaluated_key));
   }
   WriteConsumedCapacity(w, result.consumed_capacity, req.return_consumed_capacity);
   w.EndObject();
@@ -220,7 +249,10 @@ Result<std::string> HandleExecuteTransaction(Engine& engine, const RequestContex
     w.EndObject();
   }
   w.EndArray();
-  WriteConsumedCapacityList(w, result.consumed_capacity, req.return_consumed_capacity);
+  // Split as TransactGetItems and TransactWriteItems report it.
+  WriteConsumedCapacityList(
+      w, result.consumed_capacity, req.return_consumed_capacity,
+      result.reads || result.replayed ? CapacitySplit::kRead : CapacitySplit::kWrite);
   w.EndObject();
   return w.Take();
 }

@@ -507,6 +507,9 @@ struct ExecuteTransactionResult {
   bool reads = false;
   std::vector<std::optional<Item>> items;  // reads: one per statement
   std::vector<ConsumedCapacity> consumed_capacity;
+  // Writes: a replay of a finished transaction (same ClientRequestToken), as in
+  // TransactWriteItemsResult.
+  bool replayed = false;
 };
 
 // --- Query and Scan ---
@@ -541,6 +544,10 @@ struct ReadRequestBase {
   // Lets the page come back in stored form (ReadResult::encoded_items) when its items are
   // returned whole, for callers that only write them out (the JSON protocol).
   bool accept_encoded_items = false;
+  // A read of a local secondary index filters its entries as they are stored (what the
+  // index does not project is absent) instead of refusing a filter on an unprojected
+  // attribute. PartiQL's SELECT of an index without its key condition answers so.
+  bool filter_index_entries = false;
 };
 
 struct QueryRequest : ReadRequestBase {

@@ -186,3 +186,219 @@ def test_where_errors_have_no_filter_expression_frame(ddb, music, op):
     assert err["Message"] == (
         f"Incorrect operand type for operator or function; operator or function: {op}, "
         "operand type: BOOL")
+
+
+# Index-qualified reads ("table"."index"), as the service answered them in 2026.
+
+@pytest.fixture
+def indexed(ddb, table_factory):
+    """pk/sk table with GSIs gsi-all (ALL), gsi-inc (INCLUDE projattr), LSIs lsi-keys
+    (KEYS_ONLY) and lsi-inc (INCLUDE projattr); every item also has `nonproj`."""
+    def attr(n):
+        return {"AttributeName": n, "AttributeType": "S"}
+
+    def key(h, r=None):
+        return [{"AttributeName": h, "KeyType": "HASH"}] + (
+            [{"AttributeName": r, "KeyType": "RANGE"}] if r else [])
+
+    include = {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["projattr"]}
+    table = table_factory(
+        ("pk", "S"), ("sk", "S"),
+        AttributeDefinitions=[attr(n) for n in ("pk", "sk", "g", "g2", "l", "l3")],
+        GlobalSecondaryIndexes=[
+            {"IndexName": "gsi-all", "KeySchema": key("g"), "Projection": {"ProjectionType": "ALL"}},
+            {"IndexName": "gsi-inc", "KeySchema": key("g2"), "Projection": include}],
+        LocalSecondaryIndexes=[
+            {"IndexName": "lsi-keys", "KeySchema": key("pk", "l"),
+             "Projection": {"ProjectionType": "KEYS_ONLY"}},
+            {"IndexName": "lsi-inc", "KeySchema": key("pk", "l3"), "Projection": include}])
+    for i in range(3):
+        ddb.put_item(TableName=table, Item={
+            "pk": {"S": "p"}, "sk": {"S": f"s{i}"}, "g": {"S": "x"}, "g2": {"S": "y"},
+            "l": {"S": f"l{i}"}, "l3": {"S": f"m{i}"}, "projattr": {"S": f"proj{i}"},
+            "nonproj": {"S": f"np{i}"}})
+    return table
+
+
+def test_from_path_is_checked_before_the_table(ddb, indexed):
+    assert error(ddb, f"SELECT * FROM \"{indexed}\".\"gsi-all\".\"extra\" WHERE pk = 'p'") == {
+        "Code": "ValidationException",
+        "Message": "A path may contain at most 2 components in the FROM clause"}
+    for statement in (f"SELECT * FROM \"{indexed}\".\"\" WHERE pk = 'p'",
+                      "SELECT * FROM \"\" WHERE pk = 'p'"):
+        assert error(ddb, statement) == {"Code": "ValidationException",
+                                         "Message": "Path component cannot be an empty string"}
+    # The WHERE clause's operand types are checked before the table, too.
+    e = error(ddb, "SELECT pk FROM \"no_such_table_here\" WHERE pk = ? AND v < ?",
+              Parameters=[{"S": "x"}, {"BOOL": True}])
+    assert e == {"Code": "ValidationException",
+                 "Message": "Incorrect operand type for operator or function; operator or "
+                            "function: <, operand type: BOOL"}
+
+
+def test_writes_refuse_an_index(ddb, indexed):
+    for index in ("gsi-all", "no-such-index"):
+        e = error(ddb, f"INSERT INTO \"{indexed}\".\"{index}\" VALUE {{'pk': 'w', 'sk': 'w'}}")
+        assert e == {"Code": "ValidationException",
+                     "Message": "FROM clause may only contain a single table name in data "
+                                "manipulation statements"}
+    for statement in (f"UPDATE \"{indexed}\".\"gsi-all\" SET projattr = 'z' WHERE pk = 'p' AND sk = 's0'",
+                      f"DELETE FROM \"{indexed}\".\"gsi-all\" WHERE pk = 'p' AND sk = 's0'"):
+        assert error(ddb, statement) == {"Code": "ValidationException",
+                                         "Message": "This operation is not supported on an index"}
+    assert ddb.get_item(TableName=indexed, Key={"pk": {"S": "p"}, "sk": {"S": "s0"}})["Item"][
+        "projattr"] == {"S": "proj0"}
+
+
+def test_gsi_read_rules(ddb, indexed):
+    e = error(ddb, f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'", ConsistentRead=True)
+    assert e == {"Code": "ValidationException",
+                 "Message": "Strongly consistent read is not supported on Global Secondary Indexes"}
+    e = error(ddb, f"SELECT nonproj FROM \"{indexed}\".\"gsi-inc\" WHERE g2 = 'y'")
+    assert e == {"Code": "ValidationException",
+                 "Message": "One or more parameter values were invalid: Global secondary index "
+                            "gsi-inc does not project [nonproj]"}
+
+
+@pytest.mark.parametrize("index,where", [
+    ("gsi-inc", "g2 = 'y' AND nonproj = 'np1'"),
+    ("gsi-inc", "g2 = 'y' AND nonproj IS MISSING"),
+    ("gsi-inc", "g2 = 'y' AND nonproj IS NOT MISSING"),
+    ("gsi-inc", "g2 = 'y' AND begins_with(nonproj, 'np')"),
+    ("gsi-inc", "g2 = 'y' AND NOT nonproj = 'np1'"),
+    ("gsi-inc", "g2 IN ['y', 'z'] AND nonproj = 'np1'"),
+    ("lsi-keys", "pk = 'p' AND nonproj = 'np1'"),
+    ("lsi-keys", "pk = 'p' AND l BETWEEN 'l0' AND 'l9' AND nonproj = 'np1'"),
+])
+def test_keyed_index_read_filters_only_on_projected_attributes(ddb, indexed, index, where):
+    e = error(ddb, f"SELECT pk FROM \"{indexed}\".\"{index}\" WHERE {where}")
+    assert e == {"Code": "ValidationException",
+                 "Message": f"One or more parameter values were invalid: Secondary index {index} "
+                            "does not project one or more filter attributes: [nonproj]"}
+
+
+@pytest.mark.parametrize("index", ["gsi-inc", "lsi-keys"])
+def test_unkeyed_index_read_filters_the_entries_as_they_are(ddb, indexed, index):
+    # Without the index key condition the filter is accepted, and the index entries lack it.
+    assert run(ddb, f"SELECT pk FROM \"{indexed}\".\"{index}\" WHERE nonproj = 'np1'")["Items"] == []
+    rows = run(ddb, f"SELECT sk FROM \"{indexed}\".\"{index}\" WHERE NOT nonproj = 'np1'")["Items"]
+    assert sorted(r["sk"]["S"] for r in rows) == ["s0", "s1", "s2"]
+
+
+def test_lsi_reach_back_is_charged_to_the_table(ddb, indexed):
+    def select(statement, **kw):
+        r = run(ddb, statement, ReturnConsumedCapacity="INDEXES", **kw)
+        return r["Items"], r["ConsumedCapacity"]
+
+    items, cc = select(f"SELECT nonproj FROM \"{indexed}\".\"lsi-keys\" WHERE pk = 'p'")
+    assert sorted(i["nonproj"]["S"] for i in items) == ["np0", "np1", "np2"]
+    assert cc["Table"] == {"CapacityUnits": 1.5}  # one eventually consistent read per item
+    assert cc["LocalSecondaryIndexes"] == {"lsi-keys": {"CapacityUnits": 0.5}}
+    assert cc["CapacityUnits"] == 2.0
+    items, cc = select(f"SELECT nonproj FROM \"{indexed}\".\"lsi-keys\" WHERE pk = 'p'", Limit=1)
+    assert len(items) == 1 and cc["Table"] == {"CapacityUnits": 0.5}
+    # Every entry read is fetched, whether the filter keeps it or not.
+    items, cc = select(f"SELECT nonproj FROM \"{indexed}\".\"lsi-inc\" WHERE pk = 'p' "
+                       "AND projattr = 'none'")
+    assert items == [] and cc["Table"] == {"CapacityUnits": 1.5}
+    # What the index projects needs no fetch.
+    items, cc = select(f"SELECT l FROM \"{indexed}\".\"lsi-keys\" WHERE pk = 'p'")
+    assert len(items) == 3 and cc["Table"] == {"CapacityUnits": 0.0}
+    # Query charges the same way.
+    r = ddb.query(TableName=indexed, IndexName="lsi-keys", KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "p"}}, ProjectionExpression="nonproj",
+                  ReturnConsumedCapacity="INDEXES", ConsistentRead=True)
+    assert r["ConsumedCapacity"]["Table"] == {"CapacityUnits": 3.0}
+    assert r["ConsumedCapacity"]["LocalSecondaryIndexes"] == {"lsi-keys": {"CapacityUnits": 1.0}}
+
+
+def test_select_names_a_nested_path_by_its_last_name(ddb, music):
+    ddb.put_item(TableName=music, Item={"Artist": {"S": "n"}, "SongTitle": {"S": "t"},
+                                        "m": {"M": {"nested": {"S": "deep"}, "other": {"N": "1"}}}})
+    rows = run(ddb, f"SELECT m.nested, SongTitle FROM \"{music}\" WHERE Artist = 'n'")["Items"]
+    assert rows == [{"nested": {"S": "deep"}, "SongTitle": {"S": "t"}}]
+
+
+def test_next_token_pages_only_its_statement(ddb, indexed):
+    statement = f"SELECT pk, sk FROM \"{indexed}\".\"gsi-inc\" WHERE g2 = 'y'"
+    first = run(ddb, statement, Limit=1)
+    assert len(first["Items"]) == 1 and "NextToken" in first
+    rest = run(ddb, statement, NextToken=first["NextToken"])
+    assert len(rest["Items"]) == 2
+    e = error(ddb, f"SELECT pk, sk FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'",
+              NextToken=first["NextToken"])
+    assert e == {"Code": "ValidationException", "Message": "NextToken does not match request"}
+
+
+def test_transaction_refuses_an_index_read(ddb, indexed):
+    with pytest.raises(ClientError) as e:
+        ddb.execute_transaction(TransactStatements=[
+            {"Statement": f"SELECT * FROM \"{indexed}\" WHERE pk = 'p' AND sk = 's0'"},
+            {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'"}])
+    assert e.value.response["Error"] == {
+        "Code": "ValidationException",
+        "Message": "Validation failed in TransactStatements[1]: Reads on indices are not "
+                   "supported within transactions."}
+
+
+def test_transaction_capacity_splits_as_transact_write_items(ddb, music):
+    run(ddb, f"INSERT INTO \"{music}\" VALUE {{'Artist': 'i', 'SongTitle': 't', 'n': 0}}")
+    statements = [{"Statement": f"UPDATE \"{music}\" SET n = n + 1 WHERE Artist = 'i' AND SongTitle = 't'"}]
+    first, replay = (ddb.execute_transaction(ClientRequestToken="wire-partiql-idem",
+                                             ReturnConsumedCapacity="INDEXES",
+                                             TransactStatements=statements)
+                     for _ in range(2))
+    item = ddb.get_item(TableName=music, Key={"Artist": {"S": "i"}, "SongTitle": {"S": "t"}})["Item"]
+    assert item["n"] == {"N": "1"}
+    assert first["ConsumedCapacity"] == [{
+        "TableName": music, "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}}]
+    assert replay["ConsumedCapacity"] == [{
+        "TableName": music, "CapacityUnits": 2.0, "ReadCapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 2.0, "ReadCapacityUnits": 2.0}}]
+
+
+def test_batch_members_honour_returning(ddb, music):
+    for t in ("del", "new", "mod", "empty"):
+        ddb.put_item(TableName=music, Item={"Artist": {"S": "r"}, "SongTitle": {"S": t},
+                                            "data": {"S": "old"}, "keep": {"S": "k"}})
+    where = "WHERE Artist = 'r' AND SongTitle ="
+    r = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"DELETE FROM \"{music}\" {where} 'del' RETURNING ALL OLD *"},
+        {"Statement": f"UPDATE \"{music}\" SET data = 'new' {where} 'new' RETURNING ALL NEW *"},
+        {"Statement": f"UPDATE \"{music}\" SET data = 'new' {where} 'mod' RETURNING MODIFIED NEW *"},
+        {"Statement": f"UPDATE \"{music}\" REMOVE data {where} 'empty' RETURNING MODIFIED NEW *"}])
+    item = {"Artist": {"S": "r"}, "keep": {"S": "k"}}
+    assert r["Responses"] == [
+        {"TableName": music, "Item": {**item, "SongTitle": {"S": "del"}, "data": {"S": "old"}}},
+        {"TableName": music, "Item": {**item, "SongTitle": {"S": "new"}, "data": {"S": "new"}}},
+        {"TableName": music, "Item": {"data": {"S": "new"}}},
+        {"TableName": music}]
+
+
+def test_batch_select_must_name_the_table_primary_key(ddb, indexed):
+    message = ("Select statements within BatchExecuteStatement must specify the primary key in "
+               "the where clause.")
+    r = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"SELECT * FROM \"{indexed}\" WHERE nonproj = 'np0'"},
+        {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE g = 'x'"},
+        {"Statement": f"SELECT * FROM \"{indexed}\".\"gsi-all\" WHERE pk = 'p' AND sk = 's0' AND g = 'x'"},
+        {"Statement": f"SELECT sk FROM \"{indexed}\" WHERE pk = 'p' AND sk = 's0'"}])
+    # A member refused before it ran names no table; the others still run.
+    assert r["Responses"] == [{"Error": {"Code": "ValidationError", "Message": message}}] * 3 + [
+        {"TableName": indexed, "Item": {"sk": {"S": "s0"}}}]
+
+
+def test_batch_reads_are_charged_per_member(ddb, music):
+    for t in ("a", "b"):
+        ddb.put_item(TableName=music, Item={"Artist": {"S": "c"}, "SongTitle": {"S": t}})
+
+    def total(*consistent):
+        r = ddb.batch_execute_statement(ReturnConsumedCapacity="TOTAL", Statements=[
+            {"Statement": f"SELECT * FROM \"{music}\" WHERE Artist = 'c' AND SongTitle = '{t}'",
+             "ConsistentRead": c} for t, c in zip("ab", consistent)])
+        return r["ConsumedCapacity"]
+
+    assert total(False) == [{"TableName": music, "CapacityUnits": 0.5}]
+    assert total(True) == [{"TableName": music, "CapacityUnits": 1.0}]
+    assert total(True, False) == [{"TableName": music, "CapacityUnits": 1.5}]
