@@ -34,8 +34,8 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
           "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
     }
     if (ks[0].attribute_name == ks[1].attribute_name) {
-      return Error::Validation(
-          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+      // The service's answer (2026), though the attribute may well be defined.
+      return Error::Validation("Invalid KeySchema: Some index key attribute have no definition");
     }
   }
   return Status::Ok();
@@ -117,14 +117,15 @@ Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& id
 Status ValidateCreateTable(const CreateTableRequest& req) {
   std::vector<std::string> violations;
   TableNameViolations(req.table_name, "tableName", &violations);
-  for (size_t i = 0; i < req.local_secondary_indexes.size(); ++i) {
-    TableNameViolations(req.local_secondary_indexes[i].index_name,
-                        "localSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
-                        &violations);
-  }
+  // Global indexes before local ones, as the service lists them.
   for (size_t i = 0; i < req.global_secondary_indexes.size(); ++i) {
     TableNameViolations(req.global_secondary_indexes[i].index_name,
                         "globalSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
+                        &violations);
+  }
+  for (size_t i = 0; i < req.local_secondary_indexes.size(); ++i) {
+    TableNameViolations(req.local_secondary_indexes[i].index_name,
+                        "localSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
                         &violations);
   }
   if (!violations.empty()) return ValidationErrors(violations);

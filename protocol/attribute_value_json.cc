@@ -66,13 +66,20 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
                      : t == AttributeType::kNS ? "An number set  may not be empty"
                                                : "Binary sets should not be empty")});
   }
-  std::vector<std::string> original =
-      t == AttributeType::kBS ? std::vector<std::string>() : members;
+  std::vector<std::string> original = members;
   if (!SortSet(t, &members)) {
-    return Error::Validation(
-        kInvalid + "Input collection " +
-        (t == AttributeType::kBS ? std::string("of binary values") : JoinForMessage(original)) +
-        " contains duplicates.");
+    if (t != AttributeType::kBS) {
+      return Error::Validation(kInvalid + "Input collection " + JoinForMessage(original) +
+                               " contains duplicates.");
+    }
+    // Binary members in base64, and no space before "of type" (the service's text).
+    for (std::string& m : original) {
+      std::string text;
+      Base64Encode(m, &text);
+      m = std::move(text);
+    }
+    return Error::Validation(kInvalid + "Input collection " + JoinForMessage(original) +
+                             "of type BS contains duplicates.");
   }
   if (t == AttributeType::kSS) return AttributeValue::SS(std::move(members));
   if (t == AttributeType::kNS) return AttributeValue::NS(std::move(members));

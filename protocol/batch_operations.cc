@@ -119,6 +119,19 @@ Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
     req.request_items.emplace_back(std::string(field.key), std::move(ka));
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  // Expression and legacy projections are one request's parameters, whichever tables they
+  // are given for.
+  bool expression = false, legacy = false;
+  for (const auto& [table, ka] : req.request_items) {
+    expression = expression || ka.projection_expression.has_value();
+    legacy = legacy || !ka.attributes_to_get.empty();
+  }
+  if (expression && legacy) {
+    return Error::Validation(
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {AttributesToGet} Expression parameters: "
+        "{ProjectionExpression}");
+  }
   return req;
 }
 

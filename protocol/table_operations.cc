@@ -13,6 +13,8 @@ namespace {
 Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& arr,
                                                     const std::string& path, Violations* v) {
   std::vector<KeySchemaElement> ks;
+  // The list as the service echoes it in a length violation.
+  std::string echoed;
   size_t i = 0;
   for (JsonElement e : arr) {
     ++i;
@@ -33,6 +35,9 @@ Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& 
     } else if (auto t = v->EnumValue<KeyType>(*type, member + "keyType", "HASH, RANGE")) {
       k.key_type = *t;
     }
+    if (!echoed.empty()) echoed += ", ";
+    echoed += "KeySchemaElement(attributeName=" + std::string(name.value_or("null")) +
+              ", keyType=" + std::string(type.value_or("null")) + ")";
     ks.push_back(std::move(k));
   }
   if (ks.empty()) {
@@ -42,7 +47,7 @@ Result<std::vector<KeySchemaElement>> ReadKeySchema(const simdjson::dom::array& 
   // Global secondary indexes may have keys of up to 4 HASH and 4 RANGE attributes.
   size_t max = path.rfind("globalSecondaryIndex", 0) == 0 ? 8 : 2;
   if (ks.size() > max) {
-    v->Add("Value '[...]' at '" + path +
+    v->Add("Value '[" + echoed + "]' at '" + path +
            "' failed to satisfy constraint: Member must have length less than or equal to " +
            std::to_string(max));
   }
@@ -520,6 +525,11 @@ void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
 Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
   Violations v;
   CreateTableRequest req;
+  // CreateTable answers a missing name alone, in a sentence of its own (2026).
+  if (!Present(request, "TableName")) {
+    return Error::Validation(
+        "The parameter 'TableName' is required but was not present in the request");
+  }
   DDB_ASSIGN_OR_RETURN(req.table_name, ReadTableName(request, &v));
 
   if (!Present(request, "AttributeDefinitions")) v.NotNull("attributeDefinitions");
@@ -530,10 +540,11 @@ Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
   } else {
     DDB_ASSIGN_OR_RETURN(req.key_schema, ReadKeySchema(*ks, "keySchema", &v));
   }
-  DDB_ASSIGN_OR_RETURN(req.local_secondary_indexes,
-                       ReadIndexes(request, "LocalSecondaryIndexes", "localSecondaryIndexes", &v));
+  // The service lists the global indexes' violations before the local ones'.
   DDB_ASSIGN_OR_RETURN(req.global_secondary_indexes, ReadIndexes(request, "GlobalSecondaryIndexes",
                                                                  "globalSecondaryIndexes", &v));
+  DDB_ASSIGN_OR_RETURN(req.local_secondary_indexes,
+                       ReadIndexes(request, "LocalSecondaryIndexes", "localSecondaryIndexes", &v));
   DDB_ASSIGN_OR_RETURN(req.billing_mode, ReadBillingMode(request, &v));
   DDB_ASSIGN_OR_RETURN(req.provisioned_throughput,
                        ReadThroughput(request, "provisionedThroughput", &v));

@@ -75,12 +75,24 @@ def test_batch_get_per_table_projection(ddb, two_tables):
     resp = ddb.batch_get_item(RequestItems={
         a: {"Keys": [{"pk": {"S": "a2"}}], "ProjectionExpression": "#n, m.y[1], v",
             "ExpressionAttributeNames": {"#n": "name"}, "ConsistentRead": True},
-        b: {"Keys": [{"pk": {"S": "p"}, "sk": {"N": "2"}}], "AttributesToGet": ["w", "nosuch"],
+        b: {"Keys": [{"pk": {"S": "p"}, "sk": {"N": "2"}}], "ProjectionExpression": "w, nosuch",
             "ConsistentRead": False},
     })
     assert resp["Responses"][a] == [{"name": {"S": "n2"}, "m": {"M": {"y": {"L": [{"N": "2"}]}}},
                                      "v": {"N": "2"}}]
     assert resp["Responses"][b] == [{"w": {"S": "w2"}}]
+    resp = ddb.batch_get_item(RequestItems={
+        b: {"Keys": [{"pk": {"S": "p"}, "sk": {"N": "2"}}], "AttributesToGet": ["w", "nosuch"]}})
+    assert resp["Responses"][b] == [{"w": {"S": "w2"}}]
+    # A ProjectionExpression for one table and AttributesToGet for another mix expression and
+    # legacy parameters in one request (nubo-db/dynamodb-conformance tier 3, 2026).
+    expect_error(lambda: ddb.batch_get_item(RequestItems={
+        a: {"Keys": [{"pk": {"S": "a2"}}], "ProjectionExpression": "v"},
+        b: {"Keys": [{"pk": {"S": "p"}, "sk": {"N": "2"}}], "AttributesToGet": ["w"]}}),
+        "ValidationException",
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {AttributesToGet} Expression parameters: "
+        "{ProjectionExpression}")
 
 
 def test_batch_get_projection_of_missing_attribute(ddb, two_tables):

@@ -95,3 +95,53 @@ def test_create_table_refuses_a_disabled_stream_with_a_view_type(ddb, table_fact
                  VE, "One or more parameter values were invalid: Table is being created with a "
                      "stream disabled, UpdateViewType should not be specified")
     assert "edge-stream-off" not in ddb.list_tables()["TableNames"]
+
+
+# --- CreateTable's request shape (nubo-db/dynamodb-conformance tier 3, 2026) ---
+
+def test_create_table_shape_answers(ddb):
+    pt = {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
+    defs = [{"AttributeName": "pk", "AttributeType": "S"}]
+    expect_error(lambda: ddb.create_table(
+        TableName="dup_key_2026", AttributeDefinitions=defs, ProvisionedThroughput=pt,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "pk", "KeyType": "RANGE"}]),
+        VE, "Invalid KeySchema: Some index key attribute have no definition")
+    expect_error(lambda: ddb.create_table(
+        TableName="three_keys_2026", ProvisionedThroughput=pt,
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                              for n in ("pk", "sk", "extra")],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "sk", "KeyType": "RANGE"},
+                   {"AttributeName": "extra", "KeyType": "RANGE"}]),
+        VE, "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, "
+        "keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), "
+        "KeySchemaElement(attributeName=extra, keyType=RANGE)]' at 'keySchema' failed to "
+        "satisfy constraint: Member must have length less than or equal to 2")
+    # Global indexes' violations come before local ones', whatever the request's order.
+    index = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "ALL"}}
+    expect_error(lambda: ddb.create_table(
+        TableName="index_names_2026", AttributeDefinitions=defs, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        LocalSecondaryIndexes=[{**index, "IndexName": "aa"}],
+        GlobalSecondaryIndexes=[{**index, "IndexName": "zz"}]),
+        VE, "2 validation errors detected: Value 'zz' at 'globalSecondaryIndexes.1.member."
+        "indexName' failed to satisfy constraint: Member must have length greater than or equal "
+        "to 3; Value 'aa' at 'localSecondaryIndexes.1.member.indexName' failed to satisfy "
+        "constraint: Member must have length greater than or equal to 3")
+
+
+def test_create_table_without_a_name(raw):
+    r = raw("CreateTable", {"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                            "BillingMode": "PAY_PER_REQUEST"})
+    assert r.json()["message"] == (
+        "The parameter 'TableName' is required but was not present in the request")
+
+
+def test_binary_set_duplicates(ddb, table_s):
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item={
+        "pk": S("k"), "b": {"BS": [b"b", b"b"]}}), VE,
+        "One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS "
+        "contains duplicates.")
