@@ -375,6 +375,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
                    TableDescription* d) {
   DDB_RETURN_IF_ERROR(ApplyCapacityUpdate(req, d));
   DDB_RETURN_IF_ERROR(ApplySettingsUpdate(req, new_label, d));
+  DDB_RETURN_IF_ERROR(CheckNewIndexKeysDefined(req));
   DDB_RETURN_IF_ERROR(CheckNoRedefinition(req, *d));
   AddAttributeDefinitions(req.attribute_definitions, d);
   for (const auto& u : req.global_secondary_index_updates)

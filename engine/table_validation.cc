@@ -99,6 +99,25 @@ Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
   return Status::Ok();
 }
 
+// "Some index key attributes are not defined ..." unless every attribute of `ks` is among
+// `definition_names`.
+Status CheckKeysDefined(const std::vector<KeySchemaElement>& ks,
+                        const std::vector<std::string>& definition_names) {
+  std::vector<std::string> keys;
+  bool missing = false;
+  for (const auto& k : ks) {
+    keys.push_back(k.attribute_name);
+    missing = missing || std::find(definition_names.begin(), definition_names.end(),
+                                   k.attribute_name) == definition_names.end();
+  }
+  if (!missing) return Status::Ok();
+  return Error::Validation(kInvalid +
+                           "Some index key attributes are not defined in AttributeDefinitions. "
+                           "Keys: " +
+                           JoinNames(keys) +
+                           ", AttributeDefinitions: " + JoinNames(definition_names));
+}
+
 }  // namespace
 
 Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& idx) {
@@ -110,6 +129,16 @@ Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& id
     return Error::Validation(
         kInvalid + "ProvisionedThroughput should not be specified for index: " + idx.index_name +
         " when BillingMode is PAY_PER_REQUEST");
+  }
+  return Status::Ok();
+}
+
+Status CheckNewIndexKeysDefined(const UpdateTableRequest& req) {
+  std::vector<std::string> definition_names;
+  for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
+    DDB_RETURN_IF_ERROR(CheckKeysDefined(u.index.key_schema, definition_names));
   }
   return Status::Ok();
 }
@@ -175,21 +204,8 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
   std::vector<std::string> definition_names;
   for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
 
-  auto check_defined = [&](const std::vector<KeySchemaElement>& ks) -> Status {
-    std::vector<std::string> keys;
-    bool missing = false;
-    for (const auto& k : ks) {
-      keys.push_back(k.attribute_name);
-      if (!defined.count(k.attribute_name)) missing = true;
-    }
-    if (missing) {
-      return Error::Validation(kInvalid +
-                               "Some index key attributes are not defined in "
-                               "AttributeDefinitions. Keys: " +
-                               JoinNames(keys) +
-                               ", AttributeDefinitions: " + JoinNames(definition_names));
-    }
-    return Status::Ok();
+  auto check_defined = [&](const std::vector<KeySchemaElement>& ks) {
+    return CheckKeysDefined(ks, definition_names);
   };
   DDB_RETURN_IF_ERROR(check_defined(req.key_schema));
 

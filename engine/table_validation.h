@@ -22,6 +22,11 @@ inline const std::string kInvalidParameters = "One or more parameter values were
 // ones refuse it), for CreateTable and for a GSI added by UpdateTable. Errors: kValidation.
 Status CheckIndexThroughput(BillingMode mode, const SecondaryIndexDefinition& index);
 
+// UpdateTable: every key attribute of a GSI it creates is defined in the request's own
+// AttributeDefinitions (the table's are not enough, as the service checks). Errors:
+// kValidation.
+Status CheckNewIndexKeysDefined(const UpdateTableRequest& req);
+
 // Everything CreateTable checks before it creates anything. Errors: kValidation.
 Status ValidateCreateTable(const CreateTableRequest& req);
 

@@ -249,7 +249,14 @@ Result<std::string> HandleListTagsOfResource(Engine& engine, const RequestContex
   Violations v;
   DDB_ASSIGN_OR_RETURN(std::string table, TableFromArn(request, &v));
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  DDB_ASSIGN_OR_RETURN(std::vector<Tag> tags, engine.ListTagsOfResource(table));
+  Result<std::vector<Tag>> listed = engine.ListTagsOfResource(table);
+  if (!listed.ok() && listed.error().code() == ErrorCode::kResourceNotFound) {
+    // The service names the ARN, in its own spelling ("ResourcArn").
+    DDB_ASSIGN_OR_RETURN(auto arn, GetString(request, "ResourceArn"));
+    return Error::NotFound("Requested resource not found: ResourcArn: " +
+                           std::string(arn.value_or("")) + " not found");
+  }
+  DDB_ASSIGN_OR_RETURN(std::vector<Tag> tags, std::move(listed));
   JsonWriter w;
   w.BeginObject();
   w.Key("Tags");

@@ -1091,6 +1091,18 @@ def test_update_table_creates_gsi_with_backfill(ddb, table_factory):
     eventually_items(lambda: scan_index(ddb, table, "by_x"), want)
 
 
+def test_update_table_new_gsi_keys_must_be_defined_in_the_request(ddb, table_factory):
+    # The table's own definitions do not count (nubo-db/dynamodb-conformance tier 2, 2026).
+    table = table_factory(("pk", "S"))
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_attr_defs(g3="S"),
+        GlobalSecondaryIndexUpdates=[{"Create": gsi_def("by_pk_g3", "pk", "g3")}]),
+        "ValidationException",
+        "One or more parameter values were invalid: Some index key attributes are not defined "
+        "in AttributeDefinitions. Keys: [pk, g3], AttributeDefinitions: [g3]")
+    assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName=table)["Table"]
+
+
 def test_index_keys_obey_the_key_length_limits(ddb, table_factory):
     """A GSI key attribute is a key: at most 2048 bytes as a partition key, 1024 as a sort
     key (alternator's test_gsi_limit_*_key_len, recorded against DynamoDB)."""

@@ -85,6 +85,10 @@ def test_tag_errors(ddb, table_s):
     with pytest.raises(ClientError) as e:
         ddb.list_tags_of_resource(ResourceArn=table_arn("no-such-table-tags"))
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    # The service's text, typo included (as SDK users quote it).
+    assert e.value.response["Error"]["Message"] == (
+        "Requested resource not found: ResourcArn: " + table_arn("no-such-table-tags") +
+        " not found")
     with pytest.raises(ClientError) as e:
         ddb.list_tags_of_resource(ResourceArn="not-an-arn")
     assert e.value.response["Error"]["Code"] == "ValidationException"
