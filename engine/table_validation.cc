@@ -19,8 +19,9 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out + "]";
 }
 
-// Table key schema: HASH first, optional RANGE second, distinct names.
-Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
+// A table's or a classic index's key schema: HASH first, optional RANGE second, distinct
+// names. The service words a repeated name differently for the table and for an index.
+Status CheckKeySchema(const std::vector<KeySchemaElement>& ks, bool table = false) {
   if (ks.empty() || ks.size() > 2) {
     return Error::Validation(kInvalid + "Invalid KeySchema: Too many key elements");
   }
@@ -34,8 +35,11 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
           "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
     }
     if (ks[0].attribute_name == ks[1].attribute_name) {
-      // The service's answer (2026), though the attribute may well be defined.
-      return Error::Validation("Invalid KeySchema: Some index key attribute have no definition");
+      // The table's answer (2026), though the attribute may well be defined.
+      return Error::Validation(
+          table ? "Invalid KeySchema: Some index key attribute have no definition"
+                : "Both the Hash Key and the Range Key element in the KeySchema have the same "
+                  "name");
     }
   }
   return Status::Ok();
@@ -189,7 +193,7 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
       return Error::Validation("Attribute Name is duplicated: " + a.attribute_name);
     }
   }
-  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema));
+  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, /*table=*/true));
 
   // Every key attribute (table and indexes) must be defined; every definition used.
   std::vector<std::string> used;

@@ -164,7 +164,9 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
     bytes += ItemSize(a.item_or_key);
   }
   if (bytes > kMaxTransactionBytes) {
-    return Error::Validation("Transaction request cannot be larger than 4 MB");
+    // Exact text unknown; Alternator's test (run against the service) matches "size cannot
+    // exceed".
+    return Error::Validation("Transaction request size cannot exceed 4 MB");
   }
   return writes;
 }

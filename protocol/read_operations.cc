@@ -87,10 +87,12 @@ Result<QueryRequest> ReadQuery(const JsonObject& request) {
   Violations v;
   QueryRequest req;
   req.accept_encoded_items = true;  // RenderReadResult writes them straight to JSON
-  // Query answers a ConditionalOperator outside its enum first, alone and bare, with the
-  // value set as the service prints it (its 2026 record).
+  // Beside a Select outside its enum, Query answers a ConditionalOperator outside its enum
+  // first, alone and bare, with the value set as the service prints it (its 2026 record);
+  // alone, it gets the usual violation (ReadConditionalOperator).
   DDB_ASSIGN_OR_RETURN(auto op, GetString(request, "ConditionalOperator"));
-  if (op && *op != "AND" && *op != "OR") {
+  DDB_ASSIGN_OR_RETURN(auto select, GetString(request, "Select"));
+  if (op && *op != "AND" && *op != "OR" && select && !EnumFromName<Select>(*select)) {
     return Error::Validation(
         "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]");
   }

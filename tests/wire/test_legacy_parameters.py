@@ -425,6 +425,13 @@ def test_query_conditional_operator_outside_its_enum(ddb):
         QueryFilter={"b": {"ComparisonOperator": "NULL"}, "c": {"ComparisonOperator": "NULL"}},
         ConditionalOperator="XOR", Select="BOGUS"), VE,
         "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]")
+    # Alone, it is the usual violation naming the value (Alternator's test_query_filter).
+    expect_error(lambda: ddb.query(
+        TableName="no_such_table_xor", KeyConditions={"pk": cond("EQ", "a")},
+        QueryFilter={"b": {"ComparisonOperator": "NULL"}, "c": {"ComparisonOperator": "NULL"}},
+        ConditionalOperator="DOG"), VE,
+        "1 validation error detected: Value 'DOG' at 'conditionalOperator' failed to satisfy "
+        "constraint: Member must satisfy enum value set: [OR, AND]")
 
 
 def sks(result):

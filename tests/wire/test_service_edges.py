@@ -118,6 +118,16 @@ def test_create_table_shape_answers(ddb):
         "keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), "
         "KeySchemaElement(attributeName=extra, keyType=RANGE)]' at 'keySchema' failed to "
         "satisfy constraint: Member must have length less than or equal to 2")
+    # An LSI's repeated key attribute keeps the older text (Alternator's test_lsi).
+    expect_error(lambda: ddb.create_table(
+        TableName="lsi_dup_2026", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=defs + [{"AttributeName": "c", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "c", "KeyType": "RANGE"}],
+        LocalSecondaryIndexes=[{"IndexName": "hello", "Projection": {"ProjectionType": "ALL"},
+                                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                              {"AttributeName": "pk", "KeyType": "RANGE"}]}]),
+        VE, "Both the Hash Key and the Range Key element in the KeySchema have the same name")
     # Global indexes' violations come before local ones', whatever the request's order.
     index = {"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
              "Projection": {"ProjectionType": "ALL"}}
