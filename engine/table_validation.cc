@@ -81,7 +81,9 @@ Status CheckGlobalKeySchema(const std::vector<KeySchemaElement>& ks) {
   return Status::Ok();
 }
 
-Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
+// `local`: an LSI, whose ALL projection may list NonKeyAttributes (the service accepts it:
+// Alternator's stream tests, run against it, create such an index); a GSI's may not.
+Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected, bool local = false) {
   const IndexProjection& p = idx.projection;
   if (p.projection_type == ProjectionType::kInclude) {
     if (p.non_key_attributes.empty()) {
@@ -95,7 +97,8 @@ Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected) {
       }
     }
     *projected += p.non_key_attributes.size();
-  } else if (!p.non_key_attributes.empty()) {
+  } else if (!p.non_key_attributes.empty() &&
+             !(local && p.projection_type == ProjectionType::kAll)) {
     return Error::Validation(kInvalid + "ProjectionType is " +
                              std::string(ProjectionTypeName(p.projection_type)) +
                              ", but NonKeyAttributes is specified");
@@ -245,7 +248,7 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                                idx.index_name + ". index hash key: " +
                                idx.key_schema[0].attribute_name + ", table hash key: " + hash);
     }
-    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
+    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected, /*local=*/true));
     if (idx.provisioned_throughput) {
       return Error::Validation(kInvalid +
                                "ProvisionedThroughput should not be specified for a "

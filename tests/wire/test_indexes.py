@@ -1224,3 +1224,21 @@ def test_gsi_reads_its_writes_by_default(ddb, table_factory):
     got = ddb.query(TableName=table, IndexName="by_g", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": S("tx")})["Items"]
     assert len(got) == 5
+
+
+def test_lsi_all_projection_may_list_non_key_attributes(ddb, table_factory):
+    # The service accepts it for an LSI (Alternator's stream tests, run against it, create one);
+    # a GSI refuses it.
+    t = table_factory(("pk", "S"), ("sk", "S"), AttributeDefinitions=_attr_defs(pk="S", sk="S", a="S"),
+                      LocalSecondaryIndexes=[lsi_def("by_a", "pk", "a", projection="ALL",
+                                                     non_key=["x"])])
+    ddb.put_item(TableName=t, Item={"pk": S("p"), "sk": S("1"), "a": S("A"), "y": S("Y")})
+    got = ddb.query(TableName=t, IndexName="by_a", KeyConditionExpression="pk = :p",
+                    ExpressionAttributeValues={":p": S("p")})["Items"]
+    assert got == [{"pk": S("p"), "sk": S("1"), "a": S("A"), "y": S("Y")}]
+    expect_error(lambda: table_factory(
+        ("pk", "S"), AttributeDefinitions=_attr_defs(pk="S", g="S"),
+        GlobalSecondaryIndexes=[gsi_def("by_g", "g", projection="ALL", non_key=["x"])]),
+        "ValidationException",
+        "One or more parameter values were invalid: ProjectionType is ALL, but NonKeyAttributes "
+        "is specified")
