@@ -357,6 +357,7 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
 Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   DDB_ASSIGN_OR_RETURN(PreparedWrite write, CompileWriteExpressions(PreparedWrite::Kind::kUpdate,
                                                                     req.update_expression, req));
+  write.update_item_size_rule = !req.finished_item_size_only;
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(BindWrite(table, req.key, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.key, /*write=*/true));

@@ -86,6 +86,9 @@ std::vector<DocumentPath> UpdatedPaths(const CompiledUpdate& update);
 // Whether the update only takes things away (REMOVE, DELETE): on a missing item such an
 // update creates nothing, as in the service.
 bool UpdateOnlyRemoves(const CompiledUpdate& update);
+// What UpdateItem's item-size rule charges for the update's actions, in bytes, on top of
+// the attributes they write (write_path.cc, UpdateItemSizeFits, has the rule and its record).
+size_t UpdateActionsCost(const CompiledUpdate& update);
 // Applies the update to *item (which starts as the old item, or as just the key for a new
 // one). Errors: kValidation for operand type errors found at run time ("An operand in the
 // update expression has an incorrect data type", "The document path provided in the

@@ -321,6 +321,7 @@ Result<ExecuteStatementResult> RunWrite(Engine& engine, const CompiledWrite& w,
     update.update_expression = a.update_expression;
     update.return_values = w.return_values;
     update.return_consumed_capacity = req.return_consumed_capacity;
+    update.finished_item_size_only = true;
     DDB_ASSIGN_OR_RETURN(UpdateItemResult r, engine.UpdateItem(update));
     returned = std::move(r.attributes);
     result.consumed_capacity = std::move(r.consumed_capacity);

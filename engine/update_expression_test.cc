@@ -184,6 +184,25 @@ TEST(UpdateCompile, UpdatedPaths) {
   EXPECT_EQ(p.used_values, std::set<std::string>({":s", ":one"}));
 }
 
+// UpdateItem's size rule charges the statement and each action (write_path.cc).
+TEST(UpdateCompile, ActionsCost) {
+  Item values = Values();
+  std::map<std::string, std::string> names = {{"#long_alias", "a"}};
+  auto cost = [&](std::string_view text) {
+    Placeholders p{&names, &values};
+    auto u = CompileUpdate(text, &p);
+    EXPECT_TRUE(u.ok()) << text;
+    return u.ok() ? UpdateActionsCost(**u) : 0;
+  };
+  EXPECT_EQ(cost("SET a = :s"), 3u + 19);
+  EXPECT_EQ(cost("SET #long_alias = :s"), 3u + 19);
+  EXPECT_EQ(cost("SET a = :s, b = :big"), 3u + 19 + 19);
+  EXPECT_EQ(cost("SET a = :s REMOVE r"), 3u + 19 + 2);
+  EXPECT_EQ(cost("SET a.b.c = :s"), 3u + 19);
+  EXPECT_EQ(cost("SET a[0] = :s"), 3u + 19 + 1);
+  EXPECT_EQ(cost("ADD n :one DELETE s :ss"), 3u + 19 + 19);
+}
+
 struct ApplyCase {
   std::string text;
   Item before;

@@ -1,5 +1,7 @@
 #include "engine/write_path.h"
 
+#include <set>
+
 #include "ddb/stored_item.h"
 #include "engine/engine_impl.h"
 #include "engine/index_maintenance.h"
@@ -22,6 +24,24 @@ std::string ItemKeyOf(const TableInfo& table, const Item& item_or_key) {
   const std::string* range = d.range_key();
   return EncodeItemKey(table.id, item_or_key.at(d.hash_key()),
                        range ? &item_or_key.at(*range) : nullptr);
+}
+
+// UpdateItem's item-size rule, as the service applies it (measured in 2026; the record is
+// the conformance suite's tests/tier3/limits/itemSizeBySurface.test.ts): the attributes the
+// update writes, as they are in the finished item (a removed one counts nothing), plus what
+// its actions cost (UpdateActionsCost), must fit in 400 KB. The key and the attributes the
+// update leaves alone are not counted, so with a short key the limit binds below the
+// finished item's own (which is checked as well).
+bool UpdateItemSizeFits(const CompiledUpdate& update, const std::vector<DocumentPath>& paths,
+                        const Item& finished) {
+  std::set<std::string_view> written;
+  for (const DocumentPath& path : paths) written.insert(path.front().name);
+  size_t bytes = UpdateActionsCost(update);
+  for (std::string_view name : written) {
+    auto it = finished.find(name);
+    if (it != finished.end()) bytes += name.size() + AttributeValueSize(it->second);
+  }
+  return bytes <= kMaxItemSize;
 }
 
 }  // namespace
@@ -106,7 +126,8 @@ Result<std::optional<Item>> PreparedWrite::Apply(const std::optional<Item>& old)
   Item item = old ? *old : item_or_key;
   if (update) DDB_RETURN_IF_ERROR(ApplyUpdate(*update, &item));
   DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, item, /*by_update=*/true));
-  if (ItemSize(item) > kMaxItemSize) {
+  if (ItemSize(item) > kMaxItemSize ||
+      (update_item_size_rule && update && !UpdateItemSizeFits(*update, updated_paths, item))) {
     return Error::Validation("Item size to update has exceeded the maximum allowed size");
   }
   return std::optional<Item>(std::move(item));

@@ -28,6 +28,10 @@ struct PreparedWrite {
   UpdatePtr update;
   std::vector<DocumentPath> updated_paths;
   bool return_old_on_condition_failure = false;
+  // kUpdate: also apply UpdateItem's own size rule (UpdateItemSizeFits in write_path.cc),
+  // which the service applies to the UpdateItem API only, not to a transaction's Update or
+  // a PartiQL UPDATE.
+  bool update_item_size_rule = false;
 
   // The new item (nullopt: delete, or nothing to write), or kConditionalCheckFailed (with
   // the old item attached when asked for) or kValidation (run-time update errors, index

@@ -91,7 +91,8 @@ class Engine {
   Result<DeleteItemResult> DeleteItem(const DeleteItemRequest& req);
   // Applies an UpdateExpression to the item (creating it when missing, unless the
   // condition fails). Errors: kResourceNotFound, kValidation (expressions, key updates,
-  // operand types, item too large), kConditionalCheckFailed.
+  // operand types, item too large, or what the update writes too large by UpdateItem's own
+  // rule unless req.finished_item_size_only), kConditionalCheckFailed.
   Result<UpdateItemResult> UpdateItem(const UpdateItemRequest& req);
 
   // Up to 100 writes and condition checks over one or more tables, all or nothing: one

@@ -402,6 +402,9 @@ struct UpdateItemRequest : ConditionalWrite {
   std::optional<std::string> update_expression;
   ReturnValues return_values = ReturnValues::kNone;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  // Check only the finished item's size, not UpdateItem's own rule on what the update
+  // writes (engine/write_path.cc, UpdateItemSizeFits). PartiQL's UPDATE answers so.
+  bool finished_item_size_only = false;
 };
 
 struct UpdateItemResult {
