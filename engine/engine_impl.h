@@ -246,9 +246,10 @@ class EngineImpl {
 
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
-    d.table_arn = "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + d.table_name;
+    d.table_arn =
+        "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + d.table_name;
     if (d.latest_stream_label) {
-      d.latest_stream_arn = StreamArn(ctx.region, d.table_name, *d.latest_stream_label);
+      d.latest_stream_arn = StreamArn(ctx, d.table_name, *d.latest_stream_label);
     }
     auto stats = [&](uint32_t id) {
       auto v = storage->GetStats(StatsKey(id));

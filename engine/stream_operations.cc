@@ -114,7 +114,7 @@ Result<ListStreamsResult> Engine::ListStreams(const RequestContext& ctx,
       result.last_evaluated_stream_arn = result.streams.back().stream_arn;
       break;
     }
-    result.streams.push_back({StreamArn(ctx.region, stream->table_name, stream->label),
+    result.streams.push_back({StreamArn(ctx, stream->table_name, stream->label),
                               stream->table_name, stream->label});
   }
   return result;
@@ -124,7 +124,7 @@ Result<StreamDescription> Engine::DescribeStream(const RequestContext& ctx,
                                                  const DescribeStreamRequest& req) {
   DDB_ASSIGN_OR_RETURN(auto stream, FindStream(*impl_->streams, req.stream_arn));
   StreamDescription d;
-  d.stream_arn = StreamArn(ctx.region, stream->table_name, stream->label);
+  d.stream_arn = StreamArn(ctx, stream->table_name, stream->label);
   d.stream_label = stream->label;
   d.stream_status = stream->enabled() ? StreamStatus::kEnabled : StreamStatus::kDisabled;
   d.stream_view_type = stream->view_type;
@@ -200,7 +200,7 @@ Result<std::string> Engine::GetShardIterator(const RequestContext& ctx,
       break;
     }
   }
-  return EncodeShardIterator(ctx.region, token);
+  return EncodeShardIterator(ctx, token);
 }
 
 Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
@@ -218,7 +218,7 @@ Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
                      std::to_string(kShardIteratorLifetimeMs) + " milliseconds.");
   }
   auto stream = impl_->streams->Find(token.table_name, token.label);
-  if (!stream) return StreamNotFound(StreamArn(ctx.region, token.table_name, token.label));
+  if (!stream) return StreamNotFound(StreamArn(ctx, token.table_name, token.label));
   if (stream->table_id != token.table_id) return Error::Validation("Invalid ShardIterator");
   if (token.position < stream->trimmed_before) {
     return Error(
@@ -258,7 +258,7 @@ Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
   if (!stream->end_sequence || next <= *stream->end_sequence) {
     token.position = next;
     token.issued_ms = now;
-    result.next_shard_iterator = EncodeShardIterator(ctx.region, token);
+    result.next_shard_iterator = EncodeShardIterator(ctx, token);
   }
   return result;
 }

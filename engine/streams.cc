@@ -179,9 +179,10 @@ std::optional<uint64_t> ParseStreamLabel(std::string_view label) {
   return ms;
 }
 
-std::string StreamArn(std::string_view region, std::string_view table, std::string_view label) {
+std::string StreamArn(const RequestContext& ctx, std::string_view table, std::string_view label) {
   std::string arn(kArnPrefix);
-  arn.append(region).append(":000000000000:table/").append(table).append("/stream/").append(label);
+  arn.append(ctx.region).append(":").append(ctx.account_id).append(":table/");
+  arn.append(table).append("/stream/").append(label);
   return arn;
 }
 
@@ -239,13 +240,13 @@ std::string StreamInfo::ShardId() const {
   return buf;
 }
 
-std::string EncodeShardIterator(std::string_view region, const ShardIteratorToken& token) {
+std::string EncodeShardIterator(const RequestContext& ctx, const ShardIteratorToken& token) {
   std::string payload;
   payload.push_back(static_cast<char>(kIteratorVersion));
   PutFixed32BE(&payload, token.table_id);
   PutFixed64BE(&payload, token.position);
   PutFixed64BE(&payload, token.issued_ms);
-  std::string arn = StreamArn(region, token.table_name, token.label);
+  std::string arn = StreamArn(ctx, token.table_name, token.label);
   std::string signed_part = payload + arn;
   PutFixed64BE(&payload,
                XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed));

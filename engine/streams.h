@@ -51,8 +51,8 @@ std::string StreamLabelAt(uint64_t ms);
 // The inverse; nullopt for anything that is not such a label.
 std::optional<uint64_t> ParseStreamLabel(std::string_view label);
 
-// arn:aws:dynamodb:<region>:000000000000:table/<table>/stream/<label>
-std::string StreamArn(std::string_view region, std::string_view table, std::string_view label);
+// arn:aws:dynamodb:<region>:<account>:table/<table>/stream/<label>
+std::string StreamArn(const RequestContext& ctx, std::string_view table, std::string_view label);
 // Table name and label of a stream ARN (any region and account); false when malformed.
 bool ParseStreamArn(std::string_view arn, std::string* table, std::string* label);
 
@@ -90,7 +90,7 @@ struct ShardIteratorToken {
   uint64_t position = 0;  // the next sequence to read
   uint64_t issued_ms = 0;
 };
-std::string EncodeShardIterator(std::string_view region, const ShardIteratorToken& token);
+std::string EncodeShardIterator(const RequestContext& ctx, const ShardIteratorToken& token);
 // False when the text is not a token this engine issued.
 bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token);
 

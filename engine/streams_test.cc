@@ -35,9 +35,10 @@ TEST(StreamCodecs, LabelRoundTrip) {
 }
 
 TEST(StreamCodecs, ArnRoundTrip) {
-  std::string arn = StreamArn("eu-west-1", "my.table-1", "2026-11-30T13:47:12.053");
+  std::string arn = StreamArn(RequestContext{.region = "eu-west-1", .account_id = "123456789012"},
+                              "my.table-1", "2026-11-30T13:47:12.053");
   EXPECT_EQ(arn,
-            "arn:aws:dynamodb:eu-west-1:000000000000:table/my.table-1/stream/"
+            "arn:aws:dynamodb:eu-west-1:123456789012:table/my.table-1/stream/"
             "2026-11-30T13:47:12.053");
   std::string table, label;
   ASSERT_TRUE(ParseStreamArn(arn, &table, &label));
@@ -73,8 +74,8 @@ TEST(StreamCodecs, SequenceNumbers) {
 
 TEST(StreamCodecs, ShardIteratorRoundTripAndTampering) {
   ShardIteratorToken t{"tbl", "2026-11-30T13:47:12.053", 7, 123456789, 1796046432053};
-  std::string text = EncodeShardIterator("us-east-1", t);
-  EXPECT_EQ(text.rfind(StreamArn("us-east-1", "tbl", t.label) + "|1|", 0), 0u);
+  std::string text = EncodeShardIterator(RequestContext{}, t);
+  EXPECT_EQ(text.rfind(StreamArn(RequestContext{}, "tbl", t.label) + "|1|", 0), 0u);
   EXPECT_LE(text.size(), 2048u);
   ShardIteratorToken back;
   ASSERT_TRUE(DecodeShardIterator(text, &back));
@@ -91,7 +92,7 @@ TEST(StreamCodecs, ShardIteratorRoundTripAndTampering) {
     EXPECT_FALSE(DecodeShardIterator(bad, &ignored)) << i;
   }
   // The same token for another table (same label) does not verify either.
-  std::string other = EncodeShardIterator("us-east-1", {"tbm", t.label, 7, 1, 1});
+  std::string other = EncodeShardIterator(RequestContext{}, {"tbm", t.label, 7, 1, 1});
   std::string spliced = text.substr(0, text.find('|')) + other.substr(other.find('|'));
   ShardIteratorToken ignored;
   EXPECT_FALSE(DecodeShardIterator(spliced, &ignored));
@@ -190,12 +191,12 @@ TEST_F(StreamsEngineTest, ExpiredIterator) {
   ShardIteratorToken token;
   ASSERT_TRUE(DecodeShardIterator(it.value(), &token));
   token.issued_ms = NowMs() - kShardIteratorLifetimeMs - 1000;
-  auto r = engine_->GetRecords(ctx_, {EncodeShardIterator("us-east-1", token), 100});
+  auto r = engine_->GetRecords(ctx_, {EncodeShardIterator(RequestContext{}, token), 100});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), ErrorCode::kExpiredIterator);
   EXPECT_NE(r.error().message().find("Iterator expired"), std::string::npos);
   token.issued_ms = NowMs() - kShardIteratorLifetimeMs + 60000;  // still valid
-  EXPECT_TRUE(engine_->GetRecords(ctx_, {EncodeShardIterator("us-east-1", token), 100}).ok());
+  EXPECT_TRUE(engine_->GetRecords(ctx_, {EncodeShardIterator(RequestContext{}, token), 100}).ok());
 }
 
 TEST_F(StreamsEngineTest, RecordsPastRetentionAreTrimmed) {
@@ -223,7 +224,7 @@ TEST_F(StreamsEngineTest, RecordsPastRetentionAreTrimmed) {
   uint64_t old_position = 0;
   ASSERT_TRUE(ParseSequenceNumber(seq, &old_position));
   token.position = old_position;
-  auto r = engine_->GetRecords(ctx_, {EncodeShardIterator("us-east-1", token), 10});
+  auto r = engine_->GetRecords(ctx_, {EncodeShardIterator(RequestContext{}, token), 10});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), ErrorCode::kTrimmedDataAccess);
   // New writes are readable again from TRIM_HORIZON.

@@ -120,13 +120,13 @@ const std::unordered_map<std::string_view, OperationHandler>& StreamsHandlers() 
 }  // namespace
 
 namespace {
-WireResponse ErrorResponseIn(const Error& error, std::string_view region);
+WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx);
 }  // namespace
 
-WireResponse ErrorResponse(const Error& error) { return ErrorResponseIn(error, "us-east-1"); }
+WireResponse ErrorResponse(const Error& error) { return ErrorResponseIn(error, RequestContext{}); }
 
 namespace {
-WireResponse ErrorResponseIn(const Error& error, std::string_view region) {
+WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
   WireError wire = ToWire(error.code());
   JsonWriter w;
   w.BeginObject();
@@ -165,7 +165,7 @@ WireResponse ErrorResponseIn(const Error& error, std::string_view region) {
       w.Key("reason");
       w.String(reason);
       w.Key("resource");
-      w.String("arn:aws:dynamodb:" + std::string(region) + ":000000000000:" + resource);
+      w.String("arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":" + resource);
       w.EndObject();
     }
     w.EndArray();
@@ -191,9 +191,9 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   }
   auto started = std::chrono::steady_clock::now();
   auto finish = [&](Result<std::string>&& response) -> WireResponse {
-    WireResponse wire =
-        response.ok() ? WireResponse{200, std::move(response).value()}
-                      : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx.region);
+    WireResponse wire = response.ok()
+                            ? WireResponse{200, std::move(response).value()}
+                            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     RecordRequest(operation, seconds, wire.status,

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ddb/engine.h"
 #include "ddb/error.h"
@@ -23,8 +24,16 @@ struct WireResponse {
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body);
 
+// An engine whose figures GET /metrics shows, and the Prometheus labels that tell it from
+// the others ("" for one engine alone; the server's namespaces: account="..",region="..").
+struct MetricsSource {
+  std::string labels;
+  Engine* engine = nullptr;
+};
+
 // GET /metrics: the Prometheus text exposition (protocol/metrics.h).
 std::string RenderMetricsText(Engine& engine);
+std::string RenderMetricsText(const std::vector<MetricsSource>& sources);
 
 // The wire form of an error: status 400 (500 for kInternal) and
 // {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.

@@ -91,12 +91,6 @@ void Sample(std::string* out, const char* name, const std::string& labels, doubl
   *out += " " + Num(value) + "\n";
 }
 
-// One unlabelled series: its HELP/TYPE lines and its value.
-void Single(std::string* out, const char* name, const char* type, const char* help, double value) {
-  Header(out, name, type, help);
-  Sample(out, name, "", value);
-}
-
 std::string TableLabels(const std::string& table, const std::string& index) {
   std::string l = "table=\"" + Escape(table) + "\"";
   if (!index.empty()) l += ",index=\"" + Escape(index) + "\"";
@@ -129,7 +123,7 @@ void RecordRequest(std::string_view operation, double seconds, int status,
   }
 }
 
-std::string RenderMetrics(Engine& engine) {
+std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
   std::string out;
   {
     std::lock_guard lock(StatsMutex());
@@ -160,70 +154,94 @@ std::string RenderMetrics(Engine& engine) {
     }
   }
 
-  EngineMetrics m = engine.GetMetrics();
+  // The engines' figures: every series labelled with its namespace (none when shared).
+  std::vector<std::pair<std::string, EngineMetrics>> all;
+  for (const MetricsSource& source : sources) {
+    all.emplace_back(source.labels, source.engine->GetMetrics());
+  }
+  auto with = [](const std::string& ns, std::string labels) {
+    if (ns.empty()) return labels;
+    return labels.empty() ? ns : ns + "," + labels;
+  };
+  auto single = [&](const char* name, const char* type, const char* help, auto value_of) {
+    Header(&out, name, type, help);
+    for (const auto& [ns, m] : all) Sample(&out, name, ns, static_cast<double>(value_of(m)));
+  };
   Header(&out, "ddb_table_items", "gauge", "Items in a table or index.");
-  for (const auto& t : m.tables) {
-    Sample(&out, "ddb_table_items", TableLabels(t.name, ""), static_cast<double>(t.item_count));
-    for (const IndexFigures& index : t.indexes) {
-      Sample(&out, "ddb_table_items", TableLabels(t.name, index.index_name),
-             static_cast<double>(index.item_count));
+  for (const auto& [ns, m] : all) {
+    for (const auto& t : m.tables) {
+      Sample(&out, "ddb_table_items", with(ns, TableLabels(t.name, "")),
+             static_cast<double>(t.item_count));
+      for (const IndexFigures& index : t.indexes) {
+        Sample(&out, "ddb_table_items", with(ns, TableLabels(t.name, index.index_name)),
+               static_cast<double>(index.item_count));
+      }
     }
   }
   Header(&out, "ddb_table_size_bytes", "gauge", "Item bytes in a table or index.");
-  for (const auto& t : m.tables) {
-    Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, ""),
-           static_cast<double>(t.size_bytes));
-    for (const IndexFigures& index : t.indexes) {
-      Sample(&out, "ddb_table_size_bytes", TableLabels(t.name, index.index_name),
-             static_cast<double>(index.size_bytes));
+  for (const auto& [ns, m] : all) {
+    for (const auto& t : m.tables) {
+      Sample(&out, "ddb_table_size_bytes", with(ns, TableLabels(t.name, "")),
+             static_cast<double>(t.size_bytes));
+      for (const IndexFigures& index : t.indexes) {
+        Sample(&out, "ddb_table_size_bytes", with(ns, TableLabels(t.name, index.index_name)),
+               static_cast<double>(index.size_bytes));
+      }
     }
   }
-  Single(
-      &out, "ddb_gsi_pending_changes", "gauge",
-      "Committed writes the change-log applier has not yet applied to global secondary indexes (0 "
-      "unless --gsi-propagation-delay-ms is set: GSIs are otherwise written with their items).",
-      static_cast<double>(m.gsi_pending_changes));
-  Single(&out, "ddb_gsi_lag_seconds", "gauge",
+  single("ddb_gsi_pending_changes", "gauge",
+         "Committed writes the change-log applier has not yet applied to global secondary "
+         "indexes (0 unless --gsi-propagation-delay-ms is set: GSIs are otherwise written with "
+         "their items).",
+         [](const EngineMetrics& m) { return m.gsi_pending_changes; });
+  single("ddb_gsi_lag_seconds", "gauge",
          "Age of the oldest committed write not yet applied to global secondary indexes.",
-         static_cast<double>(m.gsi_lag_ms) / 1000.0);
-  Single(&out, "ddb_gsi_unreadable_changes_total", "counter",
+         [](const EngineMetrics& m) { return static_cast<double>(m.gsi_lag_ms) / 1000.0; });
+  single("ddb_gsi_unreadable_changes_total", "counter",
          "Change records the GSI applier skipped because they did not decode (logged).",
-         static_cast<double>(m.gsi_unreadable_changes));
-  Single(&out, "ddb_gsi_apply_errors_total", "counter",
+         [](const EngineMetrics& m) { return m.gsi_unreadable_changes; });
+  single("ddb_gsi_apply_errors_total", "counter",
          "GSI applier rounds that failed to read the change log or write the index (retried).",
-         static_cast<double>(m.gsi_apply_errors));
-  Single(&out, "ddb_gsi_wait_timeouts_total", "counter",
-         "Waits for the GSI applier (an index backfill under simulated lag) that ran out without "
-         "progress.",
-         static_cast<double>(m.gsi_wait_timeouts));
+         [](const EngineMetrics& m) { return m.gsi_apply_errors; });
+  single("ddb_gsi_wait_timeouts_total", "counter",
+         "Waits for the GSI applier (an index backfill under simulated lag) that ran out "
+         "without progress.",
+         [](const EngineMetrics& m) { return m.gsi_wait_timeouts; });
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");
-  for (const auto& r : m.resources) {
-    std::string l = TableLabels(r.table, r.index);
-    Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"read\"", r.consumed_read_units);
-    Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"write\"",
-           r.consumed_write_units);
+  for (const auto& [ns, m] : all) {
+    for (const auto& r : m.resources) {
+      std::string l = with(ns, TableLabels(r.table, r.index));
+      Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"read\"",
+             r.consumed_read_units);
+      Sample(&out, "ddb_consumed_capacity_units_total", l + ",kind=\"write\"",
+             r.consumed_write_units);
+    }
   }
   Header(&out, "ddb_throttled_requests_total", "counter",
          "Requests throttled (ProvisionedThroughputExceededException), by kind.");
-  for (const auto& r : m.resources) {
-    std::string l = TableLabels(r.table, r.index);
-    Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"read\"",
-           static_cast<double>(r.read_throttles));
-    Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"write\"",
-           static_cast<double>(r.write_throttles));
+  for (const auto& [ns, m] : all) {
+    for (const auto& r : m.resources) {
+      std::string l = with(ns, TableLabels(r.table, r.index));
+      Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"read\"",
+             static_cast<double>(r.read_throttles));
+      Sample(&out, "ddb_throttled_requests_total", l + ",kind=\"write\"",
+             static_cast<double>(r.write_throttles));
+    }
   }
-  Single(&out, "ddb_ttl_deleted_items_total", "counter",
+  single("ddb_ttl_deleted_items_total", "counter",
          "Items deleted by Time to Live because their expiry time passed.",
-         static_cast<double>(m.ttl_deleted_items));
-  Single(&out, "ddb_ttl_delete_errors_total", "counter",
+         [](const EngineMetrics& m) { return m.ttl_deleted_items; });
+  single("ddb_ttl_delete_errors_total", "counter",
          "Time to Live deletes that failed (retried by the next sweep).",
-         static_cast<double>(m.ttl_delete_errors));
+         [](const EngineMetrics& m) { return m.ttl_delete_errors; });
   Header(&out, "ddb_partition_splits_total", "counter", "Partition splits of a table or index.");
-  for (const auto& r : m.resources) {
-    Sample(&out, "ddb_partition_splits_total", TableLabels(r.table, r.index),
-           static_cast<double>(r.splits));
+  for (const auto& [ns, m] : all) {
+    for (const auto& r : m.resources) {
+      Sample(&out, "ddb_partition_splits_total", with(ns, TableLabels(r.table, r.index)),
+             static_cast<double>(r.splits));
+    }
   }
   Header(&out, "ddb_partition_consumed_capacity_units_total", "counter",
          "Capacity units consumed in one partition (a range of the partition-key hash).");
@@ -231,34 +249,45 @@ std::string RenderMetrics(Engine& engine) {
          "Requests throttled in one partition.");
   Header(&out, "ddb_partition_items", "gauge", "Items in one partition (since start).");
   Header(&out, "ddb_partition_size_bytes", "gauge", "Item bytes in one partition (since start).");
-  for (const auto& r : m.resources) {
-    for (size_t i = 0; i < r.partitions.size(); ++i) {
-      const PartitionSnapshot& p = r.partitions[i];
-      std::string l = TableLabels(r.table, r.index) + ",partition=\"" + std::to_string(i) +
-                      "\",range_start=\"" + Hex(p.start) + "\",range_end=\"" + Hex(p.end) + "\"";
-      Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"read\"",
-             p.consumed_read_units);
-      Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"write\"",
-             p.consumed_write_units);
-      Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"read\"",
-             static_cast<double>(p.read_throttles));
-      Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"write\"",
-             static_cast<double>(p.write_throttles));
-      Sample(&out, "ddb_partition_items", l, static_cast<double>(p.items));
-      Sample(&out, "ddb_partition_size_bytes", l, static_cast<double>(p.bytes));
+  for (const auto& [ns, m] : all) {
+    for (const auto& r : m.resources) {
+      for (size_t i = 0; i < r.partitions.size(); ++i) {
+        const PartitionSnapshot& p = r.partitions[i];
+        std::string l = with(ns, TableLabels(r.table, r.index)) + ",partition=\"" +
+                        std::to_string(i) + "\",range_start=\"" + Hex(p.start) + "\",range_end=\"" +
+                        Hex(p.end) + "\"";
+        Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"read\"",
+               p.consumed_read_units);
+        Sample(&out, "ddb_partition_consumed_capacity_units_total", l + ",kind=\"write\"",
+               p.consumed_write_units);
+        Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"read\"",
+               static_cast<double>(p.read_throttles));
+        Sample(&out, "ddb_partition_throttled_requests_total", l + ",kind=\"write\"",
+               static_cast<double>(p.write_throttles));
+        Sample(&out, "ddb_partition_items", l, static_cast<double>(p.items));
+        Sample(&out, "ddb_partition_size_bytes", l, static_cast<double>(p.bytes));
+      }
     }
   }
   Header(&out, "ddb_hot_key_consumed_capacity_units", "gauge",
          "The partition keys that consumed the most capacity units (contributor insights).");
-  for (const auto& r : m.resources) {
-    for (size_t i = 0; i < r.hottest_keys.size(); ++i) {
-      Sample(&out, "ddb_hot_key_consumed_capacity_units",
-             TableLabels(r.table, r.index) + ",rank=\"" + std::to_string(i + 1) + "\",key=\"" +
-                 Escape(KeyLabel(r.hottest_keys[i].key)) + "\"",
-             r.hottest_keys[i].units);
+  for (const auto& [ns, m] : all) {
+    for (const auto& r : m.resources) {
+      for (size_t i = 0; i < r.hottest_keys.size(); ++i) {
+        Sample(&out, "ddb_hot_key_consumed_capacity_units",
+               with(ns, TableLabels(r.table, r.index)) + ",rank=\"" + std::to_string(i + 1) +
+                   "\",key=\"" + Escape(KeyLabel(r.hottest_keys[i].key)) + "\"",
+               r.hottest_keys[i].units);
+      }
     }
   }
   return out;
+}
+
+std::string RenderMetrics(Engine& engine) { return RenderMetrics({{"", &engine}}); }
+
+std::string RenderMetricsText(const std::vector<MetricsSource>& sources) {
+  return RenderMetrics(sources);
 }
 
 std::string RenderMetricsText(Engine& engine) { return RenderMetrics(engine); }

@@ -6,8 +6,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ddb/engine.h"
+#include "protocol/handler.h"
 
 namespace ddb::protocol {
 
@@ -16,7 +18,9 @@ namespace ddb::protocol {
 void RecordRequest(std::string_view operation, double seconds, int status,
                    std::string_view error_type);
 
-// The Prometheus text format (version 0.0.4) of everything above.
+// The Prometheus text format (version 0.0.4) of everything above, for one engine or for
+// several (MetricsSource: handler.h), each engine's series carrying its labels.
+std::string RenderMetrics(const std::vector<MetricsSource>& sources);
 std::string RenderMetrics(Engine& engine);
 
 }  // namespace ddb::protocol

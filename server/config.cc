@@ -64,6 +64,9 @@ std::string Usage(std::string_view program) {
       "  --auth MODE      off: accept every request, as DynamoDB Local does (default);\n"
       "                   verify: check SigV4 signatures against the known keys and refuse\n"
       "                   the rest with the service's errors\n"
+      "  --isolation MODE shared: one namespace of tables for every caller (default under\n"
+      "                   --auth off); account: one per account and region of the signing\n"
+      "                   key, as the service keeps them (default under --auth verify)\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -107,7 +110,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
         flag != "--engine-threads" && flag != "--log-level" &&
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
-        flag != "--auth" && flag != "--credentials") {
+        flag != "--auth" && flag != "--isolation" && flag != "--credentials") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -154,6 +157,14 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         options.auth = AuthMode::kVerify;
       } else {
         return BadValue(flag, value, "off or verify");
+      }
+    } else if (flag == "--isolation") {
+      if (value == "shared") {
+        options.isolation = Isolation::kShared;
+      } else if (value == "account") {
+        options.isolation = Isolation::kAccount;
+      } else {
+        return BadValue(flag, value, "shared or account");
       }
     } else if (flag == "--credentials") {
       if (value.empty()) return BadValue(flag, value, "a file");

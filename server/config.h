@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,9 @@ int DefaultEngineThreadCount();
 // Who may call: kOff lets every request in (DynamoDB Local's habit, the default); kVerify
 // checks SigV4 signatures against the known keys (server/sigv4_verify.h).
 enum class AuthMode { kOff, kVerify };
+// shared: one namespace of tables for every caller (DynamoDB Local's -sharedDb); account: one
+// per account and region of the signing key, as the service keeps them (namespaces.h).
+enum class Isolation { kShared, kAccount };
 
 struct ServerOptions {
   // TCP port to listen on; 0 binds an ephemeral port, which the server reports at startup.
@@ -72,6 +76,8 @@ struct ServerOptions {
   std::chrono::seconds shutdown_grace{10};
   // Signature checking. Default: AuthMode::kOff
   AuthMode auth = AuthMode::kOff;
+  // Namespaces of tables. Default: kShared under --auth off, kAccount under --auth verify
+  std::optional<Isolation> isolation;
   // AWS shared-credentials INI file of the keys --auth verify accepts (credentials.h); the
   // environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are accepted too. Default: ""
   std::string credentials_file;
@@ -84,10 +90,10 @@ std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N, --auth MODE, --credentials F and --help (-h), each value flag
-// also as --flag=value. Later flags
-// override earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
-// argument); the message names the flag and is meant to be printed before Usage().
+// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F and --help (-h), each
+// value flag also as --flag=value. Later flags override earlier ones. Errors: kValidation (unknown
+// flag, missing or malformed value, positional argument); the message names the flag and is meant
+// to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);
 
 }  // namespace ddb::server

@@ -43,6 +43,7 @@
 #include "server/content_coding.h"
 #include "server/engine_slots.h"
 #include "server/log.h"
+#include "server/namespaces.h"
 #include "server/sigv4.h"
 #include "server/spare_threads.h"
 
@@ -200,12 +201,14 @@ void AddCorsHeaders(const HttpRequest& request, bool preflight, HttpResponse* re
   h += "Access-Control-Max-Age: 172800\r\n";
 }
 
-HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier);
+HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
+                          const SignatureVerifier* verifier);
 
 }  // namespace
 
-HttpResponse Route(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier) {
-  HttpResponse response = RouteRequest(engine, request, verifier);
+HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
+                   const SignatureVerifier* verifier) {
+  HttpResponse response = RouteRequest(namespaces, request, verifier);
   AddCorsHeaders(*request, request->method == "OPTIONS", &response);
   return response;
 }
@@ -232,6 +235,8 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
     RequestContext ctx;
     ctx.region = std::move(caller->region);
     ctx.access_key_id = caller->key->access_key_id;
+    ctx.account_id = caller->key->account_id;
+    ctx.principal_arn = caller->key->principal_arn;
     return ctx;
   }
   if (!request.authorization || request.authorization->empty()) {
@@ -240,11 +245,12 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
   return ContextFromAuthorization(*request.authorization);
 }
 
-HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureVerifier* verifier) {
+HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
+                          const SignatureVerifier* verifier) {
   const std::string_view target = request->target;
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/metrics" && request->method == "GET") {
-    HttpResponse response = PlainResponse(200, protocol::RenderMetricsText(engine));
+    HttpResponse response = PlainResponse(200, protocol::RenderMetricsText(namespaces.Sources()));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
   }
@@ -286,8 +292,10 @@ HttpResponse RouteRequest(Engine& engine, HttpRequest* request, const SignatureV
                                    json_1_1);
     }
   }
+  Result<Engine*> engine = namespaces.For(*ctx);
+  if (!engine.ok()) return DynamoErrorResponse(engine.error(), json_1_1);
   protocol::WireResponse wire =
-      protocol::HandleRequest(engine, *ctx, request->amz_target, request->body);
+      protocol::HandleRequest(**engine, *ctx, request->amz_target, request->body);
   HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);
   if (response.body.size() > kCompressAbove) {
     const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);
@@ -1007,11 +1015,17 @@ void HttpServer::Impl::BeginShutdown() {
   }
 }
 
+HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
+                       const SignatureVerifier* verifier)
+    : HttpServer([&namespaces,
+                  verifier](HttpRequest* request) { return Route(namespaces, request, verifier); },
+                 options) {}
+
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer(
-          [&engine, verifier](HttpRequest* request) { return Route(engine, request, verifier); },
-          options) {}
+    : HttpServer([shared = std::make_shared<Namespaces>(engine),
+                  verifier](HttpRequest* request) { return Route(*shared, request, verifier); },
+                 options) {}
 
 HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
     : impl_(std::make_unique<Impl>(std::move(handler), options)) {}

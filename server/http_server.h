@@ -19,6 +19,9 @@
 
 namespace ddb {
 class Engine;
+namespace server {
+class Namespaces;  // namespaces.h
+}  // namespace server
 }  // namespace ddb
 
 namespace ddb::server {
@@ -76,7 +79,7 @@ struct HttpResponse {
 // checks out (over the body as received, before any Content-Encoding is undone); otherwise
 // with the verifier's error.
 // May move request->body. Does not throw unless the engine or allocation does.
-HttpResponse Route(Engine& engine, HttpRequest* request,
+HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
                    const SignatureVerifier* verifier = nullptr);
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
@@ -97,8 +100,11 @@ using RequestHandler = std::function<HttpResponse(HttpRequest*)>;
 
 class HttpServer {
  public:
-  // `engine` (and `verifier`, when given) must outlive the server. Nothing is bound until
-  // Start().
+  // `namespaces` (and `verifier`, when given) must outlive the server. Nothing is bound
+  // until Start().
+  HttpServer(Namespaces& namespaces, const ServerOptions& options,
+             const SignatureVerifier* verifier = nullptr);
+  // One shared namespace, `engine`.
   HttpServer(Engine& engine, const ServerOptions& options,
              const SignatureVerifier* verifier = nullptr);
   // Passes every request to `handler` instead of Route (no /metrics, no health check).

@@ -11,6 +11,7 @@
 #include "server/credentials.h"
 #include "server/http_server.h"
 #include "server/log.h"
+#include "server/namespaces.h"
 
 namespace ddb::server {
 namespace {
@@ -58,21 +59,26 @@ int Main(int argc, char** argv) {
         "verifying signatures against " + std::to_string(keys.size()) + " access key(s)");
   }
 
-  Result<std::unique_ptr<Engine>> opened =
-      Engine::Open(EngineOptions{.data_dir = options.data_dir,
-                                 .in_memory = options.in_memory,
-                                 .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
-                                 .simulate_capacity = options.simulate_capacity,
-                                 .partition_split_bytes = options.partition_split_bytes});
-  if (!opened.ok()) {
+  // Account isolation by default where callers are known (--auth verify).
+  const Isolation isolation = options.isolation.value_or(
+      options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
+  Namespaces namespaces(EngineOptions{.data_dir = options.data_dir,
+                                      .in_memory = options.in_memory,
+                                      .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
+                                      .simulate_capacity = options.simulate_capacity,
+                                      .partition_split_bytes = options.partition_split_bytes},
+                        isolation);
+  if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());
     return 1;
   }
-  std::unique_ptr<Engine> engine = std::move(opened).value();
+  if (isolation == Isolation::kAccount) {
+    Log(LogLevel::kInfo, "one namespace of tables per account and region (--isolation account)");
+  }
 
   {
     // Scoped so that every connection and thread is gone before the engine closes.
-    HttpServer server(*engine, options, verifier.get());
+    HttpServer server(namespaces, options, verifier.get());
     if (Status started = server.Start(); !started.ok()) {
       Log(LogLevel::kError, started.error().message());
       return 1;
@@ -87,8 +93,6 @@ int Main(int argc, char** argv) {
     server.Run();
   }
 
-  Log(LogLevel::kInfo, "closing the store");
-  engine.reset();
   Log(LogLevel::kInfo, "ddb-server stopped");
   return 0;
 }

@@ -197,7 +197,7 @@ struct CreateTableRequest {
 struct TableDescription {
   std::string table_name;
   std::string table_id;   // a UUID
-  std::string table_arn;  // arn:aws:dynamodb:<region>:000000000000:table/<name>
+  std::string table_arn;  // arn:aws:dynamodb:<region>:<account>:table/<name>
   TableStatus table_status = TableStatus::kActive;
   double creation_date_time = 0;  // seconds since the epoch, with milliseconds
   // When the table last became PAY_PER_REQUEST (at creation or by UpdateTable); 0: never.
@@ -287,6 +287,10 @@ struct ListTablesResult {
 struct RequestContext {
   std::string region = "us-east-1";
   std::string access_key_id;
+  // The caller's account, which the ARNs of its resources name, and its principal
+  // ("arn:aws:iam::<account>:user/<name>"; "" when the caller is not verified).
+  std::string account_id = "000000000000";
+  std::string principal_arn;
   // The Host the request was sent to ("127.0.0.1:8000"), which DescribeEndpoints advertises;
   // "" for an embedded caller (then the service's name for the region is used).
   std::string endpoint;

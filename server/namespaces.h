@@ -1,0 +1,59 @@
+// The engines that hold a server's tables. Under --isolation shared, one engine for every
+// caller (today's namespace, DynamoDB Local's -sharedDb). Under --isolation account, one per
+// account and region of the signing key, as the service keeps tables: each in its own
+// directory, <data-dir>/accounts/<account>/<region>, or in memory. DynamoDB Local keys its
+// databases by access key and region instead; two keys of one account share tables here.
+// Namespaces are opened on their first request, and those found on disk at Open.
+// Thread safety: For, Of and Sources may be called concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ddb/engine.h"
+#include "protocol/handler.h"
+#include "server/config.h"
+
+namespace ddb::server {
+
+class Namespaces {
+ public:
+  // Engines opened with `base` (data_dir: the server's; in_memory as given).
+  Namespaces(EngineOptions base, Isolation isolation);
+  // One shared namespace: `engine`, which the caller owns and which must outlive this.
+  explicit Namespaces(Engine& engine);
+  ~Namespaces();
+  Namespaces(const Namespaces&) = delete;
+  Namespaces& operator=(const Namespaces&) = delete;
+
+  // Opens the shared engine, or the account namespaces found under the data directory.
+  // Errors: the engines' Open errors.
+  Status Open();
+
+  // The engine of the caller's namespace, opened now if it is new. Errors: kValidation for a
+  // region that cannot name a namespace; the engine's Open errors.
+  Result<Engine*> For(const RequestContext& ctx);
+  // The engine of `account`'s namespace in `region` (the owner of a table ARN).
+  Result<Engine*> Of(std::string_view account, std::string_view region);
+
+  Isolation isolation() const { return isolation_; }
+
+  // Every open namespace for GET /metrics, labelled account="...",region="..." (no labels
+  // when shared).
+  std::vector<protocol::MetricsSource> Sources();
+
+ private:
+  EngineOptions base_;
+  Isolation isolation_;
+  Engine* shared_ = nullptr;
+  std::unique_ptr<Engine> owned_shared_;
+  std::mutex mu_;
+  // "<account>/<region>" -> engine.
+  std::map<std::string, std::unique_ptr<Engine>, std::less<>> engines_;
+};
+
+}  // namespace ddb::server
