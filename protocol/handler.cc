@@ -8,6 +8,7 @@
 
 #include "ddb/types.h"
 #include "protocol/attribute_value_json.h"
+#include "protocol/authorization.h"
 #include "protocol/json_writer.h"
 #include "protocol/metrics.h"
 #include "protocol/operations.h"
@@ -175,25 +176,63 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
 }
 }  // namespace
 
-WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
-                           std::string& body) {
-  OperationHandler handler = nullptr;
-  std::string_view operation;
+namespace {
+
+// The engine (and the context: the owner's account, for the ARNs it answers with) that serves
+// a request, once its caller may make it.
+struct Serving {
+  Engine* engine = nullptr;
+  RequestContext ctx;
+};
+
+Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
+                       std::string_view operation, const JsonObject& request, bool enforce) {
+  std::vector<NamedResource> resources = NamedResources(operation, request, ctx);
+  Serving s{nullptr, ctx};
+  for (const NamedResource& r : resources) {
+    if (r.account == resources[0].account && r.region == resources[0].region) continue;
+    // Guess at the text; the service refuses it ("not in different accounts or Regions").
+    return Error::Validation(
+        "A request cannot name resources of different accounts or regions");
+  }
+  if (!resources.empty()) {
+    s.ctx.account_id = resources[0].account;
+    s.ctx.region = resources[0].region;
+  }
+  DDB_ASSIGN_OR_RETURN(s.engine, engines(s.ctx.account_id, s.ctx.region));
+  if (enforce) {
+    for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(*s.engine, ctx, r));
+  }
+  return s;
+}
+
+// The operation's handler for `target`, and its name; nullptr when there is none.
+OperationHandler Find(std::string_view target, std::string_view* operation) {
   for (auto [prefix, table] : {std::pair{kTargetPrefix, &Handlers()},
                                std::pair{kStreamsTargetPrefix, &StreamsHandlers()}}) {
     if (target.substr(0, prefix.size()) != prefix) continue;
-    operation = target.substr(prefix.size());
-    auto it = table->find(operation);
-    if (it != table->end()) handler = it->second;
+    *operation = target.substr(prefix.size());
+    auto it = table->find(*operation);
+    if (it != table->end()) return it->second;
   }
+  return nullptr;
+}
+
+// Runs the operation on the engine `choose` picks for the parsed request.
+template <typename Choose>
+WireResponse Run(const RequestContext& ctx, std::string_view target, std::string& body,
+                 Choose choose) {
+  std::string_view operation;
+  OperationHandler handler = Find(target, &operation);
   if (handler == nullptr) {
     return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
   }
   auto started = std::chrono::steady_clock::now();
-  auto finish = [&](Result<std::string>&& response) -> WireResponse {
-    WireResponse wire = response.ok()
-                            ? WireResponse{200, std::move(response).value()}
-                            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), ctx);
+  auto finish = [&](Result<std::string>&& response, const RequestContext& answered) {
+    WireResponse wire =
+        response.ok()
+            ? WireResponse{200, std::move(response).value()}
+            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), answered);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     RecordRequest(operation, seconds, wire.status,
@@ -202,13 +241,32 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
   };
   try {
     Result<JsonObject> request = ParseBody(body);
-    if (!request.ok()) return finish(request.error());
-    return finish(handler(engine, ctx, request.value()));
+    if (!request.ok()) return finish(request.error(), ctx);
+    Result<Serving> serving = choose(operation, request.value());
+    if (!serving.ok()) return finish(serving.error(), ctx);
+    return finish(handler(*serving->engine, serving->ctx, request.value()), serving->ctx);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
                  target.data(), e.what());
-    return finish(Error::Internal("Internal server error"));
+    return finish(Error::Internal("Internal server error"), ctx);
   }
+}
+
+}  // namespace
+
+WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
+                           std::string& body) {
+  return Run(ctx, target, body,
+             [&](std::string_view, const JsonObject&) -> Result<Serving> {
+               return Serving{&engine, ctx};
+             });
+}
+
+WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
+                           std::string_view target, std::string& body, bool enforce_policies) {
+  return Run(ctx, target, body, [&](std::string_view operation, const JsonObject& request) {
+    return Choose(engines, ctx, operation, request, enforce_policies);
+  });
 }
 
 }  // namespace ddb::protocol

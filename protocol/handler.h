@@ -3,6 +3,7 @@
 // Thread safety: HandleRequest may be called concurrently (the engine is thread-safe).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,17 @@ struct MetricsSource {
   std::string labels;
   Engine* engine = nullptr;
 };
+
+// The server's entry, over namespaces: `engines` finds the engine of an account in a region
+// (the same one for every account when namespaces are shared). A request is served by the
+// namespace of the resources it names (a table ARN of another account reaches that
+// account's); with `enforce_policies` (--auth verify) their resource-based policies are
+// evaluated first (protocol/authorization.h), and the caller's engine serves requests that
+// name none.
+using EngineFinder =
+    std::function<Result<Engine*>(std::string_view account, std::string_view region)>;
+WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
+                           std::string_view target, std::string& body, bool enforce_policies);
 
 // GET /metrics: the Prometheus text exposition (protocol/metrics.h).
 std::string RenderMetricsText(Engine& engine);

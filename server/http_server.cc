@@ -292,10 +292,12 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
                                    json_1_1);
     }
   }
-  Result<Engine*> engine = namespaces.For(*ctx);
-  if (!engine.ok()) return DynamoErrorResponse(engine.error(), json_1_1);
-  protocol::WireResponse wire =
-      protocol::HandleRequest(**engine, *ctx, request->amz_target, request->body);
+  // Resource-based policies are enforced where callers are known (--auth verify).
+  protocol::WireResponse wire = protocol::HandleRequest(
+      [&namespaces](std::string_view account, std::string_view region) {
+        return namespaces.Of(account, region);
+      },
+      *ctx, request->amz_target, request->body, /*enforce_policies=*/verifier != nullptr);
   HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);
   if (response.body.size() > kCompressAbove) {
     const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);

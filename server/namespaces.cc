@@ -58,11 +58,6 @@ Status Namespaces::Open() {
   return Status::Ok();
 }
 
-Result<Engine*> Namespaces::For(const RequestContext& ctx) {
-  if (isolation_ == Isolation::kShared) return shared_;
-  return Of(ctx.account_id, ctx.region);
-}
-
 Result<Engine*> Namespaces::Of(std::string_view account, std::string_view region) {
   if (isolation_ == Isolation::kShared) return shared_;
   if (!ValidAccount(account) || !ValidRegion(region)) {

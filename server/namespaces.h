@@ -4,7 +4,7 @@
 // directory, <data-dir>/accounts/<account>/<region>, or in memory. DynamoDB Local keys its
 // databases by access key and region instead; two keys of one account share tables here.
 // Namespaces are opened on their first request, and those found on disk at Open.
-// Thread safety: For, Of and Sources may be called concurrently.
+// Thread safety: Of and Sources may be called concurrently.
 #pragma once
 
 #include <map>
@@ -34,10 +34,10 @@ class Namespaces {
   // Errors: the engines' Open errors.
   Status Open();
 
-  // The engine of the caller's namespace, opened now if it is new. Errors: kValidation for a
-  // region that cannot name a namespace; the engine's Open errors.
-  Result<Engine*> For(const RequestContext& ctx);
-  // The engine of `account`'s namespace in `region` (the owner of a table ARN).
+  // The engine of `account`'s namespace in `region` (the caller's, or the owner's of a
+  // table ARN), opened now if it is new; the shared engine when namespaces are shared.
+  // Errors: kValidation for an account or region that cannot name a namespace; the
+  // engine's Open errors.
   Result<Engine*> Of(std::string_view account, std::string_view region);
 
   Isolation isolation() const { return isolation_; }

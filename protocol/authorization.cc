@@ -1,0 +1,214 @@
+#include "protocol/authorization.h"
+
+#include "protocol/resource_policy.h"
+
+namespace ddb::protocol {
+namespace {
+
+constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
+
+// A resource from a table name or a table, index or stream ARN, in the caller's account
+// and region unless the ARN names others.
+NamedResource Resolve(std::string_view name_or_arn, const RequestContext& ctx,
+                      std::string_view action) {
+  NamedResource r;
+  r.action = std::string(action);
+  r.account = ctx.account_id;
+  r.region = ctx.region;
+  std::string_view rest = name_or_arn;
+  if (rest.starts_with(kArnPrefix)) {
+    rest.remove_prefix(kArnPrefix.size());
+    const size_t region_end = rest.find(':');
+    const size_t account_end =
+        region_end == std::string_view::npos ? region_end : rest.find(':', region_end + 1);
+    if (account_end != std::string_view::npos && rest.substr(account_end + 1).starts_with("table/")) {
+      r.region = std::string(rest.substr(0, region_end));
+      r.account = std::string(rest.substr(region_end + 1, account_end - region_end - 1));
+      rest.remove_prefix(account_end + 1 + std::string_view("table/").size());
+    } else {
+      rest = name_or_arn;  // not a table ARN: the operation answers it
+    }
+  }
+  const size_t slash = rest.find('/');
+  r.table = std::string(rest.substr(0, slash));
+  const std::string table_arn =
+      std::string(kArnPrefix) + r.region + ":" + r.account + ":table/" + r.table;
+  r.arn = slash == std::string_view::npos ? table_arn : table_arn + std::string(rest.substr(slash));
+  r.policy_owner = rest.substr(slash == std::string_view::npos ? rest.size() : slash)
+                           .starts_with("/stream/")
+                       ? r.arn
+                       : table_arn;
+  return r;
+}
+
+std::string Action(std::string_view operation) { return "dynamodb:" + std::string(operation); }
+
+void AddString(const JsonObject& request, std::string_view member, std::string_view key,
+               NamedResource* r) {
+  Result<std::optional<std::string_view>> v = GetString(request, member);
+  if (v.ok() && *v) r->context[std::string(key)].emplace_back(**v);
+}
+
+void AddNames(const JsonObject& item, NamedResource* r) {
+  std::vector<std::string>& names = r->context["dynamodb:Attributes"];
+  for (auto field : item) names.emplace_back(field.key);
+}
+
+// The resource of a single-table request (its index's, for a read of an index), with its
+// condition keys.
+NamedResource TableRequest(std::string_view operation, const JsonObject& request,
+                           const RequestContext& ctx, std::string_view name) {
+  NamedResource r = Resolve(name, ctx, Action(operation));
+  Result<std::optional<std::string_view>> index = GetString(request, "IndexName");
+  if (index.ok() && *index) r.arn += "/index/" + std::string(**index);
+  AddString(request, "Select", "dynamodb:Select", &r);
+  AddString(request, "ReturnValues", "dynamodb:ReturnValues", &r);
+  AddString(request, "ReturnConsumedCapacity", "dynamodb:ReturnConsumedCapacity", &r);
+  for (std::string_view member : {"Key", "Item"}) {
+    Result<std::optional<JsonObject>> item = GetObject(request, member);
+    if (!item.ok() || !*item) continue;
+    r.items.push_back(**item);
+    if (member == "Item") AddNames(**item, &r);
+  }
+  return r;
+}
+
+// TransactWriteItems' and TransactGetItems' actions, each under the IAM action it needs.
+void TransactionResources(const JsonObject& request, const RequestContext& ctx,
+                          std::vector<NamedResource>* out) {
+  Result<std::optional<simdjson::dom::array>> actions = GetArray(request, "TransactItems");
+  if (!actions.ok() || !*actions) return;
+  static constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
+      {"Put", "PutItem"}, {"Update", "UpdateItem"}, {"Delete", "DeleteItem"},
+      {"ConditionCheck", "ConditionCheckItem"}, {"Get", "GetItem"}};
+  for (JsonElement e : **actions) {
+    JsonObject action;
+    if (e.get(action) != simdjson::SUCCESS) continue;
+    for (auto [kind, iam] : kKinds) {
+      Result<std::optional<JsonObject>> body = GetObject(action, kind);
+      if (!body.ok() || !*body) continue;
+      Result<std::optional<std::string_view>> name = GetString(**body, "TableName");
+      if (!name.ok() || !*name) continue;
+      out->push_back(TableRequest(iam, **body, ctx, **name));
+    }
+  }
+}
+
+void BatchResources(std::string_view operation, const JsonObject& request,
+                    const RequestContext& ctx, std::vector<NamedResource>* out) {
+  Result<std::optional<JsonObject>> items = GetObject(request, "RequestItems");
+  if (!items.ok() || !*items) return;
+  for (auto field : **items) {
+    NamedResource r = Resolve(field.key, ctx, Action(operation));
+    JsonObject per_table;
+    simdjson::dom::array list;
+    if (field.value.get(per_table) == simdjson::SUCCESS) {  // BatchGetItem
+      Result<std::optional<simdjson::dom::array>> keys = GetArray(per_table, "Keys");
+      if (keys.ok() && *keys) {
+        for (JsonElement k : **keys) {
+          JsonObject key;
+          if (k.get(key) == simdjson::SUCCESS) r.items.push_back(key);
+        }
+      }
+    } else if (field.value.get(list) == simdjson::SUCCESS) {  // BatchWriteItem
+      for (JsonElement w : list) {
+        JsonObject write, body;
+        if (w.get(write) != simdjson::SUCCESS) continue;
+        for (auto [kind, member] : {std::pair{"PutRequest", "Item"}, {"DeleteRequest", "Key"}}) {
+          if (write[kind].get(body) == simdjson::SUCCESS &&
+              body[member].get(body) == simdjson::SUCCESS) {
+            r.items.push_back(body);
+          }
+        }
+      }
+    }
+    out->push_back(std::move(r));
+  }
+}
+
+// A value of a partition key as condition keys compare it.
+std::string KeyText(const JsonElement& v) {
+  JsonObject typed;
+  if (v.get(typed) != simdjson::SUCCESS) return "";
+  for (auto field : typed) {
+    std::string_view text;
+    if (field.value.get(text) == simdjson::SUCCESS) return std::string(text);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<NamedResource> NamedResources(std::string_view operation, const JsonObject& request,
+                                          const RequestContext& ctx) {
+  std::vector<NamedResource> out;
+  if (operation == "TransactWriteItems" || operation == "TransactGetItems") {
+    TransactionResources(request, ctx, &out);
+    return out;
+  }
+  if (operation == "BatchGetItem" || operation == "BatchWriteItem") {
+    BatchResources(operation, request, ctx, &out);
+    return out;
+  }
+  for (std::string_view member : {"ResourceArn", "StreamArn"}) {
+    Result<std::optional<std::string_view>> arn = GetString(request, member);
+    if (arn.ok() && *arn) {
+      out.push_back(Resolve(**arn, ctx, Action(operation)));
+      return out;
+    }
+  }
+  if (operation == "GetRecords") {
+    // A shard iterator starts with its stream's ARN.
+    Result<std::optional<std::string_view>> it = GetString(request, "ShardIterator");
+    if (it.ok() && *it && (*it)->find('|') != std::string_view::npos) {
+      out.push_back(Resolve((*it)->substr(0, (*it)->find('|')), ctx, Action(operation)));
+    }
+    return out;
+  }
+  if (operation == "CreateTable" || operation == "ListTables" || operation == "ListStreams") {
+    return out;  // the caller's own namespace
+  }
+  Result<std::optional<std::string_view>> name = GetString(request, "TableName");
+  if (name.ok() && *name) out.push_back(TableRequest(operation, request, ctx, **name));
+  return out;
+}
+
+Status Authorize(Engine& engine, const RequestContext& caller, const NamedResource& resource) {
+  RequestContext owner = caller;
+  owner.account_id = resource.account;
+  owner.region = resource.region;
+  AccessRequest req;
+  req.principal_arn = caller.principal_arn.empty()
+                          ? "arn:aws:iam::" + caller.account_id + ":root"
+                          : caller.principal_arn;
+  req.principal_account = caller.account_id;
+  req.action = resource.action;
+  req.resource_arn = resource.arn;
+  req.context = resource.context;
+  const bool foreign = resource.account != caller.account_id;
+  Result<ResourcePolicy> policy = engine.GetResourcePolicy(owner, resource.policy_owner);
+  if (!policy.ok()) {
+    // No policy (or no such resource): the owner's callers go on (the operation answers
+    // them); another account's are refused, a missing resource included, as the service.
+    if (!foreign) return Status::Ok();
+    return AccessDenied(req, PolicyDecision::kNoMatch);
+  }
+  if (!resource.items.empty()) {
+    Result<TableDescription> table = engine.DescribeTable(owner, resource.table);
+    if (table.ok() && !table->key_schema.empty()) {
+      std::vector<std::string>& keys = req.context["dynamodb:LeadingKeys"];
+      for (const JsonObject& item : resource.items) {
+        JsonElement v;
+        if (item[table->key_schema[0].attribute_name].get(v) == simdjson::SUCCESS) {
+          keys.push_back(KeyText(v));
+        }
+      }
+    }
+  }
+  const PolicyDecision decision = EvaluatePolicy(policy->policy, req);
+  if (decision == PolicyDecision::kExplicitDeny) return AccessDenied(req, decision);
+  if (foreign && decision != PolicyDecision::kAllow) return AccessDenied(req, decision);
+  return Status::Ok();
+}
+
+}  // namespace ddb::protocol

@@ -1,0 +1,158 @@
+"""Resource-based policies enforced under --auth verify: another account's caller reaches a
+table by its ARN only when a policy allows its principal, action and resource (conditions
+on the leading keys included); an explicit Deny refuses anyone, the owner's account too."""
+
+import json
+import textwrap
+
+import boto3
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.config import Config
+from botocore.credentials import Credentials
+import http.client
+
+from conftest import REGION, TARGET_PREFIX, ServerProcess, expect_error
+
+ALICE = ("AKIAALICE0000000001", "alice-secret")
+BOB = ("AKIABOB00000000001", "bob-secret")
+CREDENTIALS = textwrap.dedent(f"""\
+    [alice]
+    aws_access_key_id = {ALICE[0]}
+    aws_secret_access_key = {ALICE[1]}
+    account_id = 111122223333
+
+    [bob]
+    aws_access_key_id = {BOB[0]}
+    aws_secret_access_key = {BOB[1]}
+    account_id = 444455556666
+    """)
+TABLE_ARN = f"arn:aws:dynamodb:{REGION}:111122223333:table/owned"
+ALICE_ARN = "arn:aws:iam::111122223333:user/alice"
+BOB_ARN = "arn:aws:iam::444455556666:user/bob"
+DENIED = "AccessDeniedException"
+
+
+def no_policy_allows(principal, action, resource):
+    return (f"User: {principal} is not authorized to perform: {action} on resource: {resource} "
+            f"because no resource-based policy allows the {action} action")
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("policy") / "credentials"
+    path.write_text(CREDENTIALS)
+    s = ServerProcess("--in-memory", "--auth", "verify", "--credentials", str(path)).start()
+    yield s
+    s.stop_and_check()
+
+
+def client(srv, key):
+    return boto3.session.Session().client(
+        "dynamodb", endpoint_url=srv.endpoint, region_name=REGION, aws_access_key_id=key[0],
+        aws_secret_access_key=key[1],
+        config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+
+
+def call(srv, key, op, body):
+    """A signed request of an operation boto3 1.26 does not know; (status, JSON)."""
+    data = json.dumps(body).encode()
+    headers = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": TARGET_PREFIX + op}
+    req = AWSRequest(method="POST", url=srv.endpoint + "/", data=data, headers=headers)
+    SigV4Auth(Credentials(*key), "dynamodb", REGION).add_auth(req)
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+    try:
+        conn.request("POST", "/", body=data, headers=dict(req.headers.items()))
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read() or b"{}")
+    finally:
+        conn.close()
+
+
+def put_policy(srv, statements):
+    status, body = call(srv, ALICE, "PutResourcePolicy", {
+        "ResourceArn": TABLE_ARN,
+        "Policy": json.dumps({"Version": "2012-10-17", "Statement": statements})})
+    assert status == 200, body
+
+
+@pytest.fixture(scope="module")
+def owned(srv):
+    alice = client(srv, ALICE)
+    alice.create_table(TableName="owned", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    for pk in ("bob#1", "bob#2", "alice#1"):
+        alice.put_item(TableName="owned", Item={"pk": {"S": pk}, "v": {"S": pk}})
+    return alice
+
+
+def test_another_account_needs_a_policy(srv, owned):
+    bob = client(srv, BOB)
+    expect_error(lambda: bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "bob#1"}}), DENIED,
+                 no_policy_allows(BOB_ARN, "dynamodb:GetItem", TABLE_ARN))
+    # A missing table of that account is refused the same way.
+    missing = TABLE_ARN.replace("owned", "nothing_here")
+    expect_error(lambda: bob.describe_table(TableName=missing), DENIED,
+                 no_policy_allows(BOB_ARN, "dynamodb:DescribeTable", missing))
+    # Bob's own namespace is his: the name alone names his tables.
+    assert bob.list_tables()["TableNames"] == []
+    expect_error(lambda: bob.get_item(TableName="owned", Key={"pk": {"S": "bob#1"}}),
+                 "ResourceNotFoundException")
+
+
+def test_an_allow_with_a_leading_keys_condition(srv, owned):
+    put_policy(srv, [
+        {"Sid": "BobReadsHisOwn", "Effect": "Allow",
+         "Principal": {"AWS": "arn:aws:iam::444455556666:root"},
+         "Action": ["dynamodb:GetItem", "dynamodb:Query"], "Resource": TABLE_ARN,
+         "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["bob#*"]}}},
+        {"Sid": "NotThatOne", "Effect": "Deny", "Principal": "*",
+         "Action": "dynamodb:GetItem", "Resource": TABLE_ARN,
+         "Condition": {"ForAnyValue:StringEquals": {"dynamodb:LeadingKeys": ["bob#2"]}}},
+        {"Sid": "NoDeletes", "Effect": "Deny", "Principal": {"AWS": ALICE_ARN},
+         "Action": "dynamodb:DeleteItem", "Resource": TABLE_ARN},
+    ])
+    bob = client(srv, BOB)
+    got = bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "bob#1"}})
+    assert got["Item"] == {"pk": {"S": "bob#1"}, "v": {"S": "bob#1"}}
+    # Outside the condition: no statement allows it.
+    expect_error(lambda: bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "alice#1"}}), DENIED,
+                 no_policy_allows(BOB_ARN, "dynamodb:GetItem", TABLE_ARN))
+    # An action the policy does not grant.
+    expect_error(lambda: bob.put_item(TableName=TABLE_ARN, Item={"pk": {"S": "bob#9"}}), DENIED,
+                 no_policy_allows(BOB_ARN, "dynamodb:PutItem", TABLE_ARN))
+    # An explicit Deny wins over the Allow.
+    e = expect_error(lambda: bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "bob#2"}}),
+                     DENIED)
+    assert "explicit deny" in e.response["Error"]["Message"]
+    # The owner's account is refused by an explicit Deny, and allowed otherwise.
+    e = expect_error(lambda: owned.delete_item(TableName="owned", Key={"pk": {"S": "alice#1"}}),
+                     DENIED)
+    assert e.response["Error"]["Message"].startswith(
+        f"User: {ALICE_ARN} is not authorized to perform: dynamodb:DeleteItem on resource: "
+        f"{TABLE_ARN}")
+    assert owned.get_item(TableName="owned", Key={"pk": {"S": "alice#1"}})["Item"]
+    # What Bob reads names the owner's account.
+    q = bob.query(TableName=TABLE_ARN, KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "bob#1"}})
+    assert q["Items"] == [{"pk": {"S": "bob#1"}, "v": {"S": "bob#1"}}]
+
+
+def test_a_transaction_needs_each_action_allowed(srv, owned):
+    bob = client(srv, BOB)
+    expect_error(lambda: bob.transact_get_items(TransactItems=[
+        {"Get": {"TableName": TABLE_ARN, "Key": {"pk": {"S": "bob#1"}}}},
+        {"Get": {"TableName": TABLE_ARN, "Key": {"pk": {"S": "alice#1"}}}}]), DENIED,
+        no_policy_allows(BOB_ARN, "dynamodb:GetItem", TABLE_ARN))
+
+
+def test_resources_of_two_accounts_in_one_request(srv, owned):
+    bob = client(srv, BOB)
+    bob.create_table(TableName="bobs", BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    expect_error(lambda: bob.batch_get_item(RequestItems={
+        "bobs": {"Keys": [{"pk": {"S": "x"}}]},
+        TABLE_ARN: {"Keys": [{"pk": {"S": "bob#1"}}]}}), "ValidationException")
