@@ -68,6 +68,10 @@ WireError ToWire(ErrorCode code) {
       return {"TrimmedDataAccessException", 400};
     case ErrorCode::kUnrecognizedClient:
       return {"UnrecognizedClientException", 400};
+    case ErrorCode::kPolicyNotFound:
+      return {"PolicyNotFoundException", 400};
+    case ErrorCode::kAccessDenied:
+      return {"AccessDeniedException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
