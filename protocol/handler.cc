@@ -82,6 +82,9 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
   static const std::unordered_map<std::string_view, OperationHandler> handlers = {
       {"CreateTable", HandleCreateTable},
       {"DescribeTable", HandleDescribeTable},
+      {"PutResourcePolicy", HandlePutResourcePolicy},
+      {"GetResourcePolicy", HandleGetResourcePolicy},
+      {"DeleteResourcePolicy", HandleDeleteResourcePolicy},
       {"DeleteTable", HandleDeleteTable},
       {"ListTables", HandleListTables},
       {"PutItem", HandlePutItem},
