@@ -106,6 +106,14 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
   return out;
 }
 
+AttributeValue PolicyRecord(const ResourcePolicy& p) {
+  return AttributeValue::M({{"Text", Str(p.policy)}, {"Revision", Str(p.revision_id)}});
+}
+
+ResourcePolicy PolicyFrom(const AttributeValue& v) {
+  return {v.map().at("Text").scalar(), v.map().at("Revision").scalar()};
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
@@ -158,6 +166,12 @@ Item ToRecord(const TableInfo& info) {
     tags.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
   }
   r["Tags"] = AttributeValue::L(std::move(tags));
+  if (d.resource_policy) r["Policy"] = PolicyRecord(*d.resource_policy);
+  if (!d.stream_policies.empty()) {
+    AttributeMap streams;
+    for (const auto& [label, p] : d.stream_policies) streams[label] = PolicyRecord(p);
+    r["StreamPolicies"] = AttributeValue::M(std::move(streams));
+  }
   return r;
 }
 
@@ -209,6 +223,10 @@ TableDescription FromRecord(const Item& r) {
     for (const auto& t : it->second.list()) {
       d.tags.push_back({t.map().at("Key").scalar(), t.map().at("Value").scalar()});
     }
+  }
+  if (auto it = r.find("Policy"); it != r.end()) d.resource_policy = PolicyFrom(it->second);
+  if (auto it = r.find("StreamPolicies"); it != r.end()) {
+    for (const auto& [label, p] : it->second.map()) d.stream_policies[label] = PolicyFrom(p);
   }
   return d;
 }

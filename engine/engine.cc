@@ -193,6 +193,8 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;
+  if (req.resource_policy) DDB_RETURN_IF_ERROR(CheckResourcePolicySize(*req.resource_policy));
+  d.resource_policy = NewTablePolicy(req.resource_policy);
   uint64_t stream_start = impl_->sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Create(std::move(d)));
   if (info->description.latest_stream_label) {

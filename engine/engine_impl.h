@@ -63,6 +63,11 @@ inline uint64_t WallClockMillis() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// CreateTable's ResourcePolicy with its first revision (resource_policies.cc); and the
+// 20480-byte limit of a policy document (kValidation).
+std::optional<ResourcePolicy> NewTablePolicy(const std::optional<std::string>& policy);
+Status CheckResourcePolicySize(const std::string& policy);
+
 inline const Error& TableNotFound() {
   static const Error e = Error::NotFound("Requested resource not found");
   return e;

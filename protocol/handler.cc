@@ -69,6 +69,10 @@ WireError ToWire(ErrorCode code) {
       return {"TrimmedDataAccessException", 400};
     case ErrorCode::kUnrecognizedClient:
       return {"UnrecognizedClientException", 400};
+    case ErrorCode::kPolicyNotFound:
+      return {"PolicyNotFoundException", 400};
+    case ErrorCode::kAccessDenied:
+      return {"AccessDeniedException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -79,6 +83,9 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
   static const std::unordered_map<std::string_view, OperationHandler> handlers = {
       {"CreateTable", HandleCreateTable},
       {"DescribeTable", HandleDescribeTable},
+      {"PutResourcePolicy", HandlePutResourcePolicy},
+      {"GetResourcePolicy", HandleGetResourcePolicy},
+      {"DeleteResourcePolicy", HandleDeleteResourcePolicy},
       {"DeleteTable", HandleDeleteTable},
       {"ListTables", HandleListTables},
       {"PutItem", HandlePutItem},

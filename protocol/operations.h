@@ -33,6 +33,15 @@ Result<std::string> HandleUpdateContinuousBackups(Engine&, const RequestContext&
                                                   const JsonObject&);
 // CreateTable's Tags (settings_operations.cc).
 Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v);
+// Resource-based policies (policy_operations.cc).
+Result<std::string> HandlePutResourcePolicy(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleGetResourcePolicy(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDeleteResourcePolicy(Engine&, const RequestContext&, const JsonObject&);
+// CreateTable's ResourcePolicy, validated for the new table and canonicalised.
+// Errors: kValidation.
+Result<std::optional<std::string>> ReadCreateTablePolicy(const JsonObject& request,
+                                                         const RequestContext& ctx,
+                                                         const std::string& table);
 Result<std::string> HandleDescribeLimits(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeEndpoints(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonObject&);

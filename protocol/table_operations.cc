@@ -572,6 +572,7 @@ Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
 Result<std::string> HandleCreateTable(Engine& engine, const RequestContext& ctx,
                                       const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(CreateTableRequest req, ReadCreateTable(request));
+  DDB_ASSIGN_OR_RETURN(req.resource_policy, ReadCreateTablePolicy(request, ctx, req.table_name));
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.CreateTable(ctx, req));
   return RenderDescription("TableDescription", d);
 }

@@ -78,6 +78,23 @@ class Engine {
   Status UntagResource(const std::string& table, const std::vector<std::string>& keys);
   Result<std::vector<Tag>> ListTagsOfResource(const std::string& table);
 
+  // Resource-based policies of a table or of one of its streams (req.resource: a table
+  // name, a table ARN or a stream ARN). The document is stored as given: validating and
+  // canonicalising it is the caller's (protocol/resource_policy.h). An equivalent document
+  // (the same text) keeps its revision. Returns the revision id.
+  // Errors: kValidation (over 20480 bytes, not a table or stream ARN), kResourceNotFound
+  // (no such table or stream), kPolicyNotFound (expected_revision_id does not match).
+  Result<std::string> PutResourcePolicy(const RequestContext& ctx,
+                                        const PutResourcePolicyRequest& req);
+  // Errors: kValidation, kResourceNotFound, kPolicyNotFound (none attached).
+  Result<ResourcePolicy> GetResourcePolicy(const RequestContext& ctx, const std::string& resource);
+  // Removes the policy; returns the removed revision id, or nullopt when there was none (not
+  // an error, as in the service, unless a revision was expected).
+  // Errors: kValidation, kResourceNotFound, kPolicyNotFound (expected_revision_id does not match).
+  Result<std::optional<std::string>> DeleteResourcePolicy(
+      const RequestContext& ctx, const std::string& resource,
+      const std::optional<std::string>& expected_revision_id);
+
   // Table names in ascending order. Errors: kValidation (limit out of 1..100).
   Result<ListTablesResult> ListTables(const ListTablesRequest& req);
 

@@ -43,6 +43,8 @@ enum class ErrorCode : uint8_t {
   kExpiredIterator,     // DynamoDB Streams: a shard iterator older than 15 minutes
   kTrimmedDataAccess,   // DynamoDB Streams: records past the 24-hour retention
   kUnrecognizedClient,  // an unknown access key or a wrong session token
+  kPolicyNotFound,      // no resource-based policy, or not the expected revision
+  kAccessDenied,        // a resource-based policy does not allow the request
   kInternal,
 };
 

@@ -176,6 +176,24 @@ struct Tag {
   std::string value;
 };
 
+// A resource-based policy as stored (Get/Put/DeleteResourcePolicy, CreateTable's
+// ResourcePolicy): the document and the revision id of its last change.
+struct ResourcePolicy {
+  std::string policy;  // JSON, as protocol/resource_policy.h canonicalises it
+  // The epoch milliseconds of the change as a decimal string, as the service writes it
+  // (compare as strings; a later change of the same resource has a greater id).
+  std::string revision_id;
+};
+
+struct PutResourcePolicyRequest {
+  // A table name, a table ARN or a stream ARN ("arn:aws:dynamodb:<region>:<account>:
+  // table/<name>[/stream/<label>]"); the ARN's region and account are not checked here.
+  std::string resource;
+  std::string policy;  // at most 20480 bytes
+  // Put only when the current policy has this revision; "NO_POLICY": only when there is none.
+  std::optional<std::string> expected_revision_id;
+};
+
 struct CreateTableRequest {
   std::string table_name;
   std::vector<AttributeDefinition> attribute_definitions;
@@ -191,6 +209,8 @@ struct CreateTableRequest {
   std::optional<TableClass> table_class;
   bool deletion_protection_enabled = false;
   std::vector<Tag> tags;
+  // A resource-based policy attached at creation (at most 20480 bytes).
+  std::optional<std::string> resource_policy;
 };
 
 // Everything DescribeTable reports. Index item counts and sizes are filled by later work.
@@ -233,6 +253,10 @@ struct TableDescription {
   std::optional<double> pitr_enabled_since;
   int pitr_recovery_period_days = 35;
   std::vector<Tag> tags;
+  // Resource-based policies of the table and of its streams (by stream label). DescribeTable
+  // does not show them, as the service does not; they go with the table.
+  std::optional<ResourcePolicy> resource_policy;
+  std::map<std::string, ResourcePolicy> stream_policies;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;
