@@ -52,8 +52,8 @@ Result<PolicyTarget> TargetOf(const std::string& resource) {
 }
 
 std::string ArnOf(const RequestContext& ctx, const PolicyTarget& t) {
-  if (t.stream_label) return StreamArn(ctx.region, t.table, *t.stream_label);
-  return "arn:aws:dynamodb:" + ctx.region + ":000000000000:table/" + t.table;
+  if (t.stream_label) return StreamArn(ctx, t.table, *t.stream_label);
+  return "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + t.table;
 }
 
 Error TableNotFoundNamed(const std::string& table) {

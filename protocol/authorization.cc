@@ -21,7 +21,8 @@ NamedResource Resolve(std::string_view name_or_arn, const RequestContext& ctx,
     const size_t region_end = rest.find(':');
     const size_t account_end =
         region_end == std::string_view::npos ? region_end : rest.find(':', region_end + 1);
-    if (account_end != std::string_view::npos && rest.substr(account_end + 1).starts_with("table/")) {
+    if (account_end != std::string_view::npos &&
+        rest.substr(account_end + 1).starts_with("table/")) {
       r.region = std::string(rest.substr(0, region_end));
       r.account = std::string(rest.substr(region_end + 1, account_end - region_end - 1));
       rest.remove_prefix(account_end + 1 + std::string_view("table/").size());
@@ -34,10 +35,10 @@ NamedResource Resolve(std::string_view name_or_arn, const RequestContext& ctx,
   const std::string table_arn =
       std::string(kArnPrefix) + r.region + ":" + r.account + ":table/" + r.table;
   r.arn = slash == std::string_view::npos ? table_arn : table_arn + std::string(rest.substr(slash));
-  r.policy_owner = rest.substr(slash == std::string_view::npos ? rest.size() : slash)
-                           .starts_with("/stream/")
-                       ? r.arn
-                       : table_arn;
+  r.policy_owner =
+      rest.substr(slash == std::string_view::npos ? rest.size() : slash).starts_with("/stream/")
+          ? r.arn
+          : table_arn;
   return r;
 }
 
@@ -79,8 +80,11 @@ void TransactionResources(const JsonObject& request, const RequestContext& ctx,
   Result<std::optional<simdjson::dom::array>> actions = GetArray(request, "TransactItems");
   if (!actions.ok() || !*actions) return;
   static constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
-      {"Put", "PutItem"}, {"Update", "UpdateItem"}, {"Delete", "DeleteItem"},
-      {"ConditionCheck", "ConditionCheckItem"}, {"Get", "GetItem"}};
+      {"Put", "PutItem"},
+      {"Update", "UpdateItem"},
+      {"Delete", "DeleteItem"},
+      {"ConditionCheck", "ConditionCheckItem"},
+      {"Get", "GetItem"}};
   for (JsonElement e : **actions) {
     JsonObject action;
     if (e.get(action) != simdjson::SUCCESS) continue;
@@ -174,13 +178,11 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
 }
 
 Status Authorize(Engine& engine, const RequestContext& caller, const NamedResource& resource) {
-  RequestContext owner = caller;
+  RequestContext owner = caller;  // the owner's namespace is in the caller's region
   owner.account_id = resource.account;
-  owner.region = resource.region;
   AccessRequest req;
-  req.principal_arn = caller.principal_arn.empty()
-                          ? "arn:aws:iam::" + caller.account_id + ":root"
-                          : caller.principal_arn;
+  req.principal_arn = caller.principal_arn.empty() ? "arn:aws:iam::" + caller.account_id + ":root"
+                                                   : caller.principal_arn;
   req.principal_account = caller.account_id;
   req.action = resource.action;
   req.resource_arn = resource.arn;

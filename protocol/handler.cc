@@ -194,22 +194,24 @@ struct Serving {
 
 Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
                        std::string_view operation, const JsonObject& request, bool enforce) {
-  std::vector<NamedResource> resources = NamedResources(operation, request, ctx);
   Serving s{nullptr, ctx};
+  if (!enforce) {
+    // Callers are not known: every request is its caller's namespace's (the ARNs it names
+    // are the operation's to judge), as before namespaces.
+    DDB_ASSIGN_OR_RETURN(s.engine, engines(ctx.account_id, ctx.region));
+    return s;
+  }
+  std::vector<NamedResource> resources = NamedResources(operation, request, ctx);
   for (const NamedResource& r : resources) {
-    if (r.account == resources[0].account && r.region == resources[0].region) continue;
+    if (r.account == resources[0].account) continue;
     // Guess at the text; the service refuses it ("not in different accounts or Regions").
-    return Error::Validation(
-        "A request cannot name resources of different accounts or regions");
+    return Error::Validation("A request cannot name resources of more than one account");
   }
-  if (!resources.empty()) {
-    s.ctx.account_id = resources[0].account;
-    s.ctx.region = resources[0].region;
-  }
+  // Another account's table (by its ARN) is served by that account's namespace, in the
+  // caller's region, and answered with the ARNs of its owner.
+  if (!resources.empty()) s.ctx.account_id = resources[0].account;
   DDB_ASSIGN_OR_RETURN(s.engine, engines(s.ctx.account_id, s.ctx.region));
-  if (enforce) {
-    for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(*s.engine, ctx, r));
-  }
+  for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(*s.engine, ctx, r));
   return s;
 }
 
@@ -237,9 +239,8 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
   auto started = std::chrono::steady_clock::now();
   auto finish = [&](Result<std::string>&& response, const RequestContext& answered) {
     WireResponse wire =
-        response.ok()
-            ? WireResponse{200, std::move(response).value()}
-            : ErrorResponseIn(InServiceEnvelope(operation, response.error()), answered);
+        response.ok() ? WireResponse{200, std::move(response).value()}
+                      : ErrorResponseIn(InServiceEnvelope(operation, response.error()), answered);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     RecordRequest(operation, seconds, wire.status,
@@ -263,10 +264,9 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
 
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {
-  return Run(ctx, target, body,
-             [&](std::string_view, const JsonObject&) -> Result<Serving> {
-               return Serving{&engine, ctx};
-             });
+  return Run(ctx, target, body, [&](std::string_view, const JsonObject&) -> Result<Serving> {
+    return Serving{&engine, ctx};
+  });
 }
 
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,

@@ -10,16 +10,17 @@ namespace ddb::protocol {
 namespace {
 
 constexpr std::string_view kInvalid = "One or more parameter values were invalid: ";
-// Until requests carry their account, every resource belongs to this one (as the ARNs the
-// engine writes).
-constexpr std::string_view kAccount = "000000000000";
-
-// The caller as the policy evaluator sees it. Until requests carry a principal, a caller is
-// its account's root.
-AccessRequest CallerRequest(const RequestContext&, std::string action, std::string resource) {
+// The caller as the policy evaluator sees it: its principal (its account's root when not
+// verified), of the account its ARN names.
+AccessRequest CallerRequest(const RequestContext& ctx, std::string action, std::string resource) {
   AccessRequest req;
-  req.principal_account = std::string(kAccount);
-  req.principal_arn = "arn:aws:iam::" + req.principal_account + ":root";
+  req.principal_arn =
+      ctx.principal_arn.empty() ? "arn:aws:iam::" + ctx.account_id + ":root" : ctx.principal_arn;
+  const size_t start = std::string_view("arn:aws:iam::").size();
+  req.principal_account =
+      req.principal_arn.size() > start
+          ? req.principal_arn.substr(start, req.principal_arn.find(':', start) - start)
+          : ctx.account_id;
   req.action = std::move(action);
   req.resource_arn = std::move(resource);
   return req;
@@ -59,7 +60,7 @@ Result<std::string> ReadResourceArn(const JsonObject& request, const RequestCont
   if (parts[1] != "aws" || parts[3] != ctx.region) {
     return Error::Validation(std::string(kInvalid) + "Invalid resource Arn: " + text);
   }
-  if (parts[4] != kAccount) {
+  if (parts[4] != ctx.account_id) {
     return Error::Validation(
         "This action is only supported by accounts that match the resource owner\u2019s "
         "account.");
@@ -115,8 +116,7 @@ Result<std::optional<std::string>> ReadCreateTablePolicy(const JsonObject& reque
                                                          const std::string& table) {
   DDB_ASSIGN_OR_RETURN(auto policy, GetString(request, "ResourcePolicy"));
   if (!policy) return std::optional<std::string>();
-  std::string arn =
-      "arn:aws:dynamodb:" + ctx.region + ":" + std::string(kAccount) + ":table/" + table;
+  std::string arn = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table;
   DDB_ASSIGN_OR_RETURN(ParsedPolicy parsed, ReadPolicyDocument(*policy, arn));
   return std::optional<std::string>(CanonicalPolicyJson(parsed));
 }

@@ -3,6 +3,8 @@ table by its ARN only when a policy allows its principal, action and resource (c
 on the leading keys included); an explicit Deny refuses anyone, the owner's account too."""
 
 import json
+import os
+import subprocess
 import textwrap
 
 import boto3
@@ -13,7 +15,7 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 import http.client
 
-from conftest import REGION, TARGET_PREFIX, ServerProcess, expect_error
+from conftest import REGION, TARGET_PREFIX, ServerProcess, aws_cli_path, expect_error
 
 ALICE = ("AKIAALICE0000000001", "alice-secret")
 BOB = ("AKIABOB00000000001", "bob-secret")
@@ -32,6 +34,17 @@ TABLE_ARN = f"arn:aws:dynamodb:{REGION}:111122223333:table/owned"
 ALICE_ARN = "arn:aws:iam::111122223333:user/alice"
 BOB_ARN = "arn:aws:iam::444455556666:user/bob"
 DENIED = "AccessDeniedException"
+STATEMENTS = [
+    {"Sid": "BobReadsHisOwn", "Effect": "Allow",
+     "Principal": {"AWS": "arn:aws:iam::444455556666:root"},
+     "Action": ["dynamodb:GetItem", "dynamodb:Query"], "Resource": TABLE_ARN,
+     "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["bob#*"]}}},
+    {"Sid": "NotThatOne", "Effect": "Deny", "Principal": "*",
+     "Action": "dynamodb:GetItem", "Resource": TABLE_ARN,
+     "Condition": {"ForAnyValue:StringEquals": {"dynamodb:LeadingKeys": ["bob#2"]}}},
+    {"Sid": "NoDeletes", "Effect": "Deny", "Principal": {"AWS": ALICE_ARN},
+     "Action": "dynamodb:DeleteItem", "Resource": TABLE_ARN},
+]
 
 
 def no_policy_allows(principal, action, resource):
@@ -89,6 +102,7 @@ def owned(srv):
 
 
 def test_another_account_needs_a_policy(srv, owned):
+    assert call(srv, ALICE, "DeleteResourcePolicy", {"ResourceArn": TABLE_ARN})[0] == 200
     bob = client(srv, BOB)
     expect_error(lambda: bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "bob#1"}}), DENIED,
                  no_policy_allows(BOB_ARN, "dynamodb:GetItem", TABLE_ARN))
@@ -103,17 +117,7 @@ def test_another_account_needs_a_policy(srv, owned):
 
 
 def test_an_allow_with_a_leading_keys_condition(srv, owned):
-    put_policy(srv, [
-        {"Sid": "BobReadsHisOwn", "Effect": "Allow",
-         "Principal": {"AWS": "arn:aws:iam::444455556666:root"},
-         "Action": ["dynamodb:GetItem", "dynamodb:Query"], "Resource": TABLE_ARN,
-         "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["bob#*"]}}},
-        {"Sid": "NotThatOne", "Effect": "Deny", "Principal": "*",
-         "Action": "dynamodb:GetItem", "Resource": TABLE_ARN,
-         "Condition": {"ForAnyValue:StringEquals": {"dynamodb:LeadingKeys": ["bob#2"]}}},
-        {"Sid": "NoDeletes", "Effect": "Deny", "Principal": {"AWS": ALICE_ARN},
-         "Action": "dynamodb:DeleteItem", "Resource": TABLE_ARN},
-    ])
+    put_policy(srv, STATEMENTS)
     bob = client(srv, BOB)
     got = bob.get_item(TableName=TABLE_ARN, Key={"pk": {"S": "bob#1"}})
     assert got["Item"] == {"pk": {"S": "bob#1"}, "v": {"S": "bob#1"}}
@@ -141,6 +145,7 @@ def test_an_allow_with_a_leading_keys_condition(srv, owned):
 
 
 def test_a_transaction_needs_each_action_allowed(srv, owned):
+    put_policy(srv, STATEMENTS)
     bob = client(srv, BOB)
     expect_error(lambda: bob.transact_get_items(TransactItems=[
         {"Get": {"TableName": TABLE_ARN, "Key": {"pk": {"S": "bob#1"}}}},
@@ -156,3 +161,28 @@ def test_resources_of_two_accounts_in_one_request(srv, owned):
     expect_error(lambda: bob.batch_get_item(RequestItems={
         "bobs": {"Keys": [{"pk": {"S": "x"}}]},
         TABLE_ARN: {"Keys": [{"pk": {"S": "bob#1"}}]}}), "ValidationException")
+
+
+def test_aws_cli_reads_across_accounts(srv, owned):
+    """The AWS CLI as Bob: the allowed read through the table's ARN, and the refused one."""
+    put_policy(srv, STATEMENTS)
+    aws = aws_cli_path()
+    if aws is None:
+        pytest.fail("AWS CLI ('aws') not found on PATH")
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=BOB[0], AWS_SECRET_ACCESS_KEY=BOB[1],
+               AWS_DEFAULT_REGION=REGION, AWS_PAGER="", AWS_MAX_ATTEMPTS="1",
+               AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull,
+               AWS_EC2_METADATA_DISABLED="true")
+    env.pop("AWS_SESSION_TOKEN", None)
+    env.pop("AWS_PROFILE", None)
+
+    def get(pk):
+        return subprocess.run([aws, "dynamodb", "get-item", "--endpoint-url", srv.endpoint,
+                               "--table-name", TABLE_ARN, "--key",
+                               json.dumps({"pk": {"S": pk}}), "--output", "json"],
+                              env=env, capture_output=True, text=True, timeout=60)
+    r = get("bob#1")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["Item"]["pk"] == {"S": "bob#1"}
+    r = get("alice#1")
+    assert r.returncode != 0 and "AccessDeniedException" in r.stderr
