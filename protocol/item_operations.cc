@@ -75,6 +75,20 @@ constexpr std::string_view kReturnValuesViolation =
 constexpr std::string_view kCollectionMetricsViolation =
     "ReturnItemCollectionMetrics can only be SIZE or NONE";
 
+// TableName's violations; an empty name's subject is `empty_subject` (the service's two
+// validators word it differently, both with a minimum of 1).
+void TableNameMember(const std::optional<std::string_view>& name, std::string_view empty_subject,
+                     Violations* v) {
+  if (!name) {
+    v->NotNull("tableName");
+  } else if (name->empty()) {
+    v->Add(std::string(empty_subject) +
+           " failed to satisfy constraint: Member must have length greater than or equal to 1");
+  } else {
+    TableNameViolations(TableNameOf(*name), "tableName", v->list());
+  }
+}
+
 // The members PutItem, UpdateItem and DeleteItem share: TableName, the item or key
 // ("member"), ReturnValues, the capacity/metrics enums, ConditionalOperator, then the
 // condition and placeholders (and UpdateExpression, when given). Returns the item or key.
@@ -101,28 +115,12 @@ Result<Item> ReadSingleItemWrite(const JsonObject& request, std::string_view mem
   Violations v;
   DDB_ASSIGN_OR_RETURN(req->return_consumed_capacity, ReadReturnConsumedCapacity(request, &v));
   if (!has_target) {
-    if (!name) {
-      v.NotNull("tableName");
-    } else if (name->empty()) {
-      v.Add(
-          "Value '' at 'tableName' failed to satisfy constraint: Member must have length "
-          "greater than or equal to 1");
-    } else {
-      TableNameViolations(TableNameOf(*name), "tableName", v.list());
-    }
+    TableNameMember(name, "Value '' at 'tableName'", &v);
     if (rv_text && !rv) v.Enum(*rv_text, "returnValues", kReturnValuesListed);
     if (bad_ricm) v.Enum(*ricm, "returnItemCollectionMetrics", "SIZE, NONE");
   } else {
     Violations table;
-    if (!name) {
-      table.NotNull("tableName");
-    } else if (name->empty()) {
-      table.Add(
-          "Value at 'TableName' failed to satisfy constraint: Member must have length "
-          "greater than or equal to 1");
-    } else {
-      TableNameViolations(TableNameOf(*name), "tableName", table.list());
-    }
+    TableNameMember(name, "Value at 'TableName'", &table);
     DDB_RETURN_IF_ERROR(table.ToStatus());
     if (rv_text && !rv && update_expression) {
       return ValidationErrors({std::string(kReturnValuesViolation)});
