@@ -177,7 +177,7 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
   return out;
 }
 
-Status Authorize(Engine& engine, const RequestContext& caller, const NamedResource& resource) {
+Status Authorize(Engine* engine, const RequestContext& caller, const NamedResource& resource) {
   RequestContext owner = caller;  // the owner's namespace is in the caller's region
   owner.account_id = resource.account;
   AccessRequest req;
@@ -188,7 +188,9 @@ Status Authorize(Engine& engine, const RequestContext& caller, const NamedResour
   req.resource_arn = resource.arn;
   req.context = resource.context;
   const bool foreign = resource.account != caller.account_id;
-  Result<ResourcePolicy> policy = engine.GetResourcePolicy(owner, resource.policy_owner);
+  Result<ResourcePolicy> policy =
+      engine ? engine->GetResourcePolicy(owner, resource.policy_owner)
+             : Result<ResourcePolicy>(Error::NotFound("no such namespace"));
   if (!policy.ok()) {
     // No policy (or no such resource): the owner's callers go on (the operation answers
     // them); another account's are refused, a missing resource included, as the service.
@@ -196,7 +198,7 @@ Status Authorize(Engine& engine, const RequestContext& caller, const NamedResour
     return AccessDenied(req, PolicyDecision::kNoMatch);
   }
   if (!resource.items.empty()) {
-    Result<TableDescription> table = engine.DescribeTable(owner, resource.table);
+    Result<TableDescription> table = engine->DescribeTable(owner, resource.table);
     if (table.ok() && !table->key_schema.empty()) {
       std::vector<std::string>& keys = req.context["dynamodb:LeadingKeys"];
       for (const JsonObject& item : resource.items) {

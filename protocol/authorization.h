@@ -39,8 +39,9 @@ struct NamedResource {
 std::vector<NamedResource> NamedResources(std::string_view operation, const JsonObject& request,
                                           const RequestContext& ctx);
 
-// Whether the caller may act on `resource`, whose tables `engine` holds.
+// Whether the caller may act on `resource`, whose tables `engine` holds (nullptr: another
+// account's namespace that does not exist, so no such table).
 // Errors: kAccessDenied with the service's message.
-Status Authorize(Engine& engine, const RequestContext& caller, const NamedResource& resource);
+Status Authorize(Engine* engine, const RequestContext& caller, const NamedResource& resource);
 
 }  // namespace ddb::protocol

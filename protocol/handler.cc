@@ -198,7 +198,7 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
   if (!enforce) {
     // Callers are not known: every request is its caller's namespace's (the ARNs it names
     // are the operation's to judge), as before namespaces.
-    DDB_ASSIGN_OR_RETURN(s.engine, engines(ctx.account_id, ctx.region));
+    DDB_ASSIGN_OR_RETURN(s.engine, engines(ctx.account_id, ctx.region, true));
     return s;
   }
   std::vector<NamedResource> resources = NamedResources(operation, request, ctx);
@@ -210,8 +210,10 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
   // Another account's table (by its ARN) is served by that account's namespace, in the
   // caller's region, and answered with the ARNs of its owner.
   if (!resources.empty()) s.ctx.account_id = resources[0].account;
-  DDB_ASSIGN_OR_RETURN(s.engine, engines(s.ctx.account_id, s.ctx.region));
-  for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(*s.engine, ctx, r));
+  const bool own = s.ctx.account_id == ctx.account_id;
+  DDB_ASSIGN_OR_RETURN(s.engine, engines(s.ctx.account_id, s.ctx.region, own));
+  for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(s.engine, ctx, r));
+  if (!s.engine) return Error::NotFound("Requested resource not found");  // not reached
   return s;
 }
 

@@ -37,9 +37,10 @@ struct MetricsSource {
 // namespace of the resources it names (a table ARN of another account reaches that
 // account's); with `enforce_policies` (--auth verify) their resource-based policies are
 // evaluated first (protocol/authorization.h), and the caller's engine serves requests that
-// name none.
+// name none. `open`: the namespace is the caller's, to be opened if it is new; otherwise
+// another account's, and nullptr when it does not exist (naming an ARN never creates one).
 using EngineFinder =
-    std::function<Result<Engine*>(std::string_view account, std::string_view region)>;
+    std::function<Result<Engine*>(std::string_view account, std::string_view region, bool open)>;
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
                            std::string_view target, std::string& body, bool enforce_policies);
 

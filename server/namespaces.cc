@@ -80,6 +80,14 @@ Result<Engine*> Namespaces::Of(std::string_view account, std::string_view region
   return engines_.emplace(key, std::move(engine)).first->second.get();
 }
 
+Engine* Namespaces::Find(std::string_view account, std::string_view region) {
+  if (isolation_ == Isolation::kShared) return shared_;
+  const std::string key = std::string(account) + "/" + std::string(region);
+  std::lock_guard lock(mu_);
+  auto it = engines_.find(key);
+  return it == engines_.end() ? nullptr : it->second.get();
+}
+
 std::vector<protocol::MetricsSource> Namespaces::Sources() {
   if (isolation_ == Isolation::kShared) return {{"", shared_}};
   std::vector<protocol::MetricsSource> sources;

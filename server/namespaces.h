@@ -4,7 +4,7 @@
 // directory, <data-dir>/accounts/<account>/<region>, or in memory. DynamoDB Local keys its
 // databases by access key and region instead; two keys of one account share tables here.
 // Namespaces are opened on their first request, and those found on disk at Open.
-// Thread safety: Of and Sources may be called concurrently.
+// Thread safety: Of, Find and Sources may be called concurrently.
 #pragma once
 
 #include <map>
@@ -39,6 +39,8 @@ class Namespaces {
   // Errors: kValidation for an account or region that cannot name a namespace; the
   // engine's Open errors.
   Result<Engine*> Of(std::string_view account, std::string_view region);
+  // The same without opening one: nullptr when the namespace does not exist.
+  Engine* Find(std::string_view account, std::string_view region);
 
   Isolation isolation() const { return isolation_; }
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import textwrap
+import urllib.request
 
 import boto3
 import pytest
@@ -110,6 +111,12 @@ def test_another_account_needs_a_policy(srv, owned):
     missing = TABLE_ARN.replace("owned", "nothing_here")
     expect_error(lambda: bob.describe_table(TableName=missing), DENIED,
                  no_policy_allows(BOB_ARN, "dynamodb:DescribeTable", missing))
+    # An account the server has no tables of: refused alike, and no namespace is made for it.
+    elsewhere = f"arn:aws:dynamodb:{REGION}:999999999999:table/owned"
+    expect_error(lambda: bob.get_item(TableName=elsewhere, Key={"pk": {"S": "bob#1"}}), DENIED,
+                 no_policy_allows(BOB_ARN, "dynamodb:GetItem", elsewhere))
+    with urllib.request.urlopen(srv.endpoint + "/metrics", timeout=30) as r:
+        assert "999999999999" not in r.read().decode()
     # Bob's own namespace is his: the name alone names his tables.
     assert bob.list_tables()["TableNames"] == []
     expect_error(lambda: bob.get_item(TableName="owned", Key={"pk": {"S": "bob#1"}}),
