@@ -66,7 +66,9 @@ std::string Usage(std::string_view program) {
       "                   the rest with the service's errors\n"
       "  --isolation MODE shared: one namespace of tables for every caller (default under\n"
       "                   --auth off); account: one per account and region of the signing\n"
-      "                   key, as the service keeps them (default under --auth verify)\n"
+      "                   key, as the service keeps them (default under --auth verify);\n"
+      "                   access-key: one per access key and region, as DynamoDB Local\n"
+      "                   without -sharedDb\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -163,8 +165,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         options.isolation = Isolation::kShared;
       } else if (value == "account") {
         options.isolation = Isolation::kAccount;
+      } else if (value == "access-key") {
+        options.isolation = Isolation::kAccessKey;
       } else {
-        return BadValue(flag, value, "shared or account");
+        return BadValue(flag, value, "shared, account or access-key");
       }
     } else if (flag == "--credentials") {
       if (value.empty()) return BadValue(flag, value, "a file");

@@ -25,8 +25,9 @@ int DefaultEngineThreadCount();
 // checks SigV4 signatures against the known keys (server/sigv4_verify.h).
 enum class AuthMode { kOff, kVerify };
 // shared: one namespace of tables for every caller (DynamoDB Local's -sharedDb); account: one
-// per account and region of the signing key, as the service keeps them (namespaces.h).
-enum class Isolation { kShared, kAccount };
+// per account and region of the signing key, as the service keeps them; access-key: one per
+// access key and region, as DynamoDB Local keeps them without -sharedDb (namespaces.h).
+enum class Isolation { kShared, kAccount, kAccessKey };
 
 struct ServerOptions {
   // TCP port to listen on; 0 binds an ephemeral port, which the server reports at startup.

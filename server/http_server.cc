@@ -294,10 +294,10 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
   }
   // Resource-based policies are enforced where callers are known (--auth verify).
   protocol::WireResponse wire = protocol::HandleRequest(
-      [&namespaces](std::string_view account, std::string_view region,
-                    bool open) -> Result<Engine*> {
-        if (open) return namespaces.Of(account, region);
-        return namespaces.Find(account, region);  // never created by naming it
+      [&namespaces, &caller = *ctx](std::string_view account, std::string_view region,
+                                    bool open) -> Result<Engine*> {
+        if (open) return namespaces.ForCaller(caller);  // the caller's own
+        return namespaces.Find(account, region);        // never created by naming it
       },
       *ctx, request->amz_target, request->body, /*enforce_policies=*/verifier != nullptr);
   HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);

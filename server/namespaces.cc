@@ -23,9 +23,26 @@ bool ValidRegion(std::string_view region) {
   return true;
 }
 
-std::filesystem::path AccountsDir(const std::string& data_dir) {
-  return std::filesystem::path(data_dir) / "accounts";
+// DynamoDB Local's rule for the access keys that name its databases: letters and digits.
+bool ValidAccessKey(std::string_view key) {
+  if (key.empty() || key.size() > 128) return false;
+  for (char c : key) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
+      return false;
+    }
+  }
+  return true;
 }
+
+// The directory of the namespaces of one kind under the data directory, and the names an
+// owner of that kind may have.
+struct Kind {
+  const char* dir;
+  bool (*valid)(std::string_view);
+  const char* label;
+};
+constexpr Kind kAccounts{"accounts", ValidAccount, "account"};
+constexpr Kind kAccessKeys{"keys", ValidAccessKey, "access_key"};
 
 }  // namespace
 
@@ -46,31 +63,50 @@ Status Namespaces::Open() {
   if (base_.in_memory) return Status::Ok();
   // Namespaces already on disk, so that their background work (TTL, streams retention)
   // goes on before their first request.
+  const Kind& kind = isolation_ == Isolation::kAccount ? kAccounts : kAccessKeys;
   std::error_code ec;
-  for (const auto& account : std::filesystem::directory_iterator(AccountsDir(base_.data_dir), ec)) {
-    if (!account.is_directory() || !ValidAccount(account.path().filename().string())) continue;
-    for (const auto& region : std::filesystem::directory_iterator(account.path(), ec)) {
+  const std::filesystem::path root = std::filesystem::path(base_.data_dir) / kind.dir;
+  for (const auto& owner : std::filesystem::directory_iterator(root, ec)) {
+    if (!owner.is_directory() || !kind.valid(owner.path().filename().string())) continue;
+    for (const auto& region : std::filesystem::directory_iterator(owner.path(), ec)) {
       if (!region.is_directory() || !ValidRegion(region.path().filename().string())) continue;
       DDB_RETURN_IF_ERROR(
-          Of(account.path().filename().string(), region.path().filename().string()).status());
+          OpenNamespace(owner.path().filename().string(), region.path().filename().string())
+              .status());
     }
   }
   return Status::Ok();
 }
 
+Result<Engine*> Namespaces::ForCaller(const RequestContext& ctx) {
+  if (isolation_ == Isolation::kAccessKey) return OpenNamespace(ctx.access_key_id, ctx.region);
+  return Of(ctx.account_id, ctx.region);
+}
+
 Result<Engine*> Namespaces::Of(std::string_view account, std::string_view region) {
   if (isolation_ == Isolation::kShared) return shared_;
-  if (!ValidAccount(account) || !ValidRegion(region)) {
-    return Error::Validation("The account or region of the request cannot name a namespace: " +
-                             std::string(account) + "/" + std::string(region));
+  if (isolation_ == Isolation::kAccessKey) {
+    return Error::Validation("Tables are kept per access key: an account names no namespace");
   }
-  const std::string key = std::string(account) + "/" + std::string(region);
+  return OpenNamespace(account, region);
+}
+
+Result<Engine*> Namespaces::OpenNamespace(std::string_view owner, std::string_view region) {
+  const Kind& kind = isolation_ == Isolation::kAccount ? kAccounts : kAccessKeys;
+  if (!kind.valid(owner) || !ValidRegion(region)) {
+    return Error::Validation(
+        std::string("The ") + (isolation_ == Isolation::kAccount ? "account" : "access key") +
+        " or region of the request cannot name a namespace: " + std::string(owner) + "/" +
+        std::string(region));
+  }
+  const std::string key = std::string(owner) + "/" + std::string(region);
   std::lock_guard lock(mu_);
   auto it = engines_.find(key);
   if (it != engines_.end()) return it->second.get();
   EngineOptions options = base_;
   if (!options.in_memory) {
-    const std::filesystem::path dir = AccountsDir(base_.data_dir) / account / region;
+    const std::filesystem::path dir =
+        std::filesystem::path(base_.data_dir) / kind.dir / owner / region;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return Error::Internal("cannot create " + dir.string() + ": " + ec.message());
@@ -82,6 +118,7 @@ Result<Engine*> Namespaces::Of(std::string_view account, std::string_view region
 
 Engine* Namespaces::Find(std::string_view account, std::string_view region) {
   if (isolation_ == Isolation::kShared) return shared_;
+  if (isolation_ == Isolation::kAccessKey) return nullptr;
   const std::string key = std::string(account) + "/" + std::string(region);
   std::lock_guard lock(mu_);
   auto it = engines_.find(key);

@@ -1,8 +1,9 @@
 // The engines that hold a server's tables. Under --isolation shared, one engine for every
 // caller (today's namespace, DynamoDB Local's -sharedDb). Under --isolation account, one per
 // account and region of the signing key, as the service keeps tables: each in its own
-// directory, <data-dir>/accounts/<account>/<region>, or in memory. DynamoDB Local keys its
-// databases by access key and region instead; two keys of one account share tables here.
+// directory, <data-dir>/accounts/<account>/<region>, or in memory. Under --isolation
+// access-key, one per access key and region (<data-dir>/keys/<key>/<region>), as DynamoDB
+// Local keeps its databases without -sharedDb.
 // Namespaces are opened on their first request, and those found on disk at Open.
 // Thread safety: Of, Find and Sources may be called concurrently.
 #pragma once
@@ -34,6 +35,9 @@ class Namespaces {
   // Errors: the engines' Open errors.
   Status Open();
 
+  // The engine of the caller's namespace (by account, or by access key), opened now if it
+  // is new. Errors: as Of.
+  Result<Engine*> ForCaller(const RequestContext& ctx);
   // The engine of `account`'s namespace in `region` (the caller's, or the owner's of a
   // table ARN), opened now if it is new; the shared engine when namespaces are shared.
   // Errors: kValidation for an account or region that cannot name a namespace; the
@@ -49,12 +53,15 @@ class Namespaces {
   std::vector<protocol::MetricsSource> Sources();
 
  private:
+  // The namespace of `owner` (an account or an access key, by isolation) in `region`.
+  Result<Engine*> OpenNamespace(std::string_view owner, std::string_view region);
+
   EngineOptions base_;
   Isolation isolation_;
   Engine* shared_ = nullptr;
   std::unique_ptr<Engine> owned_shared_;
   std::mutex mu_;
-  // "<account>/<region>" -> engine.
+  // "<owner>/<region>" -> engine.
   std::map<std::string, std::unique_ptr<Engine>, std::less<>> engines_;
 };
 

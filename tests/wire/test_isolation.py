@@ -134,4 +134,27 @@ def test_isolation_flag_values():
     r = subprocess.run([SERVER_BIN, "--in-memory", "--isolation", "nobody"], capture_output=True,
                        text=True, timeout=30)
     assert r.returncode == 2
-    assert "--isolation" in r.stderr and "shared or account" in r.stderr
+    assert "--isolation" in r.stderr and "shared, account or access-key" in r.stderr
+
+
+def test_access_key_isolation_keys_tables_by_access_key_and_region(tmp_path):
+    """--isolation access-key: DynamoDB Local's databases without -sharedDb, one per access key
+    and region, whatever the account (here --auth off: every caller is 000000000000)."""
+    data = tmp_path / "data"
+    srv = ServerProcess("--data-dir", str(data), "--isolation", "access-key").start()
+    try:
+        one, two = client(srv, ("KEYONE", "x")), client(srv, ("KEYTWO", "x"))
+        create(one, "by-key")
+        assert one.list_tables()["TableNames"] == ["by-key"]
+        assert two.list_tables()["TableNames"] == []
+        assert client(srv, ("KEYONE", "x"), region="eu-west-1").list_tables()["TableNames"] == []
+        # DynamoDB Local's rule: an access key of letters and digits only.
+        expect_error(lambda: client(srv, ("KEY-ONE", "x")).list_tables(), "ValidationException")
+    finally:
+        srv.stop_and_check()
+    assert (data / "keys" / "KEYONE" / REGION).is_dir()
+    srv = ServerProcess("--data-dir", str(data), "--isolation", "access-key").start()
+    try:
+        assert client(srv, ("KEYONE", "x")).list_tables()["TableNames"] == ["by-key"]
+    finally:
+        srv.stop_and_check()
