@@ -48,7 +48,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<EngineImpl>();
   impl->options = options;
   DDB_ASSIGN_OR_RETURN(impl->storage,
-                       Storage::Open(StorageOptions{options.data_dir, options.in_memory}));
+                       Storage::Open(StorageOptions{options.data_dir, options.in_memory, options.compact_on_open}));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   // Change-log sequences continue after the highest one on disk or already applied.
   DDB_ASSIGN_OR_RETURN(int64_t watermark, impl->storage->GetCounter(kGsiWatermarkKey));

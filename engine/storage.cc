@@ -302,6 +302,14 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
   if (!s.ok()) return ToError(s, "open");
   rep->db.reset(raw);
+  if (options.compact_on_open) {
+    for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
+      rocksdb::CompactRangeOptions compact;
+      compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+      s = rep->db->CompactRange(compact, cf, nullptr, nullptr);
+      if (!s.ok()) return ToError(s, "compact");
+    }
+  }
   return std::unique_ptr<Storage>(new Storage(std::move(rep)));
 }
 

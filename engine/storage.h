@@ -34,8 +34,9 @@ enum class Cf : uint8_t {
 };
 
 struct StorageOptions {
-  std::string path;        // RocksDB directory. Ignored when in_memory.
-  bool in_memory = false;  // RocksDB on an in-memory Env, without a WAL. Default: false
+  std::string path;              // RocksDB directory. Ignored when in_memory.
+  bool in_memory = false;        // RocksDB on an in-memory Env, without a WAL. Default: false
+  bool compact_on_open = false;  // compact every column family before Open returns
 };
 
 class Storage {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <thread>
 
+#include "server/dynamodb_local_flags.h"
+
 namespace ddb::server {
 namespace {
 
@@ -75,6 +77,14 @@ std::string Usage(std::string_view program) {
       "                   environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY count too\n"
       "  --help, -h       print this text and exit\n"
       "\n"
+      "DynamoDB Local's flags are understood with its meaning, so that its command line\n"
+      "(java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar ...: the JVM part\n"
+      "is skipped) starts ddb-server: -port N, -inMemory, -sharedDb (one set of tables;\n"
+      "without it, one per access key and region), -dbPath DIR, -cors LIST,\n"
+      "-optimizeDbBeforeStartup (compact before serving), -disableTelemetry (ddb sends no\n"
+      "telemetry at all), -version, -help. With any of them the server listens on every\n"
+      "interface unless --host says otherwise.\n"
+      "\n"
       "Once listening, prints \"LISTENING <port>\" on stdout.\n");
   return usage;
 }
@@ -83,11 +93,21 @@ std::string Usage(std::string_view program) {
 // compiled dependency, and the rules (--flag V and --flag=V, last one wins) fit in one loop.
 Result<ServerOptions> ParseFlags(int argc, char** argv) {
   ServerOptions options;
+  DynamoDbLocalFlags local;
+  bool explicit_host = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       options.help = true;
       continue;
+    }
+    // ddb's own --port is DynamoDB Local's too (same meaning); its other flags are camelCase.
+    if (arg != "--port" && !arg.starts_with("--port=")) {
+      DDB_ASSIGN_OR_RETURN(bool taken, ReadDynamoDbLocalFlag(argc, argv, &i, &local));
+      if (taken) continue;
+    }
+    if (arg.starts_with("-") && !arg.starts_with("--")) {
+      return UnrecognizedDynamoDbLocalOption(arg);
     }
     if (arg.substr(0, 2) != "--") {
       return Error::Validation("unexpected argument '" + std::string(arg) + "'");
@@ -132,6 +152,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--host") {
       if (value.empty()) return BadValue(flag, value, "an address or host name");
       options.host = std::string(value);
+      explicit_host = true;
     } else if (flag == "--data-dir") {
       if (value.empty()) return BadValue(flag, value, "a directory");
       options.data_dir = std::string(value);
@@ -179,6 +200,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       options.log_level = *level;
     }
   }
+  DDB_RETURN_IF_ERROR(ApplyDynamoDbLocalFlags(local, explicit_host, &options));
   return options;
 }
 

@@ -84,6 +84,13 @@ struct ServerOptions {
   std::string credentials_file;
   // --help was given: the caller prints Usage() and exits 0. Default: false
   bool help = false;
+  // DynamoDB Local's -version: the caller prints the version and exits 0. Default: false
+  bool version = false;
+  // Compact the store before serving (DynamoDB Local's -optimizeDbBeforeStartup). Default: false
+  bool compact_on_open = false;
+  // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB
+  // Local's -cors). Default: "*"
+  std::string cors_origins = "*";
 };
 
 // The --help text, starting with "Usage: <program> [flags]".

@@ -181,10 +181,33 @@ namespace {
 
 // CORS, as the service answers browsers: any origin; the response headers a script may read;
 // a preflight's requested method and headers allowed as asked.
-void AddCorsHeaders(const HttpRequest& request, bool preflight, HttpResponse* response) {
+// Whether `origin` is in the comma-separated allow-list (DynamoDB Local's -cors).
+bool OriginAllowed(std::string_view allowed, std::string_view origin) {
+  while (!allowed.empty()) {
+    const size_t comma = allowed.find(',');
+    std::string_view one = allowed.substr(0, comma);
+    while (!one.empty() && one.front() == ' ') one.remove_prefix(1);
+    while (!one.empty() && one.back() == ' ') one.remove_suffix(1);
+    if (one == origin || one == "*") return true;
+    if (comma == std::string_view::npos) break;
+    allowed.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+void AddCorsHeaders(const HttpRequest& request, bool preflight, std::string_view cors_origins,
+                    HttpResponse* response) {
   if (request.origin.empty()) return;
   std::string& h = response->extra_headers;
-  h += "Access-Control-Allow-Origin: *\r\n";
+  if (cors_origins == "*") {
+    h += "Access-Control-Allow-Origin: *\r\n";
+  } else if (OriginAllowed(cors_origins, request.origin)) {
+    h += "Access-Control-Allow-Origin: ";
+    h += request.origin;
+    h += "\r\nVary: Origin\r\n";
+  } else {
+    return;  // not an allowed origin: no CORS headers, so the browser refuses it
+  }
   h += "Access-Control-Expose-Headers: "
        "x-amzn-RequestId,x-amzn-ErrorType,x-amzn-ErrorMessage,Date\r\n";
   if (!preflight) return;
@@ -206,10 +229,10 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
 
 }  // namespace
 
-HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
-                   const SignatureVerifier* verifier) {
+HttpResponse Route(Namespaces& namespaces, HttpRequest* request, const SignatureVerifier* verifier,
+                   std::string_view cors_origins) {
   HttpResponse response = RouteRequest(namespaces, request, verifier);
-  AddCorsHeaders(*request, request->method == "OPTIONS", &response);
+  AddCorsHeaders(*request, request->method == "OPTIONS", cors_origins, &response);
   return response;
 }
 
@@ -1021,8 +1044,8 @@ void HttpServer::Impl::BeginShutdown() {
 
 HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer([&namespaces,
-                  verifier](HttpRequest* request) { return Route(namespaces, request, verifier); },
+    : HttpServer([&namespaces, verifier, cors = options.cors_origins](
+                     HttpRequest* request) { return Route(namespaces, request, verifier, cors); },
                  options) {}
 
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options,

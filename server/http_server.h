@@ -79,8 +79,10 @@ struct HttpResponse {
 // checks out (over the body as received, before any Content-Encoding is undone); otherwise
 // with the verifier's error.
 // May move request->body. Does not throw unless the engine or allocation does.
+// `cors_origins`: "*" (any origin) or a comma-separated allow-list (ServerOptions).
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
-                   const SignatureVerifier* verifier = nullptr);
+                   const SignatureVerifier* verifier = nullptr,
+                   std::string_view cors_origins = "*");
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
 // selects the 1.1 content type.

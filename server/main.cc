@@ -35,6 +35,10 @@ int Main(int argc, char** argv) {
     std::fputs(Usage(program).c_str(), stdout);
     return 0;
   }
+  if (options.version) {
+    std::printf("ddb-server %s\n", DDB_VERSION);
+    return 0;
+  }
   SetLogLevel(options.log_level);
 
   // --auth verify: the keys, before anything is opened, so that a bad file stops the start.
@@ -66,7 +70,8 @@ int Main(int argc, char** argv) {
                                       .in_memory = options.in_memory,
                                       .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
                                       .simulate_capacity = options.simulate_capacity,
-                                      .partition_split_bytes = options.partition_split_bytes},
+                                      .partition_split_bytes = options.partition_split_bytes,
+                                      .compact_on_open = options.compact_on_open},
                         isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());

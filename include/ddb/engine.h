@@ -38,6 +38,9 @@ struct EngineOptions {
   // How often the Time to Live sweeper looks for expired items (and stream records are
   // trimmed). Default: 1000
   int ttl_sweep_interval_ms = 1000;
+  // Compact the store before Open returns (DynamoDB Local's -optimizeDbBeforeStartup).
+  // Default: false
+  bool compact_on_open = false;
 };
 
 class Engine {
