@@ -47,9 +47,16 @@ Engine::~Engine() = default;
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<EngineImpl>();
   impl->options = options;
-  DDB_ASSIGN_OR_RETURN(impl->storage,
-                       Storage::Open(StorageOptions{options.data_dir, options.in_memory, options.compact_on_open}));
+  DDB_ASSIGN_OR_RETURN(
+      impl->storage,
+      Storage::Open(StorageOptions{options.data_dir, options.in_memory, options.compact_on_open}));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
+  for (const std::string& name : impl->catalog->Names()) {
+    auto info = impl->catalog->Find(name);
+    if (info && (info->description.resource_policy || !info->description.stream_policies.empty())) {
+      impl->policies_seen = true;
+    }
+  }
   // Change-log sequences continue after the highest one on disk or already applied.
   DDB_ASSIGN_OR_RETURN(int64_t watermark, impl->storage->GetCounter(kGsiWatermarkKey));
   // Only records above the watermark are live; bounding the reverse seek there keeps it
@@ -195,6 +202,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.tags = req.tags;
   if (req.resource_policy) DDB_RETURN_IF_ERROR(CheckResourcePolicySize(*req.resource_policy));
   d.resource_policy = NewTablePolicy(req.resource_policy);
+  if (d.resource_policy) impl_->policies_seen = true;
   uint64_t stream_start = impl_->sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Create(std::move(d)));
   if (info->description.latest_stream_label) {

@@ -88,6 +88,9 @@ class EngineImpl {
   std::mutex backfill_mu;
   std::vector<std::thread> backfills;  // guarded by backfill_mu
   std::atomic<bool> stopping{false};
+  // Set once any table or stream of this engine has had a resource-based policy (at Open,
+  // CreateTable, PutResourcePolicy); never cleared, so false means none has one.
+  std::atomic<bool> policies_seen{false};
   // ClientRequestTokens of successful TransactWriteItems calls of the last 10 minutes.
   struct TokenUse {
     uint64_t fingerprint;

@@ -140,6 +140,7 @@ Result<std::string> Engine::PutResourcePolicy(const RequestContext& ctx,
   DDB_RETURN_IF_ERROR(CheckPolicySize(req.policy));
   DDB_ASSIGN_OR_RETURN(auto found, FindTarget(*impl_, ctx, t));
   (void)found;
+  impl_->policies_seen = true;  // before the write: a reader never misses a policy
   std::string revision;
   DDB_RETURN_IF_ERROR(
       impl_->catalog
@@ -163,6 +164,8 @@ Result<std::string> Engine::PutResourcePolicy(const RequestContext& ctx,
           .status());
   return revision;
 }
+
+bool Engine::MayHaveResourcePolicies() const { return impl_->policies_seen.load(); }
 
 Result<ResourcePolicy> Engine::GetResourcePolicy(const RequestContext& ctx,
                                                  const std::string& resource) {

@@ -193,8 +193,14 @@ struct Serving {
 };
 
 Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
-                       std::string_view operation, const JsonObject& request, bool enforce) {
+                       std::string_view operation, const JsonObject& request, bool enforce,
+                       bool names_arn) {
   Serving s{nullptr, ctx};
+  if (enforce && !names_arn) {
+    // Only the caller's own resources: nothing to check unless its namespace has policies.
+    DDB_ASSIGN_OR_RETURN(s.engine, engines(ctx.account_id, ctx.region, true));
+    if (!s.engine->MayHaveResourcePolicies()) return s;
+  }
   if (!enforce) {
     // Callers are not known: every request is its caller's namespace's (the ARNs it names
     // are the operation's to judge), as before namespaces.
@@ -273,8 +279,11 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
 
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
                            std::string_view target, std::string& body, bool enforce_policies) {
+  // A body without an ARN names only the caller's resources (a shard iterator starts with
+  // its stream's ARN too).
+  const bool names_arn = body.find("arn:") != std::string::npos;
   return Run(ctx, target, body, [&](std::string_view operation, const JsonObject& request) {
-    return Choose(engines, ctx, operation, request, enforce_policies);
+    return Choose(engines, ctx, operation, request, enforce_policies, names_arn);
   });
 }
 

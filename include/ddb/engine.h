@@ -89,6 +89,9 @@ class Engine {
   // (no such table or stream), kPolicyNotFound (expected_revision_id does not match).
   Result<std::string> PutResourcePolicy(const RequestContext& ctx,
                                         const PutResourcePolicyRequest& req);
+  // False when no table or stream of this engine has a policy, nor has had one since it
+  // opened: a cheap check for a caller that enforces them on every request.
+  bool MayHaveResourcePolicies() const;
   // Errors: kValidation, kResourceNotFound, kPolicyNotFound (none attached).
   Result<ResourcePolicy> GetResourcePolicy(const RequestContext& ctx, const std::string& resource);
   // Removes the policy; returns the removed revision id, or nullopt when there was none (not
