@@ -1,5 +1,6 @@
 #include "server/namespaces.h"
 
+#include <atomic>
 #include <filesystem>
 #include <system_error>
 
@@ -46,10 +47,15 @@ constexpr Kind kAccessKeys{"keys", ValidAccessKey, "access_key"};
 
 }  // namespace
 
-Namespaces::Namespaces(EngineOptions base, Isolation isolation)
-    : base_(std::move(base)), isolation_(isolation) {}
+namespace {
+std::atomic<uint64_t> next_namespaces_id{1};
+}  // namespace
 
-Namespaces::Namespaces(Engine& engine) : isolation_(Isolation::kShared), shared_(&engine) {}
+Namespaces::Namespaces(EngineOptions base, Isolation isolation)
+    : base_(std::move(base)), isolation_(isolation), id_(next_namespaces_id++) {}
+
+Namespaces::Namespaces(Engine& engine)
+    : isolation_(Isolation::kShared), id_(next_namespaces_id++), shared_(&engine) {}
 
 Namespaces::~Namespaces() = default;
 
@@ -99,10 +105,25 @@ Result<Engine*> Namespaces::OpenNamespace(std::string_view owner, std::string_vi
         " or region of the request cannot name a namespace: " + std::string(owner) + "/" +
         std::string(region));
   }
+  // Most requests of a thread are one caller's: its last namespace, without the lock (an
+  // engine, once open, lives as long as this object).
+  struct LastHit {
+    uint64_t owner_of = 0;  // id_: another Namespaces at the same address is another one
+    std::string key;
+    Engine* engine = nullptr;
+  };
+  thread_local LastHit last;
+  if (last.owner_of == id_ && last.key.size() == owner.size() + 1 + region.size() &&
+      last.key.starts_with(owner) && last.key[owner.size()] == '/' && last.key.ends_with(region)) {
+    return last.engine;
+  }
   const std::string key = std::string(owner) + "/" + std::string(region);
   std::lock_guard lock(mu_);
   auto it = engines_.find(key);
-  if (it != engines_.end()) return it->second.get();
+  if (it != engines_.end()) {
+    last = {id_, key, it->second.get()};
+    return it->second.get();
+  }
   EngineOptions options = base_;
   if (!options.in_memory) {
     const std::filesystem::path dir =

@@ -8,6 +8,7 @@
 // Thread safety: Of, Find and Sources may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,7 @@ class Namespaces {
 
   EngineOptions base_;
   Isolation isolation_;
+  uint64_t id_;  // unique per object, for the threads' last-hit caches
   Engine* shared_ = nullptr;
   std::unique_ptr<Engine> owned_shared_;
   std::mutex mu_;

@@ -421,7 +421,9 @@ Result<std::string> CanonicalRequest(const SignedRequest& request,
                                      std::span<const std::string> signed_headers,
                                      std::string_view payload_hash) {
   const size_t q = request.target.find('?');
-  std::string out(request.method);
+  std::string out;
+  out.reserve(512);
+  out += request.method;
   out += '\n';
   out += CanonicalUri(request.target.substr(0, q));
   out += '\n';
@@ -467,7 +469,8 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
 
 std::string SignatureVerifier::SigningKey(const AccessKey& key, std::string_view date,
                                           std::string_view region) const {
-  std::string cache_key = key.access_key_id;
+  thread_local std::string cache_key;  // its capacity reused from request to request
+  cache_key.assign(key.access_key_id);
   cache_key += '/';
   cache_key += date;
   cache_key += '/';
@@ -482,7 +485,7 @@ std::string SignatureVerifier::SigningKey(const AccessKey& key, std::string_view
   // Bounded: a key's entries are one per day and region in use; drop them all past a size
   // that only churning dates or regions reach.
   if (signing_keys_.size() > 4096) signing_keys_.clear();
-  signing_keys_.emplace(std::move(cache_key), derived);
+  signing_keys_.emplace(cache_key, derived);
   return derived;
 }
 
