@@ -16,6 +16,7 @@ std::string_view Trim(std::string_view s) {
 
 std::vector<std::string_view> Split(std::string_view s, char separator) {
   std::vector<std::string_view> parts;
+  parts.reserve(8);
   size_t start = 0;
   while (true) {
     const size_t end = s.find(separator, start);
@@ -28,16 +29,18 @@ std::vector<std::string_view> Split(std::string_view s, char separator) {
   }
 }
 
-// The non-empty runs between ',', ' ' and '\t'.
+// The non-empty runs between ',', ' ' and '\t'. A plain loop: find_first_of over a set of
+// three calls memchr once per character, a measurable part of a verified request.
 std::vector<std::string_view> SplitParameters(std::string_view s) {
+  auto separator = [](char c) { return c == ',' || c == ' ' || c == '\t'; };
   std::vector<std::string_view> parts;
+  parts.reserve(4);
   size_t i = 0;
   while (i < s.size()) {
-    const size_t start = s.find_first_not_of(", \t", i);
-    if (start == std::string_view::npos) break;
-    const size_t end = std::min(s.find_first_of(", \t", start), s.size());
-    parts.push_back(s.substr(start, end - start));
-    i = end;
+    while (i < s.size() && separator(s[i])) ++i;
+    const size_t start = i;
+    while (i < s.size() && !separator(s[i])) ++i;
+    if (i > start) parts.push_back(s.substr(start, i - start));
   }
   return parts;
 }
