@@ -1,5 +1,7 @@
 #include "protocol/authorization.h"
 
+#include <cctype>
+
 #include "protocol/resource_policy.h"
 
 namespace ddb::protocol {
@@ -130,6 +132,110 @@ void BatchResources(std::string_view operation, const JsonObject& request,
   }
 }
 
+// The table a PartiQL statement names, and the IAM action it needs: SELECT ... FROM t,
+// INSERT INTO t, UPDATE t, DELETE FROM t (a quoted or bare name; "t"."index" names t's
+// index). Empty when the statement does not read so; the operation then answers it.
+struct StatementTarget {
+  std::string action;
+  std::string table;
+  std::string index;
+};
+
+StatementTarget TargetOfStatement(std::string_view text) {
+  size_t i = 0;
+  auto skip_blanks = [&] {
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
+      ++i;
+    }
+  };
+  auto word = [&]() -> std::string {
+    skip_blanks();
+    std::string w;
+    while (i < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
+    }
+    return w;
+  };
+  auto name = [&]() -> std::string {
+    skip_blanks();
+    std::string n;
+    if (i < text.size() && text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) n.push_back(text[i]);
+      if (i < text.size()) ++i;
+      return n;
+    }
+    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
+                               text[i] == '_' || text[i] == '-' || text[i] == '.')) {
+      n.push_back(text[i++]);
+    }
+    return n;
+  };
+  StatementTarget t;
+  const std::string verb = word();
+  if (verb == "SELECT" || verb == "DELETE") {
+    // The first FROM outside quotes.
+    bool quoted = false;
+    for (; i < text.size(); ++i) {
+      if (text[i] == '\'' || text[i] == '"') quoted = !quoted;
+      auto from_at = [&](size_t at) {
+        static constexpr std::string_view kFrom = "FROM";
+        for (size_t k = 0; k < kFrom.size(); ++k) {
+          if (std::toupper(static_cast<unsigned char>(text[at + k])) != kFrom[k]) return false;
+        }
+        return true;
+      };
+      if (!quoted && i + 4 <= text.size() &&
+          (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]))) && from_at(i)) {
+        i += 4;
+        break;
+      }
+    }
+    t.action = verb == "SELECT" ? "dynamodb:PartiQLSelect" : "dynamodb:PartiQLDelete";
+  } else if (verb == "INSERT") {
+    if (word() != "INTO") return {};
+    t.action = "dynamodb:PartiQLInsert";
+  } else if (verb == "UPDATE") {
+    t.action = "dynamodb:PartiQLUpdate";
+  } else {
+    return {};
+  }
+  t.table = name();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    t.index = name();
+  }
+  if (t.table.empty()) return {};
+  return t;
+}
+
+void StatementResources(std::string_view operation, const JsonObject& request,
+                        const RequestContext& ctx, std::vector<NamedResource>* out) {
+  auto add = [&](std::string_view statement) {
+    StatementTarget t = TargetOfStatement(statement);
+    if (t.table.empty()) return;
+    NamedResource r = Resolve(t.table, ctx, t.action);
+    if (!t.index.empty()) r.arn += "/index/" + t.index;
+    out->push_back(std::move(r));
+  };
+  if (operation == "ExecuteStatement") {
+    Result<std::optional<std::string_view>> statement = GetString(request, "Statement");
+    if (statement.ok() && *statement) add(**statement);
+    return;
+  }
+  const char* list = operation == "BatchExecuteStatement" ? "Statements" : "TransactStatements";
+  Result<std::optional<simdjson::dom::array>> statements = GetArray(request, list);
+  if (!statements.ok() || !*statements) return;
+  for (JsonElement e : **statements) {
+    JsonObject one;
+    std::string_view text;
+    if (e.get(one) == simdjson::SUCCESS && one["Statement"].get(text) == simdjson::SUCCESS) {
+      add(text);
+    }
+  }
+}
+
 // A value of a partition key as condition keys compare it.
 std::string KeyText(const JsonElement& v) {
   JsonObject typed;
@@ -152,6 +258,12 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
   }
   if (operation == "BatchGetItem" || operation == "BatchWriteItem") {
     BatchResources(operation, request, ctx, &out);
+    return out;
+  }
+  if (operation == "ExecuteStatement" || operation == "BatchExecuteStatement" ||
+      operation == "ExecuteTransaction") {
+    // Names in statements are the caller's own tables.
+    StatementResources(operation, request, ctx, &out);
     return out;
   }
   for (std::string_view member : {"ResourceArn", "StreamArn"}) {

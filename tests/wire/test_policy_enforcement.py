@@ -193,3 +193,25 @@ def test_aws_cli_reads_across_accounts(srv, owned):
     assert json.loads(r.stdout)["Item"]["pk"] == {"S": "bob#1"}
     r = get("alice#1")
     assert r.returncode != 0 and "AccessDeniedException" in r.stderr
+
+
+def test_partiql_is_checked_too(srv):
+    """An explicit Deny of dynamodb:PartiQLSelect refuses ExecuteStatement on the table, the
+    owner's account too, while GetItem (another action) goes on."""
+    alice = client(srv, ALICE)
+    alice.create_table(TableName="queried", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    alice.put_item(TableName="queried", Item={"pk": {"S": "a"}})
+    arn = f"arn:aws:dynamodb:{REGION}:111122223333:table/queried"
+    status, body = call(srv, ALICE, "PutResourcePolicy", {"ResourceArn": arn, "Policy": json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Deny", "Principal": {"AWS": ALICE_ARN}, "Action": "dynamodb:PartiQLSelect",
+            "Resource": arn}]})})
+    assert status == 200, body
+    e = expect_error(lambda: alice.execute_statement(
+        Statement='SELECT * FROM "queried" WHERE pk = \'a\''), DENIED)
+    assert "dynamodb:PartiQLSelect" in e.response["Error"]["Message"]
+    assert alice.get_item(TableName="queried", Key={"pk": {"S": "a"}})["Item"]
+    # Another statement kind is another action.
+    alice.execute_statement(Statement='UPDATE "queried" SET v = 1 WHERE pk = \'a\'')
