@@ -260,6 +260,8 @@ void BuildIndexes(TableInfo* info, const std::map<std::string, uint32_t>& ids) {
     info->indexes.push_back(SchemaOf(d, def, false, ids.at(def.index_name)));
   }
   for (const auto& def : d.global_secondary_indexes) {
+    // A DELETING index (held by EngineOptions::index_status_hold_ms) is described only.
+    if (def.index_status == IndexStatus::kDeleting) continue;
     info->indexes.push_back(SchemaOf(d, def, true, ids.at(def.index_name)));
   }
 }

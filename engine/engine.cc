@@ -115,6 +115,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       std::lock_guard lock(impl->backfill_mu);
       impl->backfills.emplace_back(&EngineImpl::Backfill, impl.get(), table->id, name, index.name);
     }
+    // An index left DELETING by a hold the last run did not finish goes now.
+    for (const auto& def : table->description.global_secondary_indexes) {
+      if (def.index_status != IndexStatus::kDeleting) continue;
+      std::lock_guard lock(impl->backfill_mu);
+      impl->backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, impl.get(), name,
+                                   def.index_name, /*hold=*/false);
+    }
   }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }

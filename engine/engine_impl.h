@@ -252,6 +252,20 @@ class EngineImpl {
   std::optional<ItemCollectionMetrics> CollectionMetrics(const TableInfo& table,
                                                          const Item& item_or_key, bool requested);
 
+  // Sleeps `ms` (EngineOptions::index_status_hold_ms) unless the engine stops meanwhile;
+  // false when it does.
+  bool HoldIndexStatus() {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.index_status_hold_ms);
+    while (!stopping && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return !stopping;
+  }
+  // After the hold (when `hold`), the DELETING index `index_name` leaves the table's
+  // description.
+  void RemoveDeletingIndex(std::string table_name, std::string index_name, bool hold);
+
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
     d.table_arn =

@@ -114,8 +114,8 @@ Result<ListStreamsResult> Engine::ListStreams(const RequestContext& ctx,
       result.last_evaluated_stream_arn = result.streams.back().stream_arn;
       break;
     }
-    result.streams.push_back({StreamArn(ctx, stream->table_name, stream->label),
-                              stream->table_name, stream->label});
+    result.streams.push_back(
+        {StreamArn(ctx, stream->table_name, stream->label), stream->table_name, stream->label});
   }
   return result;
 }

@@ -268,18 +268,25 @@ Status UpdateGsi(const SecondaryIndexDefinition& update, SecondaryIndexDefinitio
 }
 
 // One entry of GlobalSecondaryIndexUpdates.
-Status ApplyGsiUpdate(const GlobalSecondaryIndexUpdate& u, TableDescription* d) {
+// `hold_deletes`: a deleted index stays in the description, DELETING, until
+// EngineImpl::RemoveDeletingIndex (EngineOptions::index_status_hold_ms).
+Status ApplyGsiUpdate(const GlobalSecondaryIndexUpdate& u, bool hold_deletes, TableDescription* d) {
   if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) return CreateGsi(u.index, d);
   auto& gsis = d->global_secondary_indexes;
   auto it = std::find_if(gsis.begin(), gsis.end(), [&](const SecondaryIndexDefinition& g) {
     return g.index_name == u.index.index_name;
   });
-  if (it == gsis.end()) {
+  if (it == gsis.end() || it->index_status == IndexStatus::kDeleting) {
     return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
                            " not found");
   }
   if (u.kind == GlobalSecondaryIndexUpdate::Kind::kUpdate) return UpdateGsi(u.index, &*it);
-  gsis.erase(it);
+  if (hold_deletes) {
+    it->index_status = IndexStatus::kDeleting;
+    it->backfilling = false;
+  } else {
+    gsis.erase(it);
+  }
   return Status::Ok();
 }
 
@@ -371,7 +378,7 @@ Status ValidateAsCreated(const TableDescription& d) {
   return ValidateCreateTable(as_create);
 }
 
-Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
+Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label, bool hold_deletes,
                    TableDescription* d) {
   DDB_RETURN_IF_ERROR(ApplyCapacityUpdate(req, d));
   DDB_RETURN_IF_ERROR(ApplySettingsUpdate(req, new_label, d));
@@ -379,7 +386,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label,
   DDB_RETURN_IF_ERROR(CheckNoRedefinition(req, *d));
   AddAttributeDefinitions(req.attribute_definitions, d);
   for (const auto& u : req.global_secondary_index_updates)
-    DDB_RETURN_IF_ERROR(ApplyGsiUpdate(u, d));
+    DDB_RETURN_IF_ERROR(ApplyGsiUpdate(u, hold_deletes, d));
   DropUnusedAttributeDefinitions(d);
   return ValidateAsCreated(*d);
 }
@@ -398,7 +405,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   // description take their sequences later).
   uint64_t stream_start = impl_->sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto after, impl_->catalog->Update(req.table_name, [&](TableDescription* d) {
-    return ApplyUpdate(req, new_label, d);
+    return ApplyUpdate(req, new_label, impl_->options.index_status_hold_ms > 0, d);
   }));
   const TableDescription& was = before->description;
   const TableDescription& now = after->description;
@@ -418,15 +425,21 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
     }
   }
   for (const auto& u : req.global_secondary_index_updates) {
-    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
     std::lock_guard lock(impl_->backfill_mu);
-    impl_->backfills.emplace_back(&EngineImpl::Backfill, impl_.get(), after->id, req.table_name,
-                                  u.index.index_name);
+    if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) {
+      impl_->backfills.emplace_back(&EngineImpl::Backfill, impl_.get(), after->id, req.table_name,
+                                    u.index.index_name);
+    } else if (u.kind == GlobalSecondaryIndexUpdate::Kind::kDelete &&
+               impl_->options.index_status_hold_ms > 0) {
+      impl_->backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, impl_.get(), req.table_name,
+                                    u.index.index_name, /*hold=*/true);
+    }
   }
   TableDescription d = impl_->Describe(ctx, *after);
   d.table_status = TableStatus::kUpdating;
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kDelete) continue;
+    if (impl_->options.index_status_hold_ms > 0) continue;  // described as DELETING already
     SecondaryIndexDefinition gone = u.index;
     for (const auto& g : before->description.global_secondary_indexes) {
       if (g.index_name == u.index.index_name) gone = g;
@@ -437,7 +450,22 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   return d;
 }
 
+void EngineImpl::RemoveDeletingIndex(std::string table_name, std::string index_name, bool hold) {
+  if (hold && !HoldIndexStatus()) return;  // still DELETING on disk: removed at the next open
+  catalog
+      ->Update(table_name,
+               [&](TableDescription* d) {
+                 std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
+                   return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
+                 });
+                 return Status::Ok();
+               })
+      .status()
+      .ok();
+}
+
 void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
+  if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -502,6 +530,7 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
   Storage::Batch batch(*storage);
   batch.SetStats(StatsKey(index->index_id), count, size);
   if (!storage->Write(batch).ok()) return;
+  if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   MarkBackfilled(table_name, index_name);
 }
 

@@ -71,6 +71,9 @@ std::string Usage(std::string_view program) {
       "                   key, as the service keeps them (default under --auth verify);\n"
       "                   access-key: one per access key and region, as DynamoDB Local\n"
       "                   without -sharedDb\n"
+      "  --index-status-hold-ms N\n"
+      "                   keep a new GSI CREATING N ms before and after its backfill, and a\n"
+      "                   deleted one DELETING N ms (-delayTransientStatuses: 15000)\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -81,7 +84,8 @@ std::string Usage(std::string_view program) {
       "(java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar ...: the JVM part\n"
       "is skipped) starts ddb-server: -port N, -inMemory, -sharedDb (one set of tables;\n"
       "without it, one per access key and region), -dbPath DIR, -cors LIST,\n"
-      "-optimizeDbBeforeStartup (compact before serving), -disableTelemetry (ddb sends no\n"
+      "-optimizeDbBeforeStartup (compact before serving), -delayTransientStatuses (GSIs held\n"
+      "CREATING and DELETING 15 s, as there), -disableTelemetry (ddb sends no\n"
       "telemetry at all), -version, -help. With any of them the server listens on every\n"
       "interface unless --host says otherwise.\n"
       "\n"
@@ -132,7 +136,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
         flag != "--engine-threads" && flag != "--log-level" &&
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
-        flag != "--auth" && flag != "--isolation" && flag != "--credentials") {
+        flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
+        flag != "--index-status-hold-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -181,6 +186,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       } else {
         return BadValue(flag, value, "off or verify");
       }
+    } else if (flag == "--index-status-hold-ms") {
+      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
+      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
+      options.index_status_hold_ms = static_cast<int>(*ms);
     } else if (flag == "--isolation") {
       if (value == "shared") {
         options.isolation = Isolation::kShared;

@@ -102,11 +102,10 @@ Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, bool explicit_ho
     }
     options->data_dir = *flags.db_path;
   }
-  if (flags.delay_transient_statuses) {
-    // Not a silent no-op: ddb's indexes go ACTIVE as soon as they are built.
-    return Error::Validation(
-        "-delayTransientStatuses is not supported by ddb-server yet (indexes become ACTIVE as "
-        "soon as they are built)");
+  // Its hold: a GSI CREATING 15 s before its backfill and 15 s after, DELETING 15 s (tables
+  // are not held; "Currently works only for CREATING and DELETING online index statuses").
+  if (flags.delay_transient_statuses && options->index_status_hold_ms == 0) {
+    options->index_status_hold_ms = 15000;
   }
   if (flags.in_memory) options->in_memory = true;
   options->compact_on_open = flags.optimize;

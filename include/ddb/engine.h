@@ -38,6 +38,10 @@ struct EngineOptions {
   // How often the Time to Live sweeper looks for expired items (and stream records are
   // trimmed). Default: 1000
   int ttl_sweep_interval_ms = 1000;
+  // How long a new GSI stays CREATING before its backfill and after it, and a deleted GSI
+  // DELETING before it goes (DynamoDB Local's -delayTransientStatuses holds them 15 s).
+  // Default: 0 (at once)
+  int index_status_hold_ms = 0;
   // Compact the store before Open returns (DynamoDB Local's -optimizeDbBeforeStartup).
   // Default: false
   bool compact_on_open = false;

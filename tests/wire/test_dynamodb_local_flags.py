@@ -128,8 +128,6 @@ def test_refusals_keep_dynamodb_locals_texts(tmp_path):
         "ddb-server: Error while parsing options. Missing argument for option: port")
     assert refusal("-inmemory") == (
         "ddb-server: Error while parsing options. Unrecognized option: -inmemory")
-    # Not silently ignored: ddb's indexes have no transient statuses to hold.
-    assert "-delayTransientStatuses is not supported" in refusal("-delayTransientStatuses")
 
 
 def test_help_and_version():
@@ -137,3 +135,50 @@ def test_help_and_version():
     assert r.returncode == 0 and "-sharedDb" in r.stdout and "telemetry" in r.stdout
     r = subprocess.run([SERVER_BIN, "-version"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout.startswith("ddb-server ")
+
+
+def _index_status(c, table, index):
+    for g in c.describe_table(TableName=table)["Table"].get("GlobalSecondaryIndexes", []):
+        if g["IndexName"] == index:
+            return g["IndexStatus"]
+    return None
+
+
+def test_index_statuses_are_held():
+    """-delayTransientStatuses holds a GSI CREATING (15 s before and after its backfill) and
+    DELETING (15 s), as DynamoDB Local; --index-status-hold-ms sets the hold (short here)."""
+    import time
+    srv = ServerProcess("-inMemory", "-sharedDb", "-delayTransientStatuses",
+                        "--index-status-hold-ms", "1500").start()
+    try:
+        c = client(srv)
+        create(c, "held")
+        c.put_item(TableName="held", Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+        c.update_table(TableName="held",
+                       AttributeDefinitions=[{"AttributeName": "g", "AttributeType": "S"}],
+                       GlobalSecondaryIndexUpdates=[{"Create": {
+                           "IndexName": "by_g", "KeySchema": [{"AttributeName": "g",
+                                                               "KeyType": "HASH"}],
+                           "Projection": {"ProjectionType": "ALL"}}}])
+        time.sleep(1.0)
+        assert _index_status(c, "held", "by_g") == "CREATING"
+        deadline = time.time() + 30
+        while _index_status(c, "held", "by_g") != "ACTIVE" and time.time() < deadline:
+            time.sleep(0.2)
+        assert _index_status(c, "held", "by_g") == "ACTIVE"
+        assert c.query(TableName="held", IndexName="by_g", KeyConditionExpression="g = :g",
+                       ExpressionAttributeValues={":g": {"S": "x"}})["Count"] == 1
+        c.update_table(TableName="held", GlobalSecondaryIndexUpdates=[
+            {"Delete": {"IndexName": "by_g"}}])
+        assert _index_status(c, "held", "by_g") == "DELETING"
+        # Not readable while it goes, and gone after the hold.
+        with pytest.raises(Exception):
+            c.query(TableName="held", IndexName="by_g", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": {"S": "x"}})
+        c.put_item(TableName="held", Item={"pk": {"S": "b"}, "g": {"S": "y"}})
+        deadline = time.time() + 30
+        while _index_status(c, "held", "by_g") is not None and time.time() < deadline:
+            time.sleep(0.2)
+        assert _index_status(c, "held", "by_g") is None
+    finally:
+        srv.stop_and_check()
