@@ -458,6 +458,7 @@ void EngineImpl::RemoveDeletingIndex(std::string table_name, std::string index_n
                  std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
                    return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
                  });
+                 DropUnusedAttributeDefinitions(d);  // its keys' definitions go with it
                  return Status::Ok();
                })
       .status()

@@ -180,5 +180,8 @@ def test_index_statuses_are_held():
         while _index_status(c, "held", "by_g") is not None and time.time() < deadline:
             time.sleep(0.2)
         assert _index_status(c, "held", "by_g") is None
+        # Its key's definition went with it.
+        assert c.describe_table(TableName="held")["Table"]["AttributeDefinitions"] == [
+            {"AttributeName": "pk", "AttributeType": "S"}]
     finally:
         srv.stop_and_check()
