@@ -175,10 +175,17 @@ StatementTarget TargetOfStatement(std::string_view text) {
   StatementTarget t;
   const std::string verb = word();
   if (verb == "SELECT" || verb == "DELETE") {
-    // The first FROM outside quotes.
-    bool quoted = false;
+    // The first FROM outside quotes ('...' strings, "..." names: each closed by its own).
+    char quote = 0;
     for (; i < text.size(); ++i) {
-      if (text[i] == '\'' || text[i] == '"') quoted = !quoted;
+      if (quote) {
+        if (text[i] == quote) quote = 0;
+        continue;
+      }
+      if (text[i] == '\'' || text[i] == '"') {
+        quote = text[i];
+        continue;
+      }
       auto from_at = [&](size_t at) {
         static constexpr std::string_view kFrom = "FROM";
         for (size_t k = 0; k < kFrom.size(); ++k) {
@@ -186,7 +193,7 @@ StatementTarget TargetOfStatement(std::string_view text) {
         }
         return true;
       };
-      if (!quoted && i + 4 <= text.size() &&
+      if (i + 4 <= text.size() &&
           (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]))) && from_at(i)) {
         i += 4;
         break;

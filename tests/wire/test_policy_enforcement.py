@@ -212,6 +212,9 @@ def test_partiql_is_checked_too(srv):
     e = expect_error(lambda: alice.execute_statement(
         Statement='SELECT * FROM "queried" WHERE pk = \'a\''), DENIED)
     assert "dynamodb:PartiQLSelect" in e.response["Error"]["Message"]
+    # A quote of the other kind inside a quoted name does not hide the FROM.
+    expect_error(lambda: alice.execute_statement(
+        Statement='SELECT "it\'s" FROM "queried" WHERE pk = \'a\''), DENIED)
     assert alice.get_item(TableName="queried", Key={"pk": {"S": "a"}})["Item"]
     # Another statement kind is another action.
     alice.execute_statement(Statement='UPDATE "queried" SET v = 1 WHERE pk = \'a\'')
