@@ -78,6 +78,9 @@ std::string Usage(std::string_view program) {
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
       "                   environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY count too\n"
+      "  --health-check   ask the server at --host (or 127.0.0.1) and --port (or -port)\n"
+      "                   whether it serves; exit 0 if so, 1 if not (a container's\n"
+      "                   HEALTHCHECK, needing nothing but this binary)\n"
       "  --help, -h       print this text and exit\n"
       "\n"
       "DynamoDB Local's flags are understood with its meaning, so that its command line\n"
@@ -126,6 +129,11 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     if (flag == "--in-memory") {
       if (inline_value) return Error::Validation("--in-memory takes no value");
       options.in_memory = true;
+      continue;
+    }
+    if (flag == "--health-check") {
+      if (inline_value) return Error::Validation("--health-check takes no value");
+      options.health_check = true;
       continue;
     }
     if (flag == "--simulate-capacity") {

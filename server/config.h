@@ -84,6 +84,9 @@ struct ServerOptions {
   std::string credentials_file;
   // --help was given: the caller prints Usage() and exits 0. Default: false
   bool help = false;
+  // --health-check: the caller asks the server at host:port whether it serves, and exits
+  // 0 or 1. Default: false
+  bool health_check = false;
   // DynamoDB Local's -version: the caller prints the version and exits 0. Default: false
   bool version = false;
   // How long GSIs stay CREATING (before and after their backfill) and DELETING: 15000 under
@@ -101,7 +104,7 @@ std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F and --help (-h), each
+// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F, --health-check and --help (-h), each
 // value flag also as --flag=value. Later flags override earlier ones. Errors: kValidation (unknown
 // flag, missing or malformed value, positional argument); the message names the flag and is meant
 // to be printed before Usage().
