@@ -1,8 +1,10 @@
 #include "ddb/engine.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <random>
 #include <tuple>
@@ -73,6 +75,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(impl->streams, StreamRegistry::Load(impl->storage.get()));
   last = std::max(last, impl->streams->LastSequence());
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
+  impl->table_holds = std::make_unique<TableHolds>(options.table_status_hold_ms);
   impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
       .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
   impl->gsi_applier = std::make_unique<GsiApplier>(
@@ -208,6 +211,9 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;
   if (req.resource_policy) DDB_RETURN_IF_ERROR(CheckResourcePolicySize(*req.resource_policy));
+  if (impl_->table_holds->Deleting(req.table_name)) {
+    return Error::InUse("Table already exists: " + req.table_name);
+  }
   d.resource_policy = NewTablePolicy(req.resource_policy);
   if (d.resource_policy) impl_->policies_seen = true;
   uint64_t stream_start = impl_->sequencer->Peek();
@@ -215,18 +221,25 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   if (info->description.latest_stream_label) {
     DDB_RETURN_IF_ERROR(impl_->OpenStream(*info, stream_start));
   }
+  impl_->table_holds->Hold(req.table_name, TableStatus::kCreating);
   TableDescription out = impl_->Describe(ctx, *info);
   return out;
 }
 
 Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const std::string& name) {
   auto info = impl_->catalog->Find(name);
-  if (!info) return Error::NotFound("Requested resource not found: Table: " + name + " not found");
+  if (!info) {
+    if (auto deleting = impl_->table_holds->Deleting(name)) return *std::move(deleting);
+    return Error::NotFound("Requested resource not found: Table: " + name + " not found");
+  }
   return impl_->Describe(ctx, *info);
 }
 
 Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const std::string& name) {
   auto existing = impl_->catalog->Find(name);
+  if (std::optional<TableStatus> held = impl_->table_holds->StatusOf(name)) {
+    return TableHolds::InUse(*held, name);
+  }
   if (existing && existing->description.deletion_protection_enabled) {
     return Error::Validation(
         "Resource cannot be deleted as it is currently protected against "
@@ -244,6 +257,7 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
   for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
   if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
   before.table_status = TableStatus::kDeleting;
+  impl_->table_holds->Hold(name, TableStatus::kDeleting, before);
   return before;
 }
 
@@ -255,7 +269,15 @@ Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
          (req.limit < 1 ? "greater than or equal to 1" : "less than or equal to 100")});
   }
   ListTablesResult result;
-  for (const auto& name : impl_->catalog->Names()) {
+  // Tables held DELETING are still listed, as there.
+  std::vector<std::string> names = impl_->catalog->Names();
+  if (std::vector<std::string> deleting = impl_->table_holds->DeletingNames(); !deleting.empty()) {
+    std::vector<std::string> all;
+    std::set_union(names.begin(), names.end(), deleting.begin(), deleting.end(),
+                   std::back_inserter(all));
+    names = std::move(all);
+  }
+  for (const auto& name : names) {
     if (req.exclusive_start_table_name && name <= *req.exclusive_start_table_name) continue;
     if (result.table_names.size() == static_cast<size_t>(req.limit)) {
       result.last_evaluated_table_name = result.table_names.back();

@@ -37,6 +37,7 @@
 #include "engine/partition_model.h"
 #include "engine/storage.h"
 #include "engine/streams.h"
+#include "engine/table_holds.h"
 #include "engine/ttl_index.h"
 #include "engine/write_path.h"
 
@@ -81,6 +82,7 @@ class EngineImpl {
   std::unique_ptr<ChangeSequencer> sequencer;
   std::unique_ptr<PartitionModel> partitions;
   std::unique_ptr<StreamRegistry> streams;
+  std::unique_ptr<TableHolds> table_holds;  // EngineOptions::table_status_hold_ms
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
@@ -168,9 +170,13 @@ class EngineImpl {
   }
 
   // `name` may be the table's ARN.
+  // A table held CREATING is not found, as the service answers data-plane calls.
   Result<std::shared_ptr<const TableInfo>> FindTable(const std::string& name) {
-    auto info = catalog->Find(std::string(TableNameOf(name)));
-    if (!info) return TableNotFound();
+    const std::string table_name(TableNameOf(name));
+    auto info = catalog->Find(table_name);
+    if (!info || table_holds->StatusOf(table_name) == TableStatus::kCreating) {
+      return TableNotFound();
+    }
     return info;
   }
 
@@ -268,6 +274,9 @@ class EngineImpl {
 
   TableDescription Describe(const RequestContext& ctx, const TableInfo& table) {
     TableDescription d = table.description;
+    if (std::optional<TableStatus> held = table_holds->StatusOf(d.table_name)) {
+      d.table_status = *held;
+    }
     d.table_arn =
         "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + d.table_name;
     if (d.latest_stream_label) {

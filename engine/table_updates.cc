@@ -395,6 +395,10 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label, 
 
 Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
                                              const UpdateTableRequest& req) {
+  const std::string table_name(TableNameOf(req.table_name));
+  if (std::optional<TableStatus> held = impl_->table_holds->StatusOf(table_name)) {
+    return TableHolds::InUse(*held, table_name);
+  }
   DDB_ASSIGN_OR_RETURN(auto before, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(ValidateUpdate(req, before->description));
   std::string new_label = impl_->streams->NewLabel(
@@ -435,6 +439,7 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
                                     u.index.index_name, /*hold=*/true);
     }
   }
+  impl_->table_holds->Hold(table_name, TableStatus::kUpdating);
   TableDescription d = impl_->Describe(ctx, *after);
   d.table_status = TableStatus::kUpdating;
   for (const auto& u : req.global_secondary_index_updates) {

@@ -74,6 +74,10 @@ std::string Usage(std::string_view program) {
       "  --index-status-hold-ms N\n"
       "                   keep a new GSI CREATING N ms before and after its backfill, and a\n"
       "                   deleted one DELETING N ms (-delayTransientStatuses: 15000)\n"
+      "  --table-status-hold-ms N\n"
+      "                   show a table CREATING, UPDATING or DELETING for N ms after\n"
+      "                   CreateTable, UpdateTable or DeleteTable, refusing what the service\n"
+      "                   refuses meanwhile (-delayTransientStatuses: 2000)\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -88,7 +92,8 @@ std::string Usage(std::string_view program) {
       "is skipped) starts ddb-server: -port N, -inMemory, -sharedDb (one set of tables;\n"
       "without it, one per access key and region), -dbPath DIR, -cors LIST,\n"
       "-optimizeDbBeforeStartup (compact before serving), -delayTransientStatuses (GSIs held\n"
-      "CREATING and DELETING 15 s, as there), -disableTelemetry (ddb sends no\n"
+      "CREATING and DELETING 15 s, as there, and tables CREATING, UPDATING and DELETING 2 s,\n"
+      "as the service shows them), -disableTelemetry (ddb sends no\n"
       "telemetry at all), -version, -help. With any of them the server listens on every\n"
       "interface unless --host says otherwise.\n"
       "\n"
@@ -145,7 +150,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--engine-threads" && flag != "--log-level" &&
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
-        flag != "--index-status-hold-ms") {
+        flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -198,6 +203,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
       if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
       options.index_status_hold_ms = static_cast<int>(*ms);
+    } else if (flag == "--table-status-hold-ms") {
+      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
+      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
+      options.table_status_hold_ms = static_cast<int>(*ms);
     } else if (flag == "--isolation") {
       if (value == "shared") {
         options.isolation = Isolation::kShared;

@@ -90,8 +90,11 @@ struct ServerOptions {
   // DynamoDB Local's -version: the caller prints the version and exits 0. Default: false
   bool version = false;
   // How long GSIs stay CREATING (before and after their backfill) and DELETING: 15000 under
-  // DynamoDB Local's -delayTransientStatuses. Default: 0
-  int index_status_hold_ms = 0;
+  // DynamoDB Local's -delayTransientStatuses. Default: none given (0)
+  std::optional<int> index_status_hold_ms;
+  // How long tables stay CREATING, UPDATING and DELETING after CreateTable, UpdateTable and
+  // DeleteTable: 2000 under -delayTransientStatuses. Default: none given (0)
+  std::optional<int> table_status_hold_ms;
   // Compact the store before serving (DynamoDB Local's -optimizeDbBeforeStartup). Default: false
   bool compact_on_open = false;
   // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB

@@ -104,8 +104,13 @@ Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, bool explicit_ho
   }
   // Its hold: a GSI CREATING 15 s before its backfill and 15 s after, DELETING 15 s (tables
   // are not held; "Currently works only for CREATING and DELETING online index statuses").
-  if (flags.delay_transient_statuses && options->index_status_hold_ms == 0) {
+  if (flags.delay_transient_statuses && !options->index_status_hold_ms) {
     options->index_status_hold_ms = 15000;
+  }
+  // Beyond DynamoDB Local, tables pass through CREATING, UPDATING and DELETING as in the
+  // service, whose small tables take a few seconds.
+  if (flags.delay_transient_statuses && !options->table_status_hold_ms) {
+    options->table_status_hold_ms = 2000;
   }
   if (flags.in_memory) options->in_memory = true;
   options->compact_on_open = flags.optimize;

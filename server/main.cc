@@ -88,7 +88,8 @@ int Main(int argc, char** argv) {
                                       .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
                                       .simulate_capacity = options.simulate_capacity,
                                       .partition_split_bytes = options.partition_split_bytes,
-                                      .index_status_hold_ms = options.index_status_hold_ms,
+                                      .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
+                                      .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
                                       .compact_on_open = options.compact_on_open},
                         isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {

@@ -350,14 +350,17 @@ def check_flags(c, podman, image):
     finally:
         subprocess.run(["rm", "-rf", host_dir])
 
-    # -delayTransientStatuses: a GSI added online is CREATING for 15 s (as there, the hold is
-    # for online index statuses only).
+    # -delayTransientStatuses: a table is CREATING 2 s, and a GSI added online CREATING 15 s
+    # (DynamoDB Local holds only online index statuses).
     cid, port, _ = podman.start(image, "-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory",
                                 "-delayTransientStatuses")
     wait_first_answer(port, 15)
-    aws(port, "create-table", "--table-name", "slow", "--billing-mode", "PAY_PER_REQUEST",
-        "--attribute-definitions", "AttributeName=pk,AttributeType=S",
-        "--key-schema", "AttributeName=pk,KeyType=HASH")
+    created = aws(port, "create-table", "--table-name", "slow", "--billing-mode",
+                  "PAY_PER_REQUEST", "--attribute-definitions", "AttributeName=pk,AttributeType=S",
+                  "--key-schema", "AttributeName=pk,KeyType=HASH")
+    c.check("-delayTransientStatuses shows a new table CREATING",
+            created["TableDescription"]["TableStatus"] == "CREATING")
+    aws(port, "wait", "table-exists", "--table-name", "slow")  # the AWS CLI's own waiter
     aws(port, "update-table", "--table-name", "slow", "--attribute-definitions",
         "AttributeName=g,AttributeType=S", "--global-secondary-index-updates",
         '[{"Create": {"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": '

@@ -42,6 +42,11 @@ struct EngineOptions {
   // DELETING before it goes (DynamoDB Local's -delayTransientStatuses holds them 15 s).
   // Default: 0 (at once)
   int index_status_hold_ms = 0;
+  // How long a table is shown CREATING after CreateTable, UPDATING after UpdateTable and
+  // DELETING after DeleteTable, with the service's refusals meanwhile (data-plane calls to a
+  // CREATING table: ResourceNotFoundException; changes: ResourceInUseException).
+  // Default: 0 (ACTIVE at once, as DynamoDB Local)
+  int table_status_hold_ms = 0;
   // Compact the store before Open returns (DynamoDB Local's -optimizeDbBeforeStartup).
   // Default: false
   bool compact_on_open = false;

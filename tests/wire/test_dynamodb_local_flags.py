@@ -9,6 +9,7 @@ import subprocess
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from conftest import REGION, SERVER_BIN, ServerProcess
 
@@ -149,7 +150,7 @@ def test_index_statuses_are_held():
     DELETING (15 s), as DynamoDB Local; --index-status-hold-ms sets the hold (short here)."""
     import time
     srv = ServerProcess("-inMemory", "-sharedDb", "-delayTransientStatuses",
-                        "--index-status-hold-ms", "1500").start()
+                        "--index-status-hold-ms", "1500", "--table-status-hold-ms", "0").start()
     try:
         c = client(srv)
         create(c, "held")
@@ -183,5 +184,86 @@ def test_index_statuses_are_held():
         # Its key's definition went with it.
         assert c.describe_table(TableName="held")["Table"]["AttributeDefinitions"] == [
             {"AttributeName": "pk", "AttributeType": "S"}]
+    finally:
+        srv.stop_and_check()
+
+
+def _table_status(c, table):
+    return c.describe_table(TableName=table)["Table"]["TableStatus"]
+
+
+def _error(call, **kwargs):
+    with pytest.raises(ClientError) as e:
+        call(**kwargs)
+    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
+
+
+def test_table_statuses_are_held_as_the_service_shows_them():
+    """Tables pass through CREATING, UPDATING and DELETING (--table-status-hold-ms; 2 s under
+    -delayTransientStatuses), refusing meanwhile what the service refuses."""
+    import time
+    srv = ServerProcess("-inMemory", "-sharedDb", "--table-status-hold-ms", "1000").start()
+    try:
+        c = client(srv)
+        created = c.create_table(
+            TableName="slow", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        assert created["TableDescription"]["TableStatus"] == "CREATING"
+        assert _table_status(c, "slow") == "CREATING"
+        item = {"pk": {"S": "a"}}
+        assert _error(c.put_item, TableName="slow", Item=item) == (
+            "ResourceNotFoundException", "Requested resource not found")
+        assert _error(c.get_item, TableName="slow", Key=item)[0] == "ResourceNotFoundException"
+        assert _error(c.delete_table, TableName="slow") == (
+            "ResourceInUseException",
+            "Attempt to change a resource which is still in use: Table is being created: slow")
+        assert _error(c.update_table, TableName="slow", BillingMode="PROVISIONED",
+                      ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
+                      )[1].endswith("Table is being created: slow")
+        time.sleep(1.2)
+        assert _table_status(c, "slow") == "ACTIVE"
+        c.put_item(TableName="slow", Item=item)
+
+        updated = c.update_table(TableName="slow", BillingMode="PROVISIONED",
+                                 ProvisionedThroughput={"ReadCapacityUnits": 1,
+                                                        "WriteCapacityUnits": 1})
+        assert updated["TableDescription"]["TableStatus"] == "UPDATING"
+        assert _table_status(c, "slow") == "UPDATING"
+        c.put_item(TableName="slow", Item=item)  # an UPDATING table serves
+        assert _error(c.update_table, TableName="slow", BillingMode="PAY_PER_REQUEST") == (
+            "ResourceInUseException",
+            "Attempt to change a resource which is still in use: Table is being updated: slow")
+        time.sleep(1.2)
+        assert _table_status(c, "slow") == "ACTIVE"
+
+        deleted = c.delete_table(TableName="slow")
+        assert deleted["TableDescription"]["TableStatus"] == "DELETING"
+        assert _table_status(c, "slow") == "DELETING"
+        assert c.list_tables()["TableNames"] == ["slow"]
+        assert _error(c.get_item, TableName="slow", Key=item)[0] == "ResourceNotFoundException"
+        assert _error(c.create_table, TableName="slow", BillingMode="PAY_PER_REQUEST",
+                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                      KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}]) == (
+            "ResourceInUseException", "Table already exists: slow")
+        time.sleep(1.2)
+        assert _error(c.describe_table, TableName="slow")[0] == "ResourceNotFoundException"
+        assert c.list_tables()["TableNames"] == []
+    finally:
+        srv.stop_and_check()
+
+
+def test_delay_transient_statuses_holds_tables_two_seconds():
+    import time
+    srv = ServerProcess("-inMemory", "-sharedDb", "-delayTransientStatuses").start()
+    try:
+        c = client(srv)
+        create(c, "two")
+        assert _table_status(c, "two") == "CREATING"
+        deadline = time.time() + 10
+        while _table_status(c, "two") == "CREATING" and time.time() < deadline:
+            time.sleep(0.1)
+        waited = 10 - (deadline - time.time())
+        assert _table_status(c, "two") == "ACTIVE" and 1.0 < waited < 4.0
     finally:
         srv.stop_and_check()
