@@ -4,6 +4,7 @@
 #include "ddb/stored_item.h"
 #include "engine/coding.h"
 #include "engine/key_codec.h"
+#include "engine/store_format.h"
 
 namespace ddb {
 namespace {
@@ -71,6 +72,7 @@ AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexe
       m["NonKeyAttributes"] = AttributeValue::L(std::move(names));
     }
     if (idx.provisioned_throughput) m["Throughput"] = ThroughputRecord(*idx.provisioned_throughput);
+    m["KeyFormat"] = Num(kIndexKeyFormat);
     m["Status"] = Str(std::string(EnumName(idx.index_status)));
     m["Backfilling"] = AttributeValue::Bool(idx.backfilling);
     if (idx.on_demand_throughput) m["OnDemand"] = OnDemandRecord(*idx.on_demand_throughput);
@@ -114,9 +116,42 @@ ResourcePolicy PolicyFrom(const AttributeValue& v) {
   return {v.map().at("Text").scalar(), v.map().at("Revision").scalar()};
 }
 
+// Table and index ids stay below 2^24, so that a change record of format 0 (no version
+// byte) starts with a 0 byte and is told apart from later ones (change_log.h). A store
+// would need 16 million tables and indexes created to reach it.
+Status CheckIdSpace(uint32_t next_id) {
+  if (next_id < (1u << 24)) return Status::Ok();
+  return Error{ErrorCode::kLimitExceeded, "this store has used up its table and index ids"};
+}
+
+// A record's "Format" and each index's "KeyFormat" (absent: 1, the records before either
+// existed) must be ones this build reads.
+Status CheckRecordFormats(const Item& record) {
+  auto format = [](const AttributeMap& m, const char* name) -> int64_t {
+    auto it = m.find(name);
+    return it == m.end() ? 1 : std::stoll(it->second.scalar());
+  };
+  const std::string table = record.count("TableName") ? record.at("TableName").scalar() : "?";
+  if (int64_t f = format(record, "Format"); f > kTableRecordFormat) {
+    return NewerFormat("the record of table " + table, f, kTableRecordFormat);
+  }
+  for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
+    auto it = record.find(list);
+    if (it == record.end()) continue;
+    for (const AttributeValue& index : it->second.list()) {
+      if (int64_t f = format(index.map(), "KeyFormat"); f > kIndexKeyFormat) {
+        return NewerFormat("index " + index.map().at("IndexName").scalar() + " of table " + table,
+                           f, kIndexKeyFormat);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
+  r["Format"] = Num(kTableRecordFormat);
   r["Id"] = Num(info.id);
   AttributeMap index_ids;
   for (const auto& idx : info.indexes) index_ids[idx.name] = Num(idx.index_id);
@@ -297,12 +332,17 @@ std::string StatsKey(uint32_t id) {
 
 Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
   std::unique_ptr<Catalog> catalog(new Catalog(storage));
+  Status newer = Status::Ok();
   bool bad = false;
   DDB_RETURN_IF_ERROR(
       storage->ForEach(Cf::kCatalog, "", "", [&](std::string_view, std::string_view v) {
         Item record;
         if (!DecodeItem(v, &record)) {
           bad = true;
+          return false;
+        }
+        if (Status readable = CheckRecordFormats(record); !readable.ok()) {
+          newer = readable;
           return false;
         }
         auto info = std::make_shared<TableInfo>();
@@ -318,6 +358,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
         return true;
       }));
   if (bad) return Error::Internal("unreadable table record in the catalog");
+  DDB_RETURN_IF_ERROR(newer);
   DDB_ASSIGN_OR_RETURN(int64_t next, storage->GetCounter(kNextTableIdKey));
   catalog->next_id_ = static_cast<uint32_t>(next) + 1;
   return catalog;
@@ -355,6 +396,7 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription descri
   uint32_t next = next_id_ + 1;
   for (const auto& def : info->description.local_secondary_indexes) ids[def.index_name] = next++;
   for (const auto& def : info->description.global_secondary_indexes) ids[def.index_name] = next++;
+  DDB_RETURN_IF_ERROR(CheckIdSpace(next));
   BuildIndexes(info.get(), ids);
   std::string record;
   EncodeItem(ToRecord(*info), &record);
@@ -389,6 +431,7 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
       if (!ids.count(def.index_name)) ids[def.index_name] = next++;
     }
   }
+  DDB_RETURN_IF_ERROR(CheckIdSpace(next));
   BuildIndexes(info.get(), ids);
   std::string record;
   EncodeItem(ToRecord(*info), &record);

@@ -46,7 +46,7 @@ std::string ChangeKey(uint64_t sequence) {
 std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
                          const std::optional<Item>& old_image,
                          const std::optional<Item>& new_image) {
-  std::string v;
+  std::string v(1, static_cast<char>(kChangeRecordFormat));
   PutFixed32BE(&v, table_id);
   PutFixed64BE(&v, commit_time_ms);
   PutLengthPrefixed(&v, item_key);
@@ -57,7 +57,7 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
 
 std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
                          const std::string* old_encoded, const std::string* new_encoded) {
-  std::string v;
+  std::string v(1, static_cast<char>(kChangeRecordFormat));
   v.reserve(32 + item_key.size() + (old_encoded ? old_encoded->size() : 0) +
             (new_encoded ? new_encoded->size() : 0));
   PutFixed32BE(&v, table_id);
@@ -77,6 +77,10 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
 bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record) {
   uint64_t seq, table, time;
   std::string_view item_key;
+  // Format 0 records (stores of format 1) have no version byte: they start with the table id,
+  // whose first byte is 0 (ids stay below 2^24, Catalog).
+  if (value.empty() || static_cast<uint8_t>(value[0]) > kChangeRecordFormat) return false;
+  if (value[0] == kChangeRecordFormat) value.remove_prefix(1);
   if (!GetFixedBE(&key, 8, &seq) || !GetFixedBE(&value, 4, &table) ||
       !GetFixedBE(&value, 8, &time) || !GetLengthPrefixed(&value, &item_key)) {
     return false;

@@ -5,7 +5,9 @@
 // sequences but live in the streams family (streams.h):
 //
 //   record key   := sequence (fixed64 BE), allocated by Begin()
-//   record value := table_id (fixed32 BE) | commit time ms (fixed64 BE)
+//   record value := format (1 byte, kChangeRecordFormat; absent in format 0, whose records
+//                   start with the table id's 0 byte) | table_id (fixed32 BE)
+//                   | commit time ms (fixed64 BE)
 //                   | item key (varint len + bytes)
 //                   | old image: 0, or 1 + varint len + encoded item
 //                   | new image: 0, or 1 + varint len + encoded item
@@ -27,6 +29,9 @@
 
 namespace ddb {
 
+// The version byte that starts every change record written now (store_format.h).
+inline constexpr uint8_t kChangeRecordFormat = 1;
+
 struct ChangeRecord {
   uint64_t sequence = 0;
   uint32_t table_id = 0;
@@ -44,7 +49,7 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
 // that has just encoded the new item does not encode it again.
 std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
                          const std::string* old_encoded, const std::string* new_encoded);
-// Returns false on malformed bytes.
+// Reads format 0 and 1 records. Returns false on malformed bytes, or a newer format.
 bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record);
 
 class ChangeSequencer {

@@ -17,6 +17,7 @@
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
+#include "engine/store_format.h"
 #include "engine/table_validation.h"
 #include "engine/write_capacity.h"
 
@@ -52,6 +53,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(
       impl->storage,
       Storage::Open(StorageOptions{options.data_dir, options.in_memory, options.compact_on_open}));
+  DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   for (const std::string& name : impl->catalog->Names()) {
     auto info = impl->catalog->Find(name);
