@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Sanitizer runs: the unit tests and the wire tests under ASan+UBSan, and the concurrency
+# tests (unit: transactions, GSI applier, streams, engine slots, spare threads, partition
+# model; wire: concurrency, stress, engine threads, GSI steady state, transactions, streams)
+# under TSan. Any report fails the run: UBSan aborts (-fno-sanitize-recover), ASan and TSan
+# exit non-zero, and a server that does not exit 0 fails its wire test.
+#   tools/sanitize.sh            # asan then tsan, everything (about 25 minutes on 2 cores)
+#   tools/sanitize.sh asan       # ASan+UBSan: unit tests and all wire tests
+#   tools/sanitize.sh tsan       # TSan: the concurrency tests
+#   tools/sanitize.sh --smoke    # what CI runs: ASan+UBSan unit tests and a wire subset
+# Builds into build-asan / build-tsan (-O1 -g, asserts on).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+
+modes=()
+smoke=0
+for arg in "$@"; do
+  case "$arg" in
+    asan | tsan) modes+=("$arg") ;;
+    --smoke) smoke=1 ;;
+    *) echo "usage: tools/sanitize.sh [asan] [tsan] [--smoke]" >&2; exit 2 ;;
+  esac
+done
+[[ ${#modes[@]} -eq 0 ]] && { [[ $smoke -eq 1 ]] && modes=(asan) || modes=(asan tsan); }
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+build() {  # build DIR SANITIZERS
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DDDB_SANITIZE="$2" -DDDB_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+  cmake --build "$1" -j"$(nproc)"
+}
+
+concurrency_unit='Transactions|GsiModes|GsiApplier|InlineAndApplier|Streams|EngineSlots|SpareThreads|PartitionModel|HttpServer|TtlEngine|Concurrent'
+concurrency_wire=(tests/wire/test_concurrency.py tests/wire/test_concurrency_stress.py
+                  tests/wire/test_engine_threads.py tests/wire/test_gsi_steady_state.py
+                  tests/wire/test_transactions.py tests/wire/test_streams.py)
+# The CI subset: the request path end to end (items, expressions, queries, batches,
+# transactions, PartiQL, streams, indexes, formats) in a few minutes.
+smoke_wire=(tests/wire/test_items.py tests/wire/test_update_expression.py
+            tests/wire/test_condition_expression.py tests/wire/test_query.py
+            tests/wire/test_batch.py tests/wire/test_transactions.py tests/wire/test_partiql.py
+            tests/wire/test_streams.py tests/wire/test_indexes.py
+            tests/wire/test_format_fixtures.py tests/wire/test_protocol.py)
+
+for mode in "${modes[@]}"; do
+  if [[ $mode == asan ]]; then
+    build build-asan address,undefined
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    # The package checks build examples/embedded against the installed, uninstrumented way.
+    (cd build-asan && ctest --output-on-failure -j2 -E '^package')
+    if [[ $smoke -eq 1 ]]; then
+      DDB_SERVER="$PWD/build-asan/ddb-server" /usr/bin/python3 -m pytest -q "${smoke_wire[@]}"
+    else
+      DDB_SERVER="$PWD/build-asan/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
+    fi
+    unset ASAN_OPTIONS UBSAN_OPTIONS
+  else
+    build build-tsan thread
+    export TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+    (cd build-tsan && ctest --output-on-failure -j2 -R "$concurrency_unit")
+    DDB_SERVER="$PWD/build-tsan/ddb-server" /usr/bin/python3 -m pytest -q "${concurrency_wire[@]}"
+    unset TSAN_OPTIONS
+  fi
+done
