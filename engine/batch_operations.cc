@@ -169,12 +169,12 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     }
     std::optional<Item> updated =
         p.write->is_put ? std::optional<Item>(p.write->item) : std::optional<Item>();
-    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Mutate(
-                                                      *p.table, p.key,
-                                                      [&](const std::optional<Item>&) {
-                                                        return Result<std::optional<Item>>(updated);
-                                                      },
-                                                      nullptr, WriteOrigin::kRequest));
+    DDB_ASSIGN_OR_RETURN(
+        std::optional<Item> old,
+        impl_->Mutate(
+            *p.table, p.key,
+            [&](const std::optional<Item>&) { return Result<std::optional<Item>>(updated); },
+            nullptr, WriteOrigin::kRequest, WriteSync::kDeferred));
     ++processed;
     auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
     ConsumedCapacity cost(name);
@@ -185,6 +185,9 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
         impl_->CollectionMetrics(*p.table, p.write->item, req.return_item_collection_metrics);
     if (metrics) EntryFor(&result.item_collection_metrics, name).push_back(std::move(*metrics));
   }
+  // One fsync for the whole batch (under --durability fsync), before it is acknowledged: its
+  // writes were deferred, and a synced write makes every write before it durable.
+  if (processed > 0) DDB_RETURN_IF_ERROR(impl_->storage->Sync());
   if (processed == 0 && throttle) return *throttle;
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));

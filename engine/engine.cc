@@ -52,7 +52,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->options = options;
   DDB_ASSIGN_OR_RETURN(
       impl->storage,
-      Storage::Open(StorageOptions{options.data_dir, options.in_memory, options.compact_on_open}));
+      Storage::Open(StorageOptions{.path = options.data_dir,
+                                   .in_memory = options.in_memory,
+                                   .compact_on_open = options.compact_on_open,
+                                   .sync_writes = options.durability == Durability::kFsync}));
   DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   for (const std::string& name : impl->catalog->Names()) {

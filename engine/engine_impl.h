@@ -201,11 +201,13 @@ class EngineImpl {
   // Returns the old item. Errors: those of compute, kInternal.
   using ComputeNewItem =
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
-  // When new_item is given, the new item is moved there after the write.
+  // When new_item is given, the new item is moved there after the write. "sync" kDeferred:
+  // the caller syncs later (Storage::Sync) or needs no sync (a background job's write).
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute,
                                      std::optional<Item>* new_item = nullptr,
-                                     WriteOrigin origin = WriteOrigin::kRequest);
+                                     WriteOrigin origin = WriteOrigin::kRequest,
+                                     WriteSync sync = WriteSync::kAsOpened);
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
   // record (tables with GSIs), stream record (tables with an enabled stream, unless the
@@ -222,7 +224,8 @@ class EngineImpl {
   Status OpenStream(const TableInfo& table, uint64_t start_sequence);
   Status CloseStream(const std::string& table, const std::string& label);
   // Writes the batch and ends its change sequences (also when the write failed).
-  Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences);
+  Status Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences,
+                WriteSync sync = WriteSync::kAsOpened);
   // GSI entries are written in the item's own batch (AddWrite), so an index read right
   // after a write sees it (as with DynamoDB Local), unless GSI lag is simulated: then they
   // come from the change log through the applier and no write waits for them.

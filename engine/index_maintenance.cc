@@ -114,7 +114,7 @@ void GsiApplier::TrimApplied() {
   if (applied > trimmed_to_) {
     Storage::Batch batch(*storage_);
     batch.DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(applied + 1));
-    if (storage_->Write(batch).ok()) trimmed_to_ = applied;
+    if (storage_->Write(batch, WriteSync::kDeferred).ok()) trimmed_to_ = applied;
   }
 }
 
@@ -183,7 +183,8 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
   batch.SetCounter(kGsiWatermarkKey, static_cast<int64_t>(last));
   const bool trim = last - trimmed_to_ >= kTrimEvery || !unreadable.empty();
   if (trim) batch.DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(last + 1));
-  if (!storage_->Write(batch).ok()) {
+  // Not synced: lost in a power cut, the records (synced with their items) are applied again.
+  if (!storage_->Write(batch, WriteSync::kDeferred).ok()) {
     ++apply_errors_;
     return Round::kFailed;
   }

@@ -1,5 +1,6 @@
 #include "engine/storage.h"
 
+#include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
@@ -9,9 +10,13 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <vector>
 
@@ -86,6 +91,40 @@ class NoOptionsFileSystem : public rocksdb::FileSystemWrapper {
   }
 };
 
+bool SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+// Creates the store's directory and any missing parents, each made durable by syncing the
+// directory that holds it. RocksDB creates a missing store directory but never syncs its
+// parent: after a power cut the new directory, and every synced write in it, could be gone.
+Status CreateDirectoriesDurably(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0755) != 0 && errno != EEXIST) {
+      std::fprintf(stderr, "ddb storage: cannot create %s: %s\n", it->c_str(),
+                   std::strerror(errno));
+      return Error::Internal("Internal server error");
+    }
+    if (!SyncDirectory(it->parent_path().string())) {
+      std::fprintf(stderr, "ddb storage: cannot sync %s: %s\n", it->parent_path().c_str(),
+                   std::strerror(errno));
+      return Error::Internal("Internal server error");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 struct Storage::Batch::Rep {
@@ -99,7 +138,8 @@ struct Storage::Rep {
   std::unique_ptr<rocksdb::Env> env;      // in memory: mem_env without OPTIONS files
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
-  rocksdb::WriteOptions write_options;
+  rocksdb::WriteOptions write_options;           // WriteSync::kAsOpened
+  rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
   bool in_memory = false;
   int opens = 1;  // Storage::Open calls this store has served
 
@@ -275,7 +315,13 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     db_options.stats_persist_period_sec = 0;
     path = "/ddb-in-memory";
     rep->write_options.disableWAL = true;  // nothing survives the process anyway
+  } else {
+    // Synced writes of concurrent writers form one group with one fsync (RocksDB's group
+    // commit: the leader writes and syncs the WAL for every writer queued behind it).
+    rep->write_options.sync = options.sync_writes;
   }
+  rep->deferred_write_options = rep->write_options;
+  rep->deferred_write_options.sync = false;
 
   rocksdb::ColumnFamilyOptions cf_options;
   rocksdb::BlockBasedTableOptions table_options;
@@ -298,6 +344,7 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     descriptors.emplace_back(kCfNames[i],
                              i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
+  if (!options.in_memory) DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(path));
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
   if (!s.ok()) return ToError(s, "open");
@@ -345,9 +392,22 @@ Result<int64_t> Storage::GetCounter(std::string_view key) {
   return v ? DecodeInt64(*v) : int64_t{0};
 }
 
-Status Storage::Write(Batch& batch) {
-  rocksdb::Status s = rep_->db->Write(rep_->write_options, &batch.rep_->batch);
+Status Storage::Write(Batch& batch, WriteSync sync) {
+  const rocksdb::WriteOptions& options =
+      sync == WriteSync::kDeferred ? rep_->deferred_write_options : rep_->write_options;
+  rocksdb::Status s = rep_->db->Write(options, &batch.rep_->batch);
   if (!s.ok()) return ToError(s, "write");
+  return Status::Ok();
+}
+
+Status Storage::Sync() {
+  if (!rep_->write_options.sync) return Status::Ok();
+  // An empty batch still goes through the write group, whose leader syncs the WAL up to its
+  // end: one fsync for this and every synced write queued with it (DB::SyncWAL would not
+  // group with them).
+  rocksdb::WriteBatch empty;
+  rocksdb::Status s = rep_->db->Write(rep_->write_options, &empty);
+  if (!s.ok()) return ToError(s, "sync");
   return Status::Ok();
 }
 

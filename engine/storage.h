@@ -37,6 +37,18 @@ struct StorageOptions {
   std::string path;              // RocksDB directory. Ignored when in_memory.
   bool in_memory = false;        // RocksDB on an in-memory Env, without a WAL. Default: false
   bool compact_on_open = false;  // compact every column family before Open returns
+  // Write(batch) returns once the batch is on stable storage (the WAL fsynced; concurrent
+  // writers share one fsync). Ignored when in_memory. Default: false (written to the WAL,
+  // which survives the process but not the machine)
+  bool sync_writes = false;
+};
+
+// Whether a write waits for stable storage in a store opened with sync_writes. Either way
+// a crash leaves a prefix of the writes: the WAL is one sequence, recovered up to its
+// first torn record, and a synced write makes every write before it durable too.
+enum class WriteSync : uint8_t {
+  kAsOpened,  // what acknowledges a client's write: synced when the store syncs writes
+  kDeferred,  // not now: a later synced write or Sync() covers it, or nothing needs it to
 };
 
 class Storage {
@@ -78,7 +90,11 @@ class Storage {
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);
   // Applies the batch atomically. Errors: kInternal.
-  Status Write(Batch& batch);
+  Status Write(Batch& batch, WriteSync sync = WriteSync::kAsOpened);
+  // Returns once every write before it is on stable storage, in a store opened with
+  // sync_writes (an empty synced write, grouped with concurrent writers'); otherwise does
+  // nothing. For a request that made several deferred writes. Errors: kInternal.
+  Status Sync();
   // Deletes every key in [begin, end) of a column family (a range tombstone: O(1) to write,
   // but every iterator over the family fragments all live range tombstones when it is
   // created, so this is for rare events, never for a job that repeats). The changes family

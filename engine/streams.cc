@@ -448,7 +448,8 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
     }
     if (last_old == 0) continue;
     uint64_t trimmed_before = keep_from.value_or(last_old + 1);
-    if (!storage_->Write(batch).ok()) {
+    // Not synced: a trim lost in a power cut is made again.
+    if (!storage_->Write(batch, WriteSync::kDeferred).ok()) {
       std::lock_guard lock(mu_);
       next_trim_ms_.erase(id);
       continue;

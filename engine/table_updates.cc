@@ -500,7 +500,8 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
         batch.AddToStats(StatsKey(index->index_id), 1, entry->size);
       }
       batch.Put(Cf::kIndexes, entry->key, entry->value);
-      if (!storage->Write(batch).ok()) return;
+      // Not synced: the synced catalog write that marks the index ACTIVE covers it.
+      if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
     }
     if (keys.size() < kBackfillChunk) break;
     next = keys.back();
@@ -535,7 +536,7 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
   if (!s.ok()) return;
   Storage::Batch batch(*storage);
   batch.SetStats(StatsKey(index->index_id), count, size);
-  if (!storage->Write(batch).ok()) return;
+  if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   MarkBackfilled(table_name, index_name);
 }

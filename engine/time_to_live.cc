@@ -106,7 +106,8 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
     {
       std::lock_guard lock(ttl_build_mu);
       if (!still_current(attribute)) return;
-      if (!storage->Write(batch).ok()) {
+      // Not synced, nor the marker below: a backfill cut short is made again on open.
+      if (!storage->Write(batch, WriteSync::kDeferred).ok()) {
         std::fprintf(stderr, "ddb: Time to Live backfill of table %u cannot write\n", table_id);
         return;
       }
@@ -121,7 +122,7 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   if (!still_current(attribute)) return;
   Storage::Batch batch(*storage);
   batch.Put(Cf::kMeta, TtlBuiltKey(table_id), attribute);
-  if (!storage->Write(batch).ok()) {
+  if (!storage->Write(batch, WriteSync::kDeferred).ok()) {
     std::fprintf(stderr, "ddb: Time to Live backfill of table %u cannot write\n", table_id);
   }
 }
@@ -197,7 +198,9 @@ uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64
             }
             return std::optional<Item>();
           },
-          nullptr, WriteOrigin::kTimeToLive);
+          // Not synced: a delete lost in a power cut leaves the item and its entry, and the
+          // sweeper (which starts from the beginning after a restart) deletes it again.
+          nullptr, WriteOrigin::kTimeToLive, WriteSync::kDeferred);
       bool stale = false;
       if (deleted.ok()) {
         if (deleted.value()) {
@@ -243,7 +246,7 @@ bool EngineImpl::RemoveStaleTtlEntry(uint32_t table_id, const std::string& entry
   }
   Storage::Batch batch(*storage);
   batch.Delete(Cf::kMeta, entry);
-  return storage->Write(batch).ok();
+  return storage->Write(batch, WriteSync::kDeferred).ok();
 }
 
 }  // namespace ddb

@@ -224,15 +224,17 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
   return Status::Ok();
 }
 
-Status EngineImpl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences) {
-  Status written = storage->Write(batch);
+Status EngineImpl::Commit(Storage::Batch& batch, const std::vector<uint64_t>& sequences,
+                          WriteSync sync) {
+  Status written = storage->Write(batch, sync);
   for (uint64_t s : sequences) sequencer->End(s);
   return written;
 }
 
 Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std::string& key,
                                                const ComputeNewItem& compute,
-                                               std::optional<Item>* new_item, WriteOrigin origin) {
+                                               std::optional<Item>* new_item, WriteOrigin origin,
+                                               WriteSync sync) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
@@ -244,7 +246,7 @@ Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std
     for (uint64_t s : sequences) sequencer->End(s);
     return added.error();
   }
-  DDB_RETURN_IF_ERROR(Commit(batch, sequences));
+  DDB_RETURN_IF_ERROR(Commit(batch, sequences, sync));
   if (new_item) *new_item = std::move(updated);
   return old;
 }

@@ -47,6 +47,11 @@ std::string Usage(std::string_view program) {
       "  --host H         address to bind (default 127.0.0.1)\n"
       "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
+      "  --durability MODE\n"
+      "                   process: a write is answered once it is in RocksDB's write-ahead\n"
+      "                   log, which survives a crash of the server but not of the machine\n"
+      "                   (default); fsync: once the log is synced to stable storage, which\n"
+      "                   survives a power cut (concurrent writers share an fsync)\n"
       "  --threads N      HTTP I/O threads (default: number of CPUs)\n"
       "  --engine-threads N\n"
       "                   DynamoDB operations that may run at once (more wait their\n"
@@ -150,7 +155,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--engine-threads" && flag != "--log-level" &&
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
-        flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms") {
+        flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
+        flag != "--durability") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -216,6 +222,14 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         options.isolation = Isolation::kAccessKey;
       } else {
         return BadValue(flag, value, "shared, account or access-key");
+      }
+    } else if (flag == "--durability") {
+      if (value == "process") {
+        options.durability = Durability::kProcess;
+      } else if (value == "fsync") {
+        options.durability = Durability::kFsync;
+      } else {
+        return BadValue(flag, value, "process or fsync");
       }
     } else if (flag == "--credentials") {
       if (value.empty()) return BadValue(flag, value, "a file");

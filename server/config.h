@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "ddb/engine.h"
 #include "ddb/error.h"
 #include "server/log.h"
 
@@ -40,6 +41,9 @@ struct ServerOptions {
   std::string data_dir = "./data";
   // Keep all tables in memory; nothing is written to disk. Default: false
   bool in_memory = false;
+  // What an acknowledged write survives: kProcess (in the WAL, not synced: a crash of the
+  // process) or kFsync (synced before the answer: a power cut). Default: kProcess
+  Durability durability = Durability::kProcess;
   // Minimum age of a change before GSIs see it (experiments on GSI lag). Default: 0
   int gsi_propagation_delay_ms = 0;
   // Throttle like the service, per simulated partition. Default: false
@@ -106,11 +110,11 @@ struct ServerOptions {
 std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
-// --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F, --health-check and --help (-h), each
-// value flag also as --flag=value. Later flags override earlier ones. Errors: kValidation (unknown
-// flag, missing or malformed value, positional argument); the message names the flag and is meant
-// to be printed before Usage().
+// --durability MODE, --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
+// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F, --health-check and
+// --help (-h), each value flag also as --flag=value. Later flags override earlier ones. Errors:
+// kValidation (unknown flag, missing or malformed value, positional argument); the message names
+// the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);
 
 }  // namespace ddb::server

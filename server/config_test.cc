@@ -23,6 +23,23 @@ TEST(ServerConfig, EngineThreadsDefaultCoversBlockingCalls) {
   EXPECT_GE(DefaultEngineThreadCount(), 4 * DefaultThreadCount());
 }
 
+TEST(ServerConfig, DurabilityFlag) {
+  Result<ServerOptions> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().durability, Durability::kProcess);
+  parsed = Parse({"--durability", "fsync"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().durability, Durability::kFsync);
+  parsed = Parse({"--durability=fsync", "--durability=process"});  // the last one wins
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().durability, Durability::kProcess);
+  for (const char* bad : {"sync", "", "FSYNC"}) {
+    Result<ServerOptions> refused = Parse({std::string("--durability=") + bad});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message().find("--durability"), std::string::npos);
+  }
+}
+
 TEST(ServerConfig, EngineThreadsFlag) {
   Result<ServerOptions> parsed = Parse({"--engine-threads", "3", "--threads=2"});
   ASSERT_TRUE(parsed.ok());

@@ -4,6 +4,7 @@
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -20,12 +21,24 @@ class EngineImpl;  // the engine's state; private to the library (and not export
 
 namespace ddb {
 
+// What an acknowledged write survives (docs/ARCHITECTURE.md, "Durability").
+enum class Durability : uint8_t {
+  // In RocksDB's write-ahead log, not synced: survives a crash of the process, not of the
+  // machine (a power cut loses the writes since the OS last wrote its cache back).
+  kProcess,
+  // Synced to stable storage before the write is acknowledged; concurrent writers share
+  // an fsync (RocksDB's group commit). Survives a power cut.
+  kFsync,
+};
+
 struct EngineOptions {
   // Directory of the RocksDB store; created when missing. Ignored when in_memory.
   // Default: "./data"
   std::string data_dir = "./data";
   // Keep everything in memory; nothing is written to disk. Default: false
   bool in_memory = false;
+  // What an acknowledged write survives. Ignored when in_memory. Default: kProcess
+  Durability durability = Durability::kProcess;
   // Minimum age of a change before the GSI applier applies it, to make GSI lag visible on
   // purpose in experiments. Default: 0 (as fast as the machine allows)
   int gsi_propagation_delay_ms = 0;
