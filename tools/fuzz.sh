@@ -49,6 +49,7 @@ fi
 work=$(mktemp -d /tmp/ddb-fuzz.XXXXXX)
 echo "fuzz: ${seconds}s per target; corpora, logs and crash artifacts in $work"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/fuzz/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 run_one() {
