@@ -36,7 +36,7 @@ REQUESTS = [
         "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"},
                       {"AttributeName": "r", "KeyType": "RANGE"}],
         "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
-        "GlobalSecondaryIndexes": [{"IndexName": "i", "KeySchema": [
+        "GlobalSecondaryIndexes": [{"IndexName": "idx", "KeySchema": [
             {"AttributeName": "r", "KeyType": "HASH"}], "Projection": {
             "ProjectionType": "INCLUDE", "NonKeyAttributes": ["x"]},
             "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}],
@@ -46,7 +46,7 @@ REQUESTS = [
         "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*",
         "Action": "dynamodb:GetItem", "Resource": TABLE_ARN}]})}),
     ("GetResourcePolicy", {"ResourceArn": TABLE_ARN}),
-    ("DeleteTable", {"TableName": "bin"}),
+    ("DeleteTable", {"TableName": "new"}),
     ("ListTables", {"Limit": 1, "ExclusiveStartTableName": "abc"}),
     ("PutItem", {"TableName": "tbl", "Item": ITEM, "ConditionExpression": "attribute_not_exists(pk)",
                  "ReturnValues": "ALL_OLD", "ReturnConsumedCapacity": "INDEXES",
@@ -87,7 +87,7 @@ REQUESTS = [
     ("UpdateTable", {"TableName": "tbl", "StreamSpecification": {"StreamEnabled": False}}),
     ("UpdateTable", {"TableName": "tbl", "AttributeDefinitions": [
         {"AttributeName": "x", "AttributeType": "N"}], "GlobalSecondaryIndexUpdates": [
-        {"Create": {"IndexName": "x", "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+        {"Create": {"IndexName": "xidx", "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
                     "Projection": {"ProjectionType": "ALL"}}}]}),
     ("TransactWriteItems", {"TransactItems": [
         {"Put": {"TableName": "tbl", "Item": ITEM}},
@@ -146,7 +146,7 @@ def request_seeds():
     for i, (operation, request) in enumerate(REQUESTS):
         write("request", "%02d-%s" % (i, operation),
               bytes([OPERATIONS.index(operation)]) + body(request).encode())
-    write("request", "by-name", b"\xffDynamoDB_20120810.DescribeTable\n{\"TableName\":\"t\"}")
+    write("request", "by-name", b"\xffDynamoDB_20120810.DescribeTable\n{\"TableName\":\"tbl\"}")
     write("request", "not-json", bytes([OPERATIONS.index("PutItem")]) + b"{\"TableName\":")
 
 

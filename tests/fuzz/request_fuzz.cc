@@ -1,10 +1,11 @@
 // protocol::HandleRequest on an in-memory engine: any operation, any body. The first input
 // byte picks the operation from the real list (the streams operations included); byte 0xff
 // instead takes the operation name from the input, up to the first '\n'. The rest is the
-// body. The engine is reused, and reopened every kInputsPerEngine inputs so that what the
-// inputs create (tables, items) cannot grow without bound.
+// body (DDB_FUZZ_VERBOSE=1 prints each answer). The engine is reused, and reopened every
+// kInputsPerEngine inputs so that what the inputs create (tables, items) cannot grow without bound.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <memory>
@@ -84,6 +85,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     target = std::string(kOperations[data[0] % std::size(kOperations)]);
   }
   std::string body(input);
-  ddb::protocol::HandleRequest(*engine, ddb::RequestContext{}, target, body);
+  ddb::protocol::WireResponse response =
+      ddb::protocol::HandleRequest(*engine, ddb::RequestContext{}, target, body);
+  // DDB_FUZZ_VERBOSE=1 shows each answer: for checking seeds and reading reproductions.
+  static const bool verbose = std::getenv("DDB_FUZZ_VERBOSE") != nullptr;
+  if (verbose) {
+    std::fprintf(stderr, "%s -> %d %s\n", target.c_str(), response.status,
+                 response.body.substr(0, 300).c_str());
+  }
   return 0;
 }
