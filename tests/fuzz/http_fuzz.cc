@@ -93,8 +93,21 @@ void Exchange(uint16_t port, const uint8_t* data, size_t size) {
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    std::fprintf(stderr, "http_fuzz: connect: %s\n", std::strerror(errno));
-    std::abort();
+    // libFuzzer's timer signal may interrupt it; the connection then completes on its own.
+    int error = errno;
+    if (error == EINTR) {
+      pollfd p{fd, POLLOUT, 0};
+      int ready;
+      while ((ready = poll(&p, 1, 5000)) < 0 && errno == EINTR) {
+      }
+      socklen_t length = sizeof(error);
+      error = ETIMEDOUT;
+      if (ready == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
+    }
+    if (error != 0) {
+      std::fprintf(stderr, "http_fuzz: connect: %s\n", std::strerror(error));
+      std::abort();
+    }
   }
   const auto deadline = std::chrono::steady_clock::now() + kHangLimit;
   size_t written = 0;
