@@ -15,9 +15,21 @@
 
 namespace ddb::fuzz {
 
+// HandleRequest with the full X-Amz-Target value. DDB_FUZZ_VERBOSE=1 prints each answer: for
+// checking that seeds get where they should, and for reading a reproduction.
+inline protocol::WireResponse CallTarget(Engine& engine, const std::string& target,
+                                         std::string body) {
+  protocol::WireResponse response = protocol::HandleRequest(engine, RequestContext{}, target, body);
+  static const bool verbose = std::getenv("DDB_FUZZ_VERBOSE") != nullptr;
+  if (verbose) {
+    std::fprintf(stderr, "%s -> %d %s\n", target.c_str(), response.status,
+                 response.body.substr(0, 300).c_str());
+  }
+  return response;
+}
+
 inline protocol::WireResponse Call(Engine& engine, std::string_view operation, std::string body) {
-  std::string target = "DynamoDB_20120810." + std::string(operation);
-  return protocol::HandleRequest(engine, RequestContext{}, target, body);
+  return CallTarget(engine, "DynamoDB_20120810." + std::string(operation), std::move(body));
 }
 
 // Setup must work: a fuzz run against missing tables would look fine and test nothing.

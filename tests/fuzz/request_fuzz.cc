@@ -84,14 +84,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     target = std::string(kOperations[data[0] % std::size(kOperations)]);
   }
-  std::string body(input);
-  ddb::protocol::WireResponse response =
-      ddb::protocol::HandleRequest(*engine, ddb::RequestContext{}, target, body);
-  // DDB_FUZZ_VERBOSE=1 shows each answer: for checking seeds and reading reproductions.
-  static const bool verbose = std::getenv("DDB_FUZZ_VERBOSE") != nullptr;
-  if (verbose) {
-    std::fprintf(stderr, "%s -> %d %s\n", target.c_str(), response.status,
-                 response.body.substr(0, 300).c_str());
-  }
+  ddb::fuzz::CallTarget(*engine, target, std::string(input));
   return 0;
 }
