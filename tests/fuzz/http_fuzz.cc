@@ -77,13 +77,16 @@ const ddb::server::SignatureVerifier* Verifier() {
   return verifier;
 }
 
-// Writes `data`, shuts the write side and reads until the server closes.
-void Exchange(uint16_t port, const uint8_t* data, size_t size) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  DDB_FUZZ_CHECK(fd >= 0);
-  // From 127.0.0.2-254 in turn: we shut first, so each connection leaves its client port in
-  // TIME_WAIT for a minute, and one source address alone runs out of ports in seconds.
+// A connection to the server, or -1 after 5 s. From 127.0.0.2-254 in turn: we shut first, so
+// each connection leaves its client port in TIME_WAIT for a minute, and one source address
+// alone runs out of ports in seconds (the port is picked at connect, knowing the peer:
+// IP_BIND_ADDRESS_NO_PORT).
+int Connect(uint16_t port) {
   static uint32_t next_source = 0;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  DDB_FUZZ_CHECK(fd >= 0);
+  int one = 1;
+  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
   sockaddr_in source{};
   source.sin_family = AF_INET;
   source.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + next_source++ % 253);
@@ -92,22 +95,36 @@ void Exchange(uint16_t port, const uint8_t* data, size_t size) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int error = 0;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    // libFuzzer's timer signal may interrupt it; the connection then completes on its own.
-    int error = errno;
-    if (error == EINTR) {
+    error = errno;
+    if (error == EINPROGRESS) {
       pollfd p{fd, POLLOUT, 0};
       int ready;
+      // libFuzzer's timer signal interrupts polls now and then.
       while ((ready = poll(&p, 1, 5000)) < 0 && errno == EINTR) {
       }
       socklen_t length = sizeof(error);
       error = ETIMEDOUT;
       if (ready == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length);
     }
-    if (error != 0) {
-      std::fprintf(stderr, "http_fuzz: connect: %s\n", std::strerror(error));
-      std::abort();
-    }
+  }
+  if (error != 0) {
+    std::fprintf(stderr, "http_fuzz: connect: %s\n", std::strerror(error));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Writes `data`, shuts the write side and reads until the server closes. A server that
+// cannot be reached in three tries (15 s) is reported like a hang.
+void Exchange(uint16_t port, const uint8_t* data, size_t size) {
+  int fd = -1;
+  for (int attempt = 0; attempt < 3 && fd < 0; ++attempt) fd = Connect(port);
+  if (fd < 0) {
+    std::fprintf(stderr, "http_fuzz: the server does not accept connections\n");
+    std::abort();
   }
   const auto deadline = std::chrono::steady_clock::now() + kHangLimit;
   size_t written = 0;
@@ -131,13 +148,13 @@ void Exchange(uint16_t port, const uint8_t* data, size_t size) {
       ssize_t n = send(fd, data + written, size - written, MSG_NOSIGNAL);
       if (n > 0) {
         written += n;
-      } else {
+      } else if (errno != EAGAIN && errno != EINTR) {
         write_open = false;  // the server closed early (e.g. a bad request): fine
       }
     }
     if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
-      if (n <= 0) break;  // closed (or reset)
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;  // closed (or reset)
     }
   }
   close(fd);
