@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -30,6 +31,11 @@
 namespace {
 
 constexpr int kInputsPerServer = 20000;
+// Every connection stays in the kernel's connection tracking for 120 s after it closes (on
+// hosts that track loopback traffic), and a full table drops new connections (262144
+// entries on the fuzzing machine: full after ~2 minutes at full speed). Below 262144 / 120
+// with room for the machine's other users.
+constexpr int kMaxConnectionsPerSecond = 1500;
 constexpr auto kHangLimit = std::chrono::seconds(10);
 
 class LoopbackServer {
@@ -120,6 +126,11 @@ int Connect(uint16_t port) {
 // Writes `data`, shuts the write side and reads until the server closes. A server that
 // cannot be reached in three tries (15 s) is reported like a hang.
 void Exchange(uint16_t port, const uint8_t* data, size_t size) {
+  static auto next_connection = std::chrono::steady_clock::now();
+  std::this_thread::sleep_until(next_connection);
+  next_connection =
+      std::max(next_connection, std::chrono::steady_clock::now() - std::chrono::seconds(1)) +
+      std::chrono::microseconds(1000000 / kMaxConnectionsPerSecond);
   int fd = -1;
   for (int attempt = 0; attempt < 3 && fd < 0; ++attempt) fd = Connect(port);
   if (fd < 0) {
