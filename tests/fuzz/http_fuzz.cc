@@ -35,7 +35,7 @@ constexpr int kInputsPerServer = 20000;
 // hosts that track loopback traffic), and a full table drops new connections (262144
 // entries on the fuzzing machine: full after ~2 minutes at full speed). Below 262144 / 120
 // with room for the machine's other users.
-constexpr int kMaxConnectionsPerSecond = 1500;
+constexpr int kMaxConnectionsPerSecond = 1200;
 constexpr auto kHangLimit = std::chrono::seconds(10);
 
 class LoopbackServer {
