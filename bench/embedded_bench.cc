@@ -118,7 +118,7 @@ class EngineFixture {
     // Preload in batches of 25, as the wire preload does.
     for (int64_t i = 0; i < kPreload; i += 25) {
       ddb::BatchWriteItemRequest batch;
-      batch.request_items.emplace_back("bench", std::vector<ddb::WriteRequest>());
+      batch.request_items.push_back({"bench", {}});
       for (int64_t j = i; j < std::min(kPreload, i + 25); ++j) {
         batch.request_items[0].value.push_back({true, MakeItem(Pk(j), Sk(j))});
       }
@@ -539,7 +539,7 @@ void BM_EngineMem_BatchWriteItem25(benchmark::State& state) {
   ddb::Engine& engine = MemoryEngine().engine();
   std::vector<ddb::BatchWriteItemRequest> reqs(256);
   for (int64_t b = 0; b < 256; ++b) {
-    reqs[b].request_items.emplace_back("bench", std::vector<ddb::WriteRequest>());
+    reqs[b].request_items.push_back({"bench", {}});
     for (int64_t i = b * 25; i < b * 25 + 25; ++i) {
       reqs[b].request_items[0].value.push_back({true, MakeItem(Pk(i, "b"), Sk(i))});
     }

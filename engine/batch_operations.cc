@@ -103,7 +103,7 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       bytes += size;
       found.push_back(std::move(out));
     }
-    result.responses.emplace_back(name, std::move(found));
+    result.responses.push_back({name, std::move(found)});
     if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
       result.consumed_capacity.push_back(std::move(capacity));
     }
@@ -112,7 +112,7 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
       unprocessed.attributes_to_get = ka.attributes_to_get;
       unprocessed.expression_attribute_names = ka.expression_attribute_names;
       unprocessed.consistent_read = ka.consistent_read;
-      result.unprocessed_keys.emplace_back(name, std::move(unprocessed));
+      result.unprocessed_keys.push_back({name, std::move(unprocessed)});
     }
   }
   // When every key was throttled the call itself fails, so that SDKs back off.

@@ -116,7 +116,7 @@ Result<BatchGetItemRequest> ReadBatchGetItem(const JsonObject& request) {
     DDB_RETURN_IF_ERROR(ReadExpressionAttributeNames(o, &ka.expression_attribute_names));
     DDB_ASSIGN_OR_RETURN(auto consistent, GetBool(o, "ConsistentRead"));
     ka.consistent_read = consistent.value_or(false);
-    req.request_items.emplace_back(std::string(field.key), std::move(ka));
+    req.request_items.push_back({std::string(field.key), std::move(ka)});
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   // Expression and legacy projections are one request's parameters, whichever tables they
@@ -204,7 +204,7 @@ Result<BatchWriteItemRequest> ReadBatchWriteItem(const JsonObject& request) {
       writes.push_back(std::move(w));
     }
     AddListLength(field.key, "", writes.size(), 25, &v);
-    req.request_items.emplace_back(std::string(field.key), std::move(writes));
+    req.request_items.push_back({std::string(field.key), std::move(writes)});
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   return req;
