@@ -7,8 +7,10 @@
 #   tools/sanitize.sh            # asan then tsan, everything (about 25 minutes on 2 cores)
 #   tools/sanitize.sh asan       # ASan+UBSan: unit tests and all wire tests
 #   tools/sanitize.sh tsan       # TSan: the concurrency tests
-#   tools/sanitize.sh --smoke    # what CI runs: ASan+UBSan unit tests and a wire subset
-# Builds into build-asan / build-tsan (-O1 -g, asserts on).
+#   tools/sanitize.sh --smoke    # what CI runs (tools/test.sh): the fuzz smoke (tools/fuzz.sh 3),
+#                                # then from the same clang ASan+UBSan build (build-fuzz) the unit
+#                                # tests and a wire subset
+# Builds into build-asan / build-tsan (gcc, -O1 -g, asserts on); --smoke into build-fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -22,7 +24,7 @@ for arg in "$@"; do
     *) echo "usage: tools/sanitize.sh [asan] [tsan] [--smoke]" >&2; exit 2 ;;
   esac
 done
-[[ ${#modes[@]} -eq 0 ]] && { [[ $smoke -eq 1 ]] && modes=(asan) || modes=(asan tsan); }
+[[ ${#modes[@]} -eq 0 ]] && modes=(asan tsan)
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -45,6 +47,17 @@ smoke_wire=(tests/wire/test_items.py tests/wire/test_update_expression.py
             tests/wire/test_streams.py tests/wire/test_indexes.py
             tests/wire/test_format_fixtures.py tests/wire/test_protocol.py)
 
+if [[ $smoke -eq 1 ]]; then
+  # One clang build serves the fuzz targets and the instrumented tests and server.
+  BUILD_JOBS=$(nproc) tools/fuzz.sh 3
+  cmake --build build-fuzz -j"$(nproc)"
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  (cd build-fuzz && ctest --output-on-failure -j2 -E '^package')
+  DDB_SERVER="$PWD/build-fuzz/ddb-server" /usr/bin/python3 -m pytest -q "${smoke_wire[@]}"
+  exit 0
+fi
+
 for mode in "${modes[@]}"; do
   if [[ $mode == asan ]]; then
     build build-asan address,undefined
@@ -52,11 +65,7 @@ for mode in "${modes[@]}"; do
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     # The package checks build examples/embedded against the installed, uninstrumented way.
     (cd build-asan && ctest --output-on-failure -j2 -E '^package')
-    if [[ $smoke -eq 1 ]]; then
-      DDB_SERVER="$PWD/build-asan/ddb-server" /usr/bin/python3 -m pytest -q "${smoke_wire[@]}"
-    else
-      DDB_SERVER="$PWD/build-asan/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
-    fi
+    DDB_SERVER="$PWD/build-asan/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
     unset ASAN_OPTIONS UBSAN_OPTIONS
   else
     build build-tsan thread

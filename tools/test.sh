@@ -2,7 +2,8 @@
 # Installs dependencies, builds, and runs every test: the layer and file-map checks, the
 # GoogleTest unit tests and the package checks (ctest: exported symbols, examples/embedded
 # built from the installed package), the wire tests (pytest, boto3 and the AWS CLI against the real server) and
-# the JS wire tests (AWS SDK for JavaScript v3, ElectroDB, dynamodb-toolbox, OneTable).
+# the JS wire tests (AWS SDK for JavaScript v3, ElectroDB, dynamodb-toolbox, OneTable), then the
+# sanitizer and fuzz smoke (tools/sanitize.sh --smoke).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -13,3 +14,7 @@ tools/build.sh
 DDB_SERVER="$PWD/build/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
 (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 DDB_SERVER="$PWD/build/ddb-server" node --test tests/js/
+# The sanitizer and fuzzing share of every run (README "Tests"): fuzz smoke, ASan+UBSan unit
+# tests and a wire subset. The full ASan+UBSan and TSan runs and fuzz campaigns are
+# tools/sanitize.sh and tools/fuzz.sh, run before a change to the engine lands.
+tools/sanitize.sh --smoke
