@@ -186,8 +186,11 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
 Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::string& index,
                              const ResourceCapacity& capacity, uint64_t token, bool write) {
   if (!options_.simulate) return Status::Ok();
+  // Declared before the lock so it is destroyed after it: if Drop() ran meanwhile, this is
+  // the last reference, and the mutex must be unlocked before the Resource holding it dies.
+  std::shared_ptr<Resource> resource;
   std::unique_lock<std::mutex> lock;
-  std::shared_ptr<Resource> resource = Get(id, table, index, capacity, &lock);
+  resource = Get(id, table, index, capacity, &lock);
   Resource& r = *resource;
   Partition& p = r.partitions[r.Find(token)];
   Clock::time_point now = Clock::now();
@@ -243,8 +246,9 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
                             const ResourceCapacity& capacity, uint64_t token,
                             const std::string& key, double units, bool write, int64_t item_delta,
                             int64_t byte_delta) {
+  std::shared_ptr<Resource> resource;  // outlives the lock, as in Admit
   std::unique_lock<std::mutex> lock;
-  std::shared_ptr<Resource> resource = Get(id, table, index, capacity, &lock);
+  resource = Get(id, table, index, capacity, &lock);
   Resource& r = *resource;
   size_t i = r.Find(token);
   Partition& p = r.partitions[i];

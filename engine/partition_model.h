@@ -74,7 +74,8 @@ class PartitionModel {
   struct Resource;
   // The resource, created on first use, with its own mutex locked into *lock. Requests on
   // different tables and indexes do not contend.
-  // The returned pointer keeps the resource alive even if Drop() runs meanwhile.
+  // The returned pointer keeps the resource alive even if Drop() runs meanwhile, so the
+  // caller must release *lock before the pointer (declare the pointer first).
   std::shared_ptr<Resource> Get(uint32_t id, const std::string& table, const std::string& index,
                                 const ResourceCapacity& capacity,
                                 std::unique_lock<std::mutex>* lock);
