@@ -26,6 +26,13 @@ Error BadValue(std::string_view flag, std::string_view value, std::string_view e
                            ": expected " + std::string(expected));
 }
 
+// A delay or hold flag's value: whole milliseconds in 0..3600000 (an hour).
+Result<int> ParseMilliseconds(std::string_view flag, std::string_view value) {
+  std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
+  if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
+  return static_cast<int>(*ms);
+}
+
 }  // namespace
 
 int DefaultThreadCount() {
@@ -194,9 +201,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");
       options.partition_split_bytes = *bytes;
     } else if (flag == "--gsi-propagation-delay-ms") {
-      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
-      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
-      options.gsi_propagation_delay_ms = static_cast<int>(*ms);
+      DDB_ASSIGN_OR_RETURN(options.gsi_propagation_delay_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--auth") {
       if (value == "off") {
         options.auth = AuthMode::kOff;
@@ -206,13 +211,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         return BadValue(flag, value, "off or verify");
       }
     } else if (flag == "--index-status-hold-ms") {
-      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
-      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
-      options.index_status_hold_ms = static_cast<int>(*ms);
+      DDB_ASSIGN_OR_RETURN(options.index_status_hold_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--table-status-hold-ms") {
-      std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
-      if (!ms) return BadValue(flag, value, "milliseconds in 0..3600000");
-      options.table_status_hold_ms = static_cast<int>(*ms);
+      DDB_ASSIGN_OR_RETURN(options.table_status_hold_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--isolation") {
       if (value == "shared") {
         options.isolation = Isolation::kShared;

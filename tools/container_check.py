@@ -8,6 +8,7 @@ time to stop, start-up with a large store) and "N passed, M failed"; exits 1 on 
 """
 import argparse
 import datetime
+import http.client
 import json
 import os
 import platform
@@ -87,7 +88,7 @@ class Podman:
         self.volumes.append(name)
         return name
 
-    def inspect(self, what, fmt="json"):
+    def inspect(self, what):
         r = self.run("inspect", what)
         return json.loads(r.stdout)[0]
 
@@ -376,7 +377,6 @@ def check_flags(c, podman, image):
     cid, port, _ = podman.start(image, "-jar", "DynamoDBLocal.jar", "-sharedDb", "-inMemory",
                                 "-cors", "https://app.example")
     wait_first_answer(port, 15)
-    import http.client
 
     def allowed(origin):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
