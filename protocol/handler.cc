@@ -73,6 +73,9 @@ WireError ToWire(ErrorCode code) {
       return {"PolicyNotFoundException", 400};
     case ErrorCode::kAccessDenied:
       return {"AccessDeniedException", 400};
+    case ErrorCode::kServiceUnavailable:
+      // The developer guide's 503 (DynamoDB is currently unavailable), which the SDKs retry.
+      return {"ServiceUnavailable", 503};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }

@@ -66,6 +66,15 @@ std::string Usage(std::string_view program) {
       "                   operations hold the I/O threads up (default: max(8, 4 x CPUs));\n"
       "                   0: no limit and no spares\n"
       "  --log-level L    error, warn, info or debug (default info)\n"
+      "  --max-connections N\n"
+      "                   open connections beyond which a new one is answered 503\n"
+      "                   ServiceUnavailable and closed (default 4096)\n"
+      "  --max-body-memory BYTES\n"
+      "                   request bodies over 64 KiB that may be held at once, all\n"
+      "                   connections together; one that does not fit is answered 503\n"
+      "                   ServiceUnavailable (default 268435456: 256 MiB)\n"
+      "  --read-timeout S seconds a connection may take to send a request or to take its\n"
+      "                   response; an idle connection is closed after it (default 30)\n"
       "  --gsi-propagation-delay-ms N\n"
       "                   apply changes to global secondary indexes no sooner than N ms\n"
       "                   after the write, to make GSI lag visible (default 0: a write\n"
@@ -163,7 +172,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
-        flag != "--durability") {
+        flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
+        flag != "--read-timeout") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -196,6 +206,18 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> threads = ParseInt(value, 0, 1024);
       if (!threads) return BadValue(flag, value, "a thread count in 0..1024");
       options.engine_threads = static_cast<int>(*threads);
+    } else if (flag == "--max-connections") {
+      std::optional<int64_t> n = ParseInt(value, 1, 1000000);
+      if (!n) return BadValue(flag, value, "a connection count in 1..1000000");
+      options.max_connections = static_cast<int>(*n);
+    } else if (flag == "--max-body-memory") {
+      std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
+      if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");
+      options.max_body_memory = static_cast<size_t>(*bytes);
+    } else if (flag == "--read-timeout") {
+      std::optional<int64_t> seconds = ParseInt(value, 1, 3600);
+      if (!seconds) return BadValue(flag, value, "seconds in 1..3600");
+      options.read_timeout = std::chrono::seconds(*seconds);
     } else if (flag == "--partition-split-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");

@@ -76,6 +76,14 @@ struct ServerOptions {
   // How long a connection may take to send a request (and to accept its response); an idle
   // keep-alive connection is closed after it. Default: 30 s (as the Beast examples)
   std::chrono::seconds read_timeout{30};
+  // Open connections beyond which a new one is answered 503 ServiceUnavailable and closed
+  // (the server raises its open-file limit to fit). Default: 4096
+  int max_connections = 4096;
+  // Bytes of request bodies over 64 KiB that may be held at once, across connections: a body
+  // is reserved whole when its header arrives (by Content-Length; a chunked one as it grows),
+  // and one that does not fit is answered 503 ServiceUnavailable and its connection closed.
+  // Smaller bodies need no reservation. Default: 256 MiB
+  size_t max_body_memory = size_t{256} * 1024 * 1024;
   // On SIGINT/SIGTERM, how long in-flight requests may take to finish before the remaining
   // connections are dropped. Default: 10 s
   std::chrono::seconds shutdown_grace{10};

@@ -40,6 +40,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "server/byte_budget.h"
 #include "server/content_coding.h"
 #include "server/engine_slots.h"
 #include "server/log.h"
@@ -61,6 +62,12 @@ constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
 // Request and response bodies up to this size keep their buffer for the connection's next
 // message; larger ones are freed, so that an idle connection does not pin megabytes.
 constexpr size_t kKeptBufferCapacity = 64 * 1024;
+// Request bodies up to this size need no share of --max-body-memory: with at most
+// --max-connections of them, they are bounded already, and the common small request pays
+// nothing.
+constexpr size_t kUnbudgetedBody = 64 * 1024;
+// A chunked body (no Content-Length) reserves its budget in steps of this size as it grows.
+constexpr size_t kChunkedReserveStep = 1024 * 1024;
 
 HttpResponse PlainResponse(int status, std::string body) {
   HttpResponse response;
@@ -350,6 +357,7 @@ class HttpServer::Impl {
         acceptor_(strand_),
         signals_(strand_, SIGINT, SIGTERM),
         accept_retry_timer_(strand_),
+        body_budget_(options.max_body_memory),
         engine_slots_(options.engine_threads > 0
                           ? std::make_unique<EngineSlots>(options.engine_threads)
                           : nullptr) {}
@@ -389,9 +397,11 @@ class HttpServer::Impl {
     if (spares_) spares_->Leave();
   }
   const ServerOptions& options() const { return options_; }
+  ByteBudget& body_budget() { return body_budget_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
-  void Unregister(Session* session);
+  // `refused`: the session was over options.max_connections (not counted in admitted_).
+  void Unregister(Session* session, bool refused);
 
  private:
   void DoAccept();
@@ -408,6 +418,9 @@ class HttpServer::Impl {
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // guarded by mu_
   bool stop_requested_ = false;                                    // guarded by mu_
   std::atomic<bool> stopping_{false};  // mirrors stop_requested_ for lock-free reads
+  // Sessions admitted under options.max_connections and not yet destroyed. Incremented on
+  // strand_ (OnAccept), decremented by sessions.
+  std::atomic<int> admitted_{0};
 
   asio::io_context ioc_;
   // Serializes the acceptor, signal set and timer (they are not thread-safe).
@@ -415,6 +428,8 @@ class HttpServer::Impl {
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer accept_retry_timer_;
+  // Request bodies over kUnbudgetedBody being received or answered, all sessions together.
+  ByteBudget body_budget_;
   uint16_t port_ = 0;
   std::vector<std::thread> threads_;
   // Parked continuations hold sessions and io_context work: emptied once the threads are
@@ -505,15 +520,24 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   using Clock = std::chrono::steady_clock;
 
-  Session(tcp::socket&& socket, Impl& server)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), server_(server) {}
-  ~Session() { server_.Unregister(this); }
+  // A `refused` session answers 503 at once, without reading a request, and closes.
+  Session(tcp::socket&& socket, Impl& server, bool refused)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        server_(server),
+        refused_(refused) {}
+  ~Session() {
+    ReleaseBody();
+    server_.Unregister(this, refused_);
+  }
 
   void Start() {
     server_.Register(this, weak_from_this());
     head_.reserve(256);
-    asio::dispatch(socket_.get_executor(),
-                   beast::bind_front_handler(&Session::StartMessage, shared_from_this()));
+    asio::dispatch(
+        socket_.get_executor(),
+        beast::bind_front_handler(refused_ ? &Session::AnswerRefusal : &Session::StartMessage,
+                                  shared_from_this()));
   }
 
   // Posted by the server when shutting down: an idle connection is closed now; a busy one
@@ -553,6 +577,16 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     timed_out_ = true;
     beast::error_code ec;
     socket_.close(ec);  // the pending operation completes with operation_aborted
+  }
+
+  // Over --max-connections. HTTP/1.1 lets a server answer before the request arrives (RFC
+  // 9112 9.6); the SDKs retry a 503. The lingering close keeps the answer from being lost to a
+  // reset when the request arrives after it.
+  void AnswerRefusal() {
+    const Error refusal{ErrorCode::kServiceUnavailable,
+                        "The server has as many open connections as --max-connections (" +
+                            std::to_string(server_.options().max_connections) + ") allows; retry"};
+    WriteResponse(DynamoErrorResponse(refusal, /*json_1_1=*/false), 11, /*keep_alive=*/false);
   }
 
   // Begins the next message; parses what is already buffered before reading.
@@ -602,8 +636,31 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       }
       SetDeadline(server_.options().read_timeout);  // the body gets its own budget
     }
+    if (header_seen_ && !ReserveBody()) return RejectBusy();
     if (parser_->is_done()) return HandleRequest();
     DoRead();
+  }
+
+  // Reserves the body's share of --max-body-memory: all of a Content-Length at once, a chunked
+  // body a step ahead of what has arrived. False when the budget cannot take it.
+  bool ReserveBody() {
+    const boost::optional<uint64_t> length = parser_->content_length();
+    size_t need = 0;
+    if (length) {
+      need = static_cast<size_t>(*length);
+    } else if (const size_t have = parser_->get().body().size(); have > reserved_body_) {
+      need = have + kChunkedReserveStep;
+    }
+    if (need <= kUnbudgetedBody || need <= reserved_body_) return true;
+    if (!server_.body_budget().TryReserve(need - reserved_body_)) return false;
+    reserved_body_ = need;
+    return true;
+  }
+
+  void ReleaseBody() {
+    if (reserved_body_ == 0) return;
+    server_.body_budget().Release(reserved_body_);
+    reserved_body_ = 0;
   }
 
   void DoRead() {
@@ -762,6 +819,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     // Its capacity serves the next request, unless a large body made it worth giving back.
     body_ = std::move(request_.body);
     if (body_.capacity() > kKeptBufferCapacity) body_ = std::string();
+    ReleaseBody();
     WriteResponse(std::move(response_), version_, keep_alive_ && !server_.stopping());
   }
 
@@ -773,6 +831,24 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     WriteResponse(PlainResponse(413, "Request Entity Too Large: the body limit is " +
                                          std::to_string(server_.options().body_limit) + " bytes\n"),
                   version, /*keep_alive=*/false);
+  }
+
+  // 503 and close: the server holds as many request bodies as --max-body-memory allows. The
+  // body read so far is dropped; the rest is discarded as it arrives.
+  void RejectBusy() {
+    Log(LogLevel::kWarn,
+        "refusing a request body of " + std::to_string(parser_->content_length().value_or(0)) +
+            " bytes: --max-body-memory (" + std::to_string(server_.options().max_body_memory) +
+            " bytes) is taken by the requests in progress");
+    const unsigned version = parser_->get().version();
+    const bool json_1_1 = UsesJson11(parser_->get()[http::field::content_type]);
+    parser_.reset();
+    header_arena_.Reset();
+    body_ = std::string();
+    const Error busy{ErrorCode::kServiceUnavailable,
+                     "The server is holding as many request bodies as --max-body-memory "
+                     "allows; retry"};
+    WriteResponse(DynamoErrorResponse(busy, json_1_1), version, /*keep_alive=*/false);
   }
 
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
@@ -888,7 +964,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool json_1_1_ = false;
-  bool idle_ = false;  // waiting for the next request (or lingering): safe to close
+  bool idle_ = false;         // waiting for the next request (or lingering): safe to close
+  size_t reserved_body_ = 0;  // this request's share of the server's body_budget()
+  const bool refused_;        // over --max-connections: answered 503 and closed
 };
 
 void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {
@@ -896,7 +974,8 @@ void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {
   sessions_.emplace(session, std::move(weak));
 }
 
-void HttpServer::Impl::Unregister(Session* session) {
+void HttpServer::Impl::Unregister(Session* session, bool refused) {
+  if (!refused) admitted_.fetch_sub(1, std::memory_order_relaxed);
   bool notify = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -952,7 +1031,13 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   }
   // Responses are written whole; Nagle would only delay the last segment.
   socket.set_option(tcp::no_delay(true), ec);
-  std::make_shared<Session>(std::move(socket), *this)->Start();
+  const bool refused = admitted_.load(std::memory_order_relaxed) >= options_.max_connections;
+  if (refused) {
+    Log(LogLevel::kDebug, "refusing a connection: --max-connections reached");
+  } else {
+    admitted_.fetch_add(1, std::memory_order_relaxed);
+  }
+  std::make_shared<Session>(std::move(socket), *this, refused)->Start();
   DoAccept();
 }
 

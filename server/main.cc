@@ -1,6 +1,9 @@
 // ddb-server: parses flags, opens the engine, serves HTTP until SIGINT/SIGTERM, then closes
 // the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure (or
 // --health-check found none serving), 2 bad flags or keys (--credentials).
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -33,6 +36,26 @@ std::string MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return text;
 }
 
+// Each connection is a descriptor, and RocksDB keeps its files open: raise the soft limit on
+// open files (often 1024) toward the hard one, so that --max-connections, not EMFILE, is what
+// refuses a connection.
+void RaiseOpenFileLimit(int max_connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(max_connections) + 1024;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) {
+    const rlim_t raised =
+        limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+    limit.rlim_cur = raised;
+    setrlimit(RLIMIT_NOFILE, &limit);
+    if (raised < wanted) {
+      Log(LogLevel::kWarn, "the open-file limit (" + std::to_string(raised) +
+                               ") is below --max-connections + 1024: connections may fail "
+                               "with EMFILE before --max-connections refuses them");
+    }
+  }
+}
+
 int Main(int argc, char** argv) {
   const auto start_time = std::chrono::steady_clock::now();
   const char* program = argc > 0 ? argv[0] : "ddb-server";
@@ -57,6 +80,7 @@ int Main(int argc, char** argv) {
     return health.ok() ? 0 : 1;
   }
   SetLogLevel(options.log_level);
+  RaiseOpenFileLimit(options.max_connections);
 
   // --auth verify: the keys, before anything is opened, so that a bad file stops the start.
   CredentialStore keys;

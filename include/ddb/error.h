@@ -45,6 +45,7 @@ enum class ErrorCode : uint8_t {
   kUnrecognizedClient,  // an unknown access key or a wrong session token
   kPolicyNotFound,      // no resource-based policy, or not the expected revision
   kAccessDenied,        // a resource-based policy does not allow the request
+  kServiceUnavailable,  // the server is at a limit (connections, body memory): HTTP 503
   kInternal,
 };
 
