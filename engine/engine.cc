@@ -50,12 +50,12 @@ Engine::~Engine() = default;
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<EngineImpl>();
   impl->options = options;
-  DDB_ASSIGN_OR_RETURN(
-      impl->storage,
-      Storage::Open(StorageOptions{.path = options.data_dir,
-                                   .in_memory = options.in_memory,
-                                   .compact_on_open = options.compact_on_open,
-                                   .sync_writes = options.durability == Durability::kFsync}));
+  DDB_ASSIGN_OR_RETURN(impl->storage, Storage::Open(StorageOptions{
+                                          .path = options.data_dir,
+                                          .in_memory = options.in_memory,
+                                          .compact_on_open = options.compact_on_open,
+                                          .sync_writes = options.durability == Durability::kFsync,
+                                          .logger = options.logger}));
   DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   for (const std::string& name : impl->catalog->Names()) {

@@ -1,7 +1,6 @@
 #include "engine/index_maintenance.h"
 
 #include <chrono>
-#include <cstdio>
 
 #include "engine/coding.h"
 
@@ -150,14 +149,13 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
                                });
   if (!s.ok()) {
     ++apply_errors_;
-    std::fprintf(stderr, "ddb: GSI applier cannot read the change log; retrying\n");
+    storage_->Log(LogSeverity::kError, "GSI applier cannot read the change log; retrying");
     return Round::kFailed;
   }
   for (const std::string& key : unreadable) {
     ++unreadable_changes_;
-    std::fprintf(stderr,
-                 "ddb: GSI applier skipped an unreadable change record (%zu bytes of key)\n",
-                 key.size());
+    storage_->Log(LogSeverity::kWarning, "GSI applier skipped an unreadable change record (" +
+                                             std::to_string(key.size()) + " bytes of key)");
   }
   // Sequences between "from" and "safe" without a record belong to writes that had no
   // GSI consumer or failed; the watermark may pass them.

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -65,8 +64,8 @@ class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "ddb.Int64Add"; }
 };
 
-Error ToError(const rocksdb::Status& s, const char* what) {
-  std::fprintf(stderr, "ddb storage: %s failed: %s\n", what, s.ToString().c_str());
+Error ToError(const Logger& log, const rocksdb::Status& s, const char* what) {
+  log(LogSeverity::kError, std::string("storage: ") + what + " failed: " + s.ToString());
   return Error::Internal("Internal server error");
 }
 
@@ -102,7 +101,7 @@ bool SyncDirectory(const std::string& dir) {
 // Creates the store's directory and any missing parents, each made durable by syncing the
 // directory that holds it. RocksDB creates a missing store directory but never syncs its
 // parent: after a power cut the new directory, and every synced write in it, could be gone.
-Status CreateDirectoriesDurably(const std::string& path) {
+Status CreateDirectoriesDurably(const Logger& log, const std::string& path) {
   std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
   std::vector<std::filesystem::path> missing;
   for (std::filesystem::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
@@ -112,13 +111,13 @@ Status CreateDirectoriesDurably(const std::string& path) {
   }
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
     if (::mkdir(it->c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "ddb storage: cannot create %s: %s\n", it->c_str(),
-                   std::strerror(errno));
+      log(LogSeverity::kError,
+          "storage: cannot create " + it->string() + ": " + std::strerror(errno));
       return Error::Internal("Internal server error");
     }
     if (!SyncDirectory(it->parent_path().string())) {
-      std::fprintf(stderr, "ddb storage: cannot sync %s: %s\n", it->parent_path().c_str(),
-                   std::strerror(errno));
+      log(LogSeverity::kError,
+          "storage: cannot sync " + it->parent_path().string() + ": " + std::strerror(errno));
       return Error::Internal("Internal server error");
     }
   }
@@ -142,6 +141,7 @@ struct Storage::Rep {
   rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
   bool in_memory = false;
   int opens = 1;  // Storage::Open calls this store has served
+  Logger log;     // set by every Open, a reused store's included
 
   ~Rep() {
     if (db) {
@@ -267,6 +267,10 @@ bool WipeForReuse(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle
 
 Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 
+void Storage::Log(LogSeverity severity, std::string_view message) const {
+  rep_->log(severity, message);
+}
+
 Storage::~Storage() {
   if (!rep_->in_memory || rep_->opens >= IdleStores::kMaxOpens ||
       !WipeForReuse(*rep_->db, rep_->cfs, IdleStores::kMaxReusedBytes)) {
@@ -285,11 +289,13 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
       std::unique_ptr<Rep> rep = std::move(idle.stores.back());
       idle.stores.pop_back();
       ++rep->opens;
+      rep->log = options.logger ? options.logger : StderrLogger();
       return std::unique_ptr<Storage>(new Storage(std::move(rep)));
     }
   }
   auto rep = std::make_unique<Rep>();
   rep->in_memory = options.in_memory;
+  rep->log = options.logger ? options.logger : StderrLogger();
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
@@ -344,17 +350,17 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     descriptors.emplace_back(kCfNames[i],
                              i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
-  if (!options.in_memory) DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(path));
+  if (!options.in_memory) DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
-  if (!s.ok()) return ToError(s, "open");
+  if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
   if (options.compact_on_open) {
     for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
       rocksdb::CompactRangeOptions compact;
       compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
       s = rep->db->CompactRange(compact, cf, nullptr, nullptr);
-      if (!s.ok()) return ToError(s, "compact");
+      if (!s.ok()) return ToError(rep->log, s, "compact");
     }
   }
   return std::unique_ptr<Storage>(new Storage(std::move(rep)));
@@ -365,7 +371,7 @@ Result<std::optional<std::string>> Storage::Get(Cf cf, std::string_view key) {
   rocksdb::Status s = rep_->db->Get(rocksdb::ReadOptions(), rep_->cfs[static_cast<size_t>(cf)],
                                     rocksdb::Slice(key.data(), key.size()), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
-  if (!s.ok()) return ToError(s, "get");
+  if (!s.ok()) return ToError(rep_->log, s, "get");
   return std::optional<std::string>(std::move(value));
 }
 
@@ -396,7 +402,7 @@ Status Storage::Write(Batch& batch, WriteSync sync) {
   const rocksdb::WriteOptions& options =
       sync == WriteSync::kDeferred ? rep_->deferred_write_options : rep_->write_options;
   rocksdb::Status s = rep_->db->Write(options, &batch.rep_->batch);
-  if (!s.ok()) return ToError(s, "write");
+  if (!s.ok()) return ToError(rep_->log, s, "write");
   return Status::Ok();
 }
 
@@ -407,7 +413,7 @@ Status Storage::Sync() {
   // group with them).
   rocksdb::WriteBatch empty;
   rocksdb::Status s = rep_->db->Write(rep_->write_options, &empty);
-  if (!s.ok()) return ToError(s, "sync");
+  if (!s.ok()) return ToError(rep_->log, s, "sync");
   return Status::Ok();
 }
 
@@ -415,7 +421,7 @@ Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end)
   rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
                                             rocksdb::Slice(begin.data(), begin.size()),
                                             rocksdb::Slice(end.data(), end.size()));
-  if (!s.ok()) return ToError(s, "delete range");
+  if (!s.ok()) return ToError(rep_->log, s, "delete range");
   return Status::Ok();
 }
 
@@ -444,7 +450,7 @@ Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
       break;
     }
   }
-  if (!it->status().ok()) return ToError(it->status(), "iterate");
+  if (!it->status().ok()) return ToError(rep_->log, it->status(), "iterate");
   return Status::Ok();
 }
 

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "ddb/error.h"
+#include "ddb/logger.h"
 
 namespace ddb {
 
@@ -41,6 +42,9 @@ struct StorageOptions {
   // writers share one fsync). Ignored when in_memory. Default: false (written to the WAL,
   // which survives the process but not the machine)
   bool sync_writes = false;
+  // Where storage errors are described (the Error returned says only "Internal server
+  // error"). Default: null, meaning StderrLogger()
+  Logger logger;
 };
 
 // Whether a write waits for stable storage in a store opened with sync_writes. Either way
@@ -107,6 +111,10 @@ class Storage {
   Status ForEach(Cf cf, std::string_view begin, std::string_view end,
                  const std::function<bool(std::string_view, std::string_view)>& fn,
                  bool reverse = false);
+
+  // The engine's logger (StorageOptions::logger), for every part of the engine that has
+  // something to report.
+  void Log(LogSeverity severity, std::string_view message) const;
 
  private:
   struct Rep;

@@ -7,7 +7,6 @@
 // deletes each item found through Mutate, which re-checks under the item's lock that the
 // item is still expired. Chunks of kTtlChunk entries, looping while there are more.
 #include <chrono>
-#include <cstdio>
 
 #include "engine/engine_impl.h"
 
@@ -78,7 +77,8 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
       return keys.size() < kTtlChunk;
     });
     if (!s.ok()) {
-      std::fprintf(stderr, "ddb: Time to Live backfill of table %u cannot read items\n", table_id);
+      storage->Log(LogSeverity::kError, "Time to Live backfill of table " +
+                                            std::to_string(table_id) + " cannot read items");
       return;
     }
     // Each item is read under its lock: a writer that looked at the catalog before TTL was
@@ -93,8 +93,9 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
         return ReadItem(key);
       }();
       if (!item.ok()) {
-        std::fprintf(stderr, "ddb: Time to Live backfill of table %u: %s\n", table_id,
-                     item.error().message().c_str());
+        storage->Log(LogSeverity::kError, "Time to Live backfill of table " +
+                                              std::to_string(table_id) + ": " +
+                                              item.error().message());
         return;
       }
       if (!item.value()) continue;
@@ -108,7 +109,8 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
       if (!still_current(attribute)) return;
       // Not synced, nor the marker below: a backfill cut short is made again on open.
       if (!storage->Write(batch, WriteSync::kDeferred).ok()) {
-        std::fprintf(stderr, "ddb: Time to Live backfill of table %u cannot write\n", table_id);
+        storage->Log(LogSeverity::kError, "Time to Live backfill of table " +
+                                              std::to_string(table_id) + " cannot write");
         return;
       }
     }
@@ -123,7 +125,8 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   Storage::Batch batch(*storage);
   batch.Put(Cf::kMeta, TtlBuiltKey(table_id), attribute);
   if (!storage->Write(batch, WriteSync::kDeferred).ok()) {
-    std::fprintf(stderr, "ddb: Time to Live backfill of table %u cannot write\n", table_id);
+    storage->Log(LogSeverity::kError,
+                 "Time to Live backfill of table " + std::to_string(table_id) + " cannot write");
   }
 }
 

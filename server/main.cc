@@ -56,6 +56,16 @@ void RaiseOpenFileLimit(int max_connections) {
   }
 }
 
+// The engine's messages, in the server's log (leveled and timestamped like its own).
+Logger EngineLogger() {
+  return [](LogSeverity severity, std::string_view message) {
+    const LogLevel level = severity == LogSeverity::kError     ? LogLevel::kError
+                           : severity == LogSeverity::kWarning ? LogLevel::kWarn
+                                                               : LogLevel::kInfo;
+    Log(level, message);
+  };
+}
+
 int Main(int argc, char** argv) {
   const auto start_time = std::chrono::steady_clock::now();
   const char* program = argc > 0 ? argv[0] : "ddb-server";
@@ -116,7 +126,8 @@ int Main(int argc, char** argv) {
                     .partition_split_bytes = options.partition_split_bytes,
                     .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
                     .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
-                    .compact_on_open = options.compact_on_open},
+                    .compact_on_open = options.compact_on_open,
+                    .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ddb/error.h"
+#include "ddb/logger.h"
 #include "ddb/metrics.h"
 #include "ddb/types.h"
 
@@ -63,6 +64,9 @@ struct EngineOptions {
   // Compact the store before Open returns (DynamoDB Local's -optimizeDbBeforeStartup).
   // Default: false
   bool compact_on_open = false;
+  // Receives every message the engine has (storage errors, skipped change records, failed
+  // background work); see ddb/logger.h. Default: null, meaning StderrLogger()
+  Logger logger;
 };
 
 class Engine {
