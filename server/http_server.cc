@@ -390,8 +390,13 @@ class HttpServer::Impl {
   // runs where its request was read, as a handler for floor_server does).
   EngineSlots* engine_slots() const { return engine_slots_.get(); }
   // Bracket an engine call (with a slot held), so that a long one is compensated by a spare.
-  void EnterEngine() {
-    if (spares_) spares_->Enter();
+  void EnterEngine(bool blocking) {
+    if (!spares_) return;
+    if (blocking) {
+      spares_->EnterBlocking();
+    } else {
+      spares_->Enter();
+    }
   }
   void LeaveEngine() {
     if (spares_) spares_->Leave();
@@ -497,6 +502,14 @@ class ArenaAllocator {
 // while every slot is busy: health checks, CORS preflights, 404 and 405.
 bool IsEngineRequest(const HttpRequest& request) {
   return request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/";
+}
+
+// Operations that write, and so wait for an fsync under --durability fsync.
+bool IsWriteOperation(std::string_view amz_target) {
+  const std::string_view op = amz_target.substr(amz_target.find('.') + 1);
+  return op == "PutItem" || op == "UpdateItem" || op == "DeleteItem" || op == "BatchWriteItem" ||
+         op == "TransactWriteItems" || op == "ExecuteStatement" || op == "BatchExecuteStatement" ||
+         op == "ExecuteTransaction";
 }
 
 using RequestMessage = http::request<http::string_body, http::basic_fields<ArenaAllocator<char>>>;
@@ -787,7 +800,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
-    server_.EnterEngine();
+    server_.EnterEngine(server_.options().durability == Durability::kFsync &&
+                        IsWriteOperation(request_.amz_target));
     InvokeHandler();
     server_.LeaveEngine();
     if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();

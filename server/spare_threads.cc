@@ -58,6 +58,27 @@ void SpareThreads::Enter() {
   if (monitor_asleep_.load(std::memory_order_seq_cst)) WakeMonitor();
 }
 
+void SpareThreads::EnterBlocking() {
+  if (!tls_call_started) return;
+  // While another loop thread is free to read the next request, blocking this one costs
+  // nothing, and a hand-off would only slow a lone writer down (two wake-ups per write).
+  for (int i = 0; i < options_.loop_threads; ++i) {
+    if (&call_started_[i] != tls_call_started &&
+        call_started_[i].load(std::memory_order_relaxed) == 0) {
+      return Enter();
+    }
+  }
+  const int64_t stuck_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options_.stuck_after).count();
+  tls_call_started->store(NowNs() - stuck_ns, std::memory_order_seq_cst);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    look_now_ = true;
+    monitor_asleep_.store(false, std::memory_order_seq_cst);
+  }
+  cv_.notify_all();
+}
+
 void SpareThreads::WakeMonitor() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -77,7 +98,10 @@ void SpareThreads::Monitor() {
   std::unique_lock<std::mutex> lock(mu_);
   std::chrono::microseconds wait = options_.idle_period;
   int64_t idle_checks = 0;
-  while (!cv_.wait_for(lock, wait, [this] { return stop_.load(); })) {
+  while (true) {
+    cv_.wait_for(lock, wait, [this] { return stop_.load() || look_now_; });
+    if (stop_) break;
+    look_now_ = false;
     const int64_t now = NowNs();
     int in_call = 0, stuck = 0;
     for (int i = 0; i < watched; ++i) {

@@ -63,6 +63,11 @@ class SpareThreads {
   // Brackets a call on a loop thread or a spare; no-ops on other threads.
   void Enter();
   void Leave();
+  // Enter() for a call known to block (a write waiting for its fsync). When every other loop
+  // thread is in a call too, it counts as held up at once and the monitor looks now instead
+  // of at its next period, so a spare takes over within a wake-up or two rather than after
+  // stuck_after; otherwise it is Enter().
+  void EnterBlocking();
 
   // Spares wanted now (serving or about to), for tests and logs.
   int wanted() const { return wanted_.load(std::memory_order_relaxed); }
@@ -83,6 +88,7 @@ class SpareThreads {
   // The monitor sleeps until the next Enter() after a second without calls, so that an idle
   // server does not wake 200 times a second. Set by the monitor, cleared under mu_.
   std::atomic<bool> monitor_asleep_{false};
+  bool look_now_ = false;  // guarded by mu_: EnterBlocking wants the monitor to look at once
   void WakeMonitor();
   bool started_ = false;  // owner thread only
   std::thread monitor_;

@@ -100,6 +100,41 @@ TEST(SpareThreads, ASpareServesWhileALoopThreadIsStuckAndStopsAfter) {
   EXPECT_EQ(slices.load(), after);  // asleep again, off the loop
 }
 
+// A call known to block (a write waiting for its fsync) is compensated at once when no other
+// loop thread is free, and treated as any call while one is.
+TEST(SpareThreads, ABlockingCallGetsASpareAtOnceOnlyWhenNoLoopThreadIsFree) {
+  SpareThreads::Options o = Opts(2, 1);
+  o.stuck_after = std::chrono::seconds(60);  // an ordinary call is never compensated here
+  SpareThreads spares(o, [] {
+    std::this_thread::sleep_for(milliseconds(1));
+    return true;
+  });
+  spares.Start();
+  Gate first_gate, second_gate;
+  std::atomic<bool> first_in{false};
+  std::thread first([&] {
+    spares.Attach(0);
+    spares.EnterBlocking();  // loop thread 1 is free: an ordinary call
+    first_in = true;
+    first_gate.Wait();
+    spares.Leave();
+  });
+  ASSERT_TRUE(Eventually([&] { return first_in.load(); }));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(spares.wanted(), 0);
+  std::thread second([&] {
+    spares.Attach(1);
+    spares.EnterBlocking();  // every other loop thread is in a call: a spare now
+    second_gate.Wait();
+    spares.Leave();
+  });
+  EXPECT_TRUE(Eventually([&] { return spares.wanted() == 1; }));
+  second_gate.Open();
+  first_gate.Open();
+  first.join();
+  second.join();
+}
+
 TEST(SpareThreads, OneSparePerStuckCallUpToTheSpares) {
   SpareThreads spares(Opts(3, 2), [] {
     std::this_thread::sleep_for(milliseconds(1));
