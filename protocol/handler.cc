@@ -73,6 +73,20 @@ WireError ToWire(ErrorCode code) {
       return {"PolicyNotFoundException", 400};
     case ErrorCode::kAccessDenied:
       return {"AccessDeniedException", 400};
+    case ErrorCode::kBackupNotFound:
+      return {"BackupNotFoundException", 400};
+    case ErrorCode::kBackupInUse:
+      return {"BackupInUseException", 400};
+    case ErrorCode::kTableAlreadyExists:
+      return {"TableAlreadyExistsException", 400};
+    case ErrorCode::kTableInUse:
+      return {"TableInUseException", 400};
+    case ErrorCode::kContinuousBackupsUnavailable:
+      return {"ContinuousBackupsUnavailableException", 400};
+    case ErrorCode::kPointInTimeRecoveryUnavailable:
+      return {"PointInTimeRecoveryUnavailableException", 400};
+    case ErrorCode::kInvalidRestoreTime:
+      return {"InvalidRestoreTimeException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -101,6 +115,12 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"ExecuteStatement", HandleExecuteStatement},
       {"DescribeContinuousBackups", HandleDescribeContinuousBackups},
       {"UpdateContinuousBackups", HandleUpdateContinuousBackups},
+      {"CreateBackup", HandleCreateBackup},
+      {"DescribeBackup", HandleDescribeBackup},
+      {"ListBackups", HandleListBackups},
+      {"DeleteBackup", HandleDeleteBackup},
+      {"RestoreTableFromBackup", HandleRestoreTableFromBackup},
+      {"RestoreTableToPointInTime", HandleRestoreTableToPointInTime},
       {"BatchExecuteStatement", HandleBatchExecuteStatement},
       {"ExecuteTransaction", HandleExecuteTransaction},
       {"TransactGetItems", HandleTransactGetItems},

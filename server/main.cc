@@ -92,7 +92,9 @@ int Main(int argc, char** argv) {
                     .partition_split_bytes = options.partition_split_bytes,
                     .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
                     .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
-                    .compact_on_open = options.compact_on_open},
+                    .compact_on_open = options.compact_on_open,
+                    .pitr_lag_ms = options.pitr_lag_ms,
+                    .pitr_history_max_bytes = options.pitr_history_max_bytes},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());

@@ -45,6 +45,14 @@ enum class ErrorCode : uint8_t {
   kUnrecognizedClient,  // an unknown access key or a wrong session token
   kPolicyNotFound,      // no resource-based policy, or not the expected revision
   kAccessDenied,        // a resource-based policy does not allow the request
+  // Backups and restores (engine/backups.cc).
+  kBackupNotFound,
+  kBackupInUse,                     // a restore from the backup is in progress
+  kTableAlreadyExists,              // a restore's target table exists
+  kTableInUse,                      // a restore's target table is being deleted
+  kContinuousBackupsUnavailable,    // backups of a table that is not ACTIVE yet
+  kPointInTimeRecoveryUnavailable,  // PITR restore of a table without PITR
+  kInvalidRestoreTime,              // outside the table's restorable window
   kInternal,
 };
 
