@@ -722,7 +722,13 @@ Status EngineImpl::OpenBackups() {
                                          return true;
                                        }));
   for (uint32_t id : retained) DDB_RETURN_IF_ERROR(ReleaseIfUnpinned(id));
-  for (uint32_t id : restoring) StartRestore(id, /*redo=*/true);
+  for (uint32_t id : restoring) {
+    if (auto info = catalog->FindById(id)) {
+      std::fprintf(stderr, "ddb: the restore of table %s was cut short: it starts again\n",
+                   info->description.table_name.c_str());
+    }
+    StartRestore(id, /*redo=*/true);
+  }
   return Status::Ok();
 }
 
