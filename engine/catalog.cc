@@ -3,6 +3,7 @@
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
 #include "engine/coding.h"
+#include "engine/history.h"
 #include "engine/key_codec.h"
 #include "engine/store_format.h"
 
@@ -207,6 +208,24 @@ Item ToRecord(const TableInfo& info) {
     for (const auto& [label, p] : d.stream_policies) streams[label] = PolicyRecord(p);
     r["StreamPolicies"] = AttributeValue::M(std::move(streams));
   }
+  if (d.restore_summary) {
+    AttributeMap m;
+    if (d.restore_summary->source_backup_arn) {
+      m["SourceBackupArn"] = Str(*d.restore_summary->source_backup_arn);
+    }
+    if (d.restore_summary->source_table_arn) {
+      m["SourceTableArn"] = Str(*d.restore_summary->source_table_arn);
+    }
+    m["DateTimeMs"] = Num(static_cast<int64_t>(d.restore_summary->restore_date_time * 1000));
+    m["InProgress"] = AttributeValue::Bool(d.restore_summary->restore_in_progress);
+    r["Restore"] = AttributeValue::M(std::move(m));
+  }
+  if (info.restore_job) {
+    r["RestoreJob"] =
+        AttributeValue::M({{"SourceId", Num(info.restore_job->source_id)},
+                           {"AsOfMs", Num(static_cast<int64_t>(info.restore_job->as_of_ms))},
+                           {"BackupId", Str(info.restore_job->backup_id)}});
+  }
   return r;
 }
 
@@ -263,7 +282,29 @@ TableDescription FromRecord(const Item& r) {
   if (auto it = r.find("StreamPolicies"); it != r.end()) {
     for (const auto& [label, p] : it->second.map()) d.stream_policies[label] = PolicyFrom(p);
   }
+  if (auto it = r.find("Restore"); it != r.end()) {
+    const AttributeMap& m = it->second.map();
+    TableDescription::RestoreSummary summary;
+    if (auto b = m.find("SourceBackupArn"); b != m.end())
+      summary.source_backup_arn = b->second.scalar();
+    if (auto t = m.find("SourceTableArn"); t != m.end())
+      summary.source_table_arn = t->second.scalar();
+    summary.restore_date_time = std::stoll(m.at("DateTimeMs").scalar()) / 1000.0;
+    summary.restore_in_progress = m.at("InProgress").boolean();
+    d.restore_summary = summary;
+  }
   return d;
+}
+
+std::optional<TableInfo::RestoreJob> RestoreJobFrom(const Item& r) {
+  auto it = r.find("RestoreJob");
+  if (it == r.end()) return std::nullopt;
+  const AttributeMap& m = it->second.map();
+  TableInfo::RestoreJob job;
+  job.source_id = static_cast<uint32_t>(std::stoul(m.at("SourceId").scalar()));
+  job.as_of_ms = std::stoull(m.at("AsOfMs").scalar());
+  job.backup_id = m.at("BackupId").scalar();
+  return job;
 }
 
 AttributeType KeyTypeOf(const TableDescription& d, const std::string& name) {
@@ -348,6 +389,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
         auto info = std::make_shared<TableInfo>();
         info->id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
         info->description = FromRecord(record);
+        info->restore_job = RestoreJobFrom(record);
         std::map<std::string, uint32_t> ids;
         if (auto it = record.find("IndexIds"); it != record.end()) {
           for (const auto& [name, id] : it->second.map()) ids[name] = std::stoul(id.scalar());
@@ -384,7 +426,8 @@ std::vector<std::string> Catalog::Names() const {
   return names;
 }
 
-Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription description) {
+Result<std::shared_ptr<const TableInfo>> Catalog::Create(
+    TableDescription description, std::optional<TableInfo::RestoreJob> restore_job) {
   std::unique_lock lock(mu_);
   if (tables_.count(description.table_name)) {
     return Error::InUse("Table already exists: " + description.table_name);
@@ -392,6 +435,7 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription descri
   auto info = std::make_shared<TableInfo>();
   info->id = next_id_;
   info->description = std::move(description);
+  info->restore_job = std::move(restore_job);
   std::map<std::string, uint32_t> ids;
   uint32_t next = next_id_ + 1;
   for (const auto& def : info->description.local_secondary_indexes) ids[def.index_name] = next++;
@@ -411,7 +455,8 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(TableDescription descri
 }
 
 Result<std::shared_ptr<const TableInfo>> Catalog::Update(
-    const std::string& name, const std::function<Status(TableDescription*)>& change) {
+    const std::string& name, const std::function<Status(TableDescription*)>& change,
+    bool end_restore) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -420,6 +465,8 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
   auto info = std::make_shared<TableInfo>();
   info->id = it->second->id;
   info->description = it->second->description;
+  info->keep_history = it->second->keep_history;
+  if (!end_restore) info->restore_job = it->second->restore_job;
   DDB_RETURN_IF_ERROR(change(&info->description));
   // Indexes keep their ids; new ones get fresh ids.
   std::map<std::string, uint32_t> ids;
@@ -445,7 +492,45 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
   return std::shared_ptr<const TableInfo>(info);
 }
 
-Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name) {
+void Catalog::SetKeepHistory(uint32_t id, bool keep) {
+  std::unique_lock lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end() || it->second->keep_history == keep) return;
+  auto info = std::make_shared<TableInfo>(*it->second);
+  info->keep_history = keep;
+  it->second = info;
+  tables_[info->description.table_name] = info;
+}
+
+std::string RetainedKey(uint32_t id) {
+  std::string k = "retained/";
+  PutFixed32BE(&k, id);
+  return k;
+}
+
+std::string EncodeTableRecord(const TableInfo& info) {
+  std::string record;
+  EncodeItem(ToRecord(info), &record);
+  return record;
+}
+
+Result<TableInfo> DecodeTableRecord(std::string_view v) {
+  Item record;
+  if (!DecodeItem(v, &record)) return Error::Internal("unreadable table record");
+  DDB_RETURN_IF_ERROR(CheckRecordFormats(record));
+  TableInfo info;
+  info.id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
+  info.description = FromRecord(record);
+  info.restore_job = RestoreJobFrom(record);
+  std::map<std::string, uint32_t> ids;
+  if (auto it = record.find("IndexIds"); it != record.end()) {
+    for (const auto& [name, id] : it->second.map()) ids[name] = std::stoul(id.scalar());
+  }
+  BuildIndexes(&info, ids);
+  return info;
+}
+
+Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name, bool keep_items) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -458,14 +543,22 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name) 
   for (const auto& idx : info->indexes) {
     batch.Delete(Cf::kMeta, StatsKey(idx.index_id));
   }
+  if (keep_items) batch.Put(Cf::kMeta, RetainedKey(info->id), "");
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   tables_.erase(it);
   by_id_.erase(info->id);
   lock.unlock();
   // The record is gone first: a crash here leaves unreachable items, never a table
   // whose items are half deleted.
-  DDB_RETURN_IF_ERROR(
-      storage_->DeleteRange(Cf::kItems, TablePrefix(info->id), TablePrefixEnd(info->id)));
+  if (!keep_items) {
+    DDB_RETURN_IF_ERROR(
+        storage_->DeleteRange(Cf::kItems, TablePrefix(info->id), TablePrefixEnd(info->id)));
+    DDB_RETURN_IF_ERROR(
+        storage_->DeleteRange(Cf::kHistory, HistoryPrefix(info->id, 0), HistoryEnd(info->id)));
+    Storage::Batch stats(*storage_);
+    stats.Delete(Cf::kMeta, HistoryStatsKey(info->id));
+    DDB_RETURN_IF_ERROR(storage_->Write(stats));
+  }
   for (const auto& idx : info->indexes) {
     DDB_RETURN_IF_ERROR(storage_->DeleteRange(Cf::kIndexes, TablePrefix(idx.index_id),
                                               TablePrefixEnd(idx.index_id)));

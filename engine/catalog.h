@@ -28,6 +28,18 @@ struct TableInfo {
   // Secondary indexes, LSIs first, then GSIs, each with its own id (the prefix of its
   // entries in the indexes column family; ids share the table-id sequence).
   std::vector<IndexSchema> indexes;
+  // A table being filled by a restore (engine/backups.cc): from the items of table
+  // `source_id` as of `as_of_ms` (and, from a backup, which one). Persisted in the record, so
+  // a restore cut short by a restart is done again on open.
+  struct RestoreJob {
+    uint32_t source_id = 0;
+    uint64_t as_of_ms = 0;
+    std::string backup_id;  // empty for a point-in-time restore
+  };
+  std::optional<RestoreJob> restore_job;
+  // Writes keep history (history.h) because a backup or a restore needs it (PITR tables keep
+  // it too, by their description). In memory only: set again at open from the backups.
+  bool keep_history = false;
   bool has_lsi() const;
   bool has_gsi() const;
   const IndexSchema* FindIndex(const std::string& name) const;
@@ -45,13 +57,21 @@ class Catalog {
   std::vector<std::string> Names() const;
 
   // Assigns an id and persists the table. Errors: kResourceInUse (name taken), kInternal.
-  Result<std::shared_ptr<const TableInfo>> Create(TableDescription description);
+  Result<std::shared_ptr<const TableInfo>> Create(
+      TableDescription description,
+      std::optional<TableInfo::RestoreJob> restore_job = std::nullopt);
   // Replaces the table's description with what "change" makes of a copy, assigning ids to
   // new indexes, and persists it. Errors: kResourceNotFound, those of "change", kInternal.
+  // With end_restore, the table's restore job is over (and is dropped from the record).
   Result<std::shared_ptr<const TableInfo>> Update(
-      const std::string& name, const std::function<Status(TableDescription*)>& change);
-  // Forgets the table and removes its items. Errors: kResourceNotFound, kInternal.
-  Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name);
+      const std::string& name, const std::function<Status(TableDescription*)>& change,
+      bool end_restore = false);
+  // Forgets the table and removes its items and history, or, with keep_items (backups
+  // need them), keeps both and records the id in meta (RetainedKey) until they are released
+  // (backups.cc). Errors: kResourceNotFound, kInternal.
+  Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name, bool keep_items = false);
+  // Sets TableInfo::keep_history of a table (no-op when it is gone).
+  void SetKeepHistory(uint32_t id, bool keep);
 
  private:
   explicit Catalog(Storage* storage) : storage_(storage) {}
@@ -64,5 +84,12 @@ class Catalog {
 
 // Meta-family key of a table's or index's live (item count, item bytes) pair.
 std::string StatsKey(uint32_t id);
+// Meta-family key that marks the items and history of a deleted table as kept for backups.
+std::string RetainedKey(uint32_t id);
+
+// A table record as the catalog writes it (for backups, which keep their source table's
+// record as it was) and back. Errors: kInternal (unreadable), kInternal (newer format).
+std::string EncodeTableRecord(const TableInfo& info);
+Result<TableInfo> DecodeTableRecord(std::string_view record);
 
 }  // namespace ddb

@@ -22,7 +22,6 @@
 #include "engine/write_capacity.h"
 
 namespace ddb {
-namespace {
 
 std::string NewUuid() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -36,6 +35,8 @@ std::string NewUuid() {
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
 }
+
+namespace {
 
 double NowSeconds() {
   using namespace std::chrono;
@@ -58,6 +59,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                           .logger = options.logger}));
   DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
+  DDB_RETURN_IF_ERROR(impl->OpenBackups());
   for (const std::string& name : impl->catalog->Names()) {
     auto info = impl->catalog->Find(name);
     if (info && (info->description.resource_policy || !info->description.stream_policies.empty())) {
@@ -104,6 +106,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       raw->SweepExpiredItems();
       raw->streams->Trim(WallClockMillis(),
                          static_cast<uint64_t>(raw->options.stream_retention_ms));
+      raw->TrimHistory();
       lock.lock();
     }
   });
@@ -241,18 +244,26 @@ Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const 
 }
 
 Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const std::string& name) {
+  // Backups and restores decide, with their lock held, whether the table's items stay.
+  std::unique_lock backups_lock(impl_->backups_mu);
   auto existing = impl_->catalog->Find(name);
   if (std::optional<TableStatus> held = impl_->table_holds->StatusOf(name)) {
     return TableHolds::InUse(*held, name);
   }
+  if (existing && existing->restore_job) return TableHolds::InUse(TableStatus::kCreating, name);
   if (existing && existing->description.deletion_protection_enabled) {
     return Error::Validation(
         "Resource cannot be deleted as it is currently protected against "
         "deletion. Disable deletion protection first.");
   }
   TableDescription before;
-  if (existing) before = impl_->Describe(ctx, *existing);
-  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name));
+  bool keep_items = false;
+  if (existing) {
+    before = impl_->Describe(ctx, *existing);
+    DDB_ASSIGN_OR_RETURN(keep_items, impl_->BackupOnDelete(*existing));
+  }
+  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name, keep_items));
+  backups_lock.unlock();
   // The stream outlives the table, closed, for the retention period.
   if (info->description.stream_specification && info->description.latest_stream_label) {
     DDB_RETURN_IF_ERROR(impl_->CloseStream(name, *info->description.latest_stream_label));

@@ -29,9 +29,11 @@
 #include "ddb/engine.h"
 #include "ddb/limits.h"
 #include "ddb/stored_item.h"
+#include "engine/backup_registry.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/expression.h"
+#include "engine/history.h"
 #include "engine/index_maintenance.h"
 #include "engine/key_codec.h"
 #include "engine/partition_model.h"
@@ -68,6 +70,9 @@ inline uint64_t WallClockMillis() {
 // 20480-byte limit of a policy document (kValidation).
 std::optional<ResourcePolicy> NewTablePolicy(const std::optional<std::string>& policy);
 Status CheckResourcePolicySize(const std::string& policy);
+
+// A random (version 4) UUID, as table ids are (engine.cc).
+std::string NewUuid();
 
 inline const Error& TableNotFound() {
   static const Error e = Error::NotFound("Requested resource not found");
@@ -157,6 +162,58 @@ class EngineImpl {
     }
   }
 
+  // Backups, restores and history (backups.cc; history.h for the record format).
+  HistoryClock history_clock;
+  std::unique_ptr<BackupRegistry> backups;
+  // Serialises the control-plane steps that pin, unpin, keep or release a table's items and
+  // history: CreateBackup, DeleteBackup, the restores' start and end, DeleteTable's choice to
+  // keep a table's items, system backups' expiry.
+  std::mutex backups_mu;
+  // Tables that may have history records, each with the time up to which the trimmer has
+  // removed them (its next seek starts there); guarded by history_mu.
+  std::mutex history_mu;
+  std::map<uint32_t, uint64_t> history_tables;
+  std::atomic<uint64_t> history_trimmed_records{0};
+  bool KeepsHistory(const TableInfo& t) const {
+    return t.keep_history || t.description.pitr_enabled_since.has_value();
+  }
+  // Adds one change's history record (old image as stored; null: there was none) and its
+  // counter to *batch. REQUIRES: the item's stripe is locked until the batch is committed.
+  void AddHistory(uint32_t table_id, std::string_view item_key, const std::string* old_encoded,
+                  Storage::Batch* batch) {
+    if (!batch->history_ms) batch->history_ms = history_clock.Next();
+    std::string record = EncodeHistory(item_key, old_encoded);
+    batch->AddToStats(HistoryStatsKey(table_id), 1, static_cast<int64_t>(record.size()));
+    batch->Put(Cf::kHistory, HistoryKey(table_id, batch->history_ms, history_clock.NextSeq()),
+               record);
+  }
+  void NoteHistoryTable(uint32_t id) {
+    std::lock_guard lock(history_mu);
+    history_tables.emplace(id, 0);
+  }
+  // The point-in-time recovery window of a table (ms), nullopt when PITR is off.
+  struct PitrWindow {
+    uint64_t earliest_ms = 0;
+    uint64_t latest_ms = 0;
+  };
+  std::optional<PitrWindow> PitrWindowOf(const TableInfo& table);
+  // One round of history trimming and system-backup expiry (the sweeper thread).
+  void TrimHistory();
+  // Once nothing pins table `id` any more: a live table stops keeping history for backups, a
+  // deleted one loses its kept items and history. REQUIRES: backups_mu held.
+  Status ReleaseIfUnpinned(uint32_t id);
+  // Starts (or, after a restart, redoes) the restore that fills table `target_id`.
+  void StartRestore(uint32_t target_id, bool redo);
+  void RunRestore(uint32_t target_id, bool redo);
+  // Pins a restore job's source at open (and at its start).
+  void PinRestoreJob(const TableInfo::RestoreJob& job);
+  // Loads backups, pins and history tables, releases what nothing pins, restarts restores.
+  Status OpenBackups();
+  // DeleteTable's part: a SYSTEM backup of a table with point-in-time recovery; returns
+  // whether the table's items must stay (something pins them). REQUIRES: backups_mu held.
+  Result<bool> BackupOnDelete(const TableInfo& table);
+  std::atomic<uint64_t> restores_completed{0};
+
   ~EngineImpl();
   // Fills a new GSI from the table's items, then marks it ACTIVE.
   void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
@@ -174,7 +231,7 @@ class EngineImpl {
   Result<std::shared_ptr<const TableInfo>> FindTable(const std::string& name) {
     const std::string table_name(TableNameOf(name));
     auto info = catalog->Find(table_name);
-    if (!info || table_holds->StatusOf(table_name) == TableStatus::kCreating) {
+    if (!info || info->restore_job || table_holds->StatusOf(table_name) == TableStatus::kCreating) {
       return TableNotFound();
     }
     return info;
@@ -280,6 +337,7 @@ class EngineImpl {
     if (std::optional<TableStatus> held = table_holds->StatusOf(d.table_name)) {
       d.table_status = *held;
     }
+    if (table.restore_job) d.table_status = TableStatus::kCreating;
     d.table_arn =
         "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + d.table_name;
     if (d.latest_stream_label) {

@@ -22,8 +22,9 @@
 namespace ddb {
 namespace {
 
-constexpr const char* kCfNames[] = {"default", "items", "changes", "meta", "indexes", "streams"};
-constexpr size_t kCfCount = 6;
+constexpr const char* kCfNames[] = {"default", "items",   "changes", "meta",
+                                    "indexes", "streams", "history"};
+constexpr size_t kCfCount = 7;
 
 std::string EncodeInt64(int64_t v) {
   std::string s(8, '\0');
@@ -425,10 +426,30 @@ Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end)
   return Status::Ok();
 }
 
+namespace {
+
+class RocksSnapshot : public Storage::Snapshot {
+ public:
+  RocksSnapshot(rocksdb::DB* db) : db_(db), snapshot_(db->GetSnapshot()) {}
+  ~RocksSnapshot() override { db_->ReleaseSnapshot(snapshot_); }
+  const rocksdb::Snapshot* get() const { return snapshot_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snapshot_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Storage::Snapshot> Storage::TakeSnapshot() {
+  return std::make_shared<RocksSnapshot>(rep_->db.get());
+}
+
 Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
                         const std::function<bool(std::string_view, std::string_view)>& fn,
-                        bool reverse) {
+                        bool reverse, const Snapshot* at) {
   rocksdb::ReadOptions read_options;
+  if (at) read_options.snapshot = static_cast<const RocksSnapshot*>(at)->get();
   rocksdb::Slice lower(begin.data(), begin.size());
   rocksdb::Slice upper(end.data(), end.size());
   read_options.iterate_lower_bound = &lower;

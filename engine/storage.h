@@ -9,6 +9,7 @@
 //            Time to Live record (ttl_index.h)
 //   indexes  secondary-index entries (index_key.h)
 //   streams  DynamoDB Streams records, kept 24 hours (streams.h)
+//   history  old images of changed items, for point-in-time restores and backups (history.h)
 //
 // Thread safety: all methods may be called concurrently; a Batch is used by one thread.
 #pragma once
@@ -32,6 +33,7 @@ enum class Cf : uint8_t {
   kMeta = 3,
   kIndexes = 4,
   kStreams = 5,
+  kHistory = 6,
 };
 
 struct StorageOptions {
@@ -75,10 +77,21 @@ class Storage {
     void AddToStats(std::string_view key, int64_t items, int64_t bytes);
     void SetStats(std::string_view key, int64_t items, int64_t bytes);
 
+    // The commit time (ms) of this batch's history records (history.h), taken once for the
+    // whole batch so that a restore sees all of a transaction or none; 0 until taken.
+    uint64_t history_ms = 0;
+
    private:
     friend class Storage;
     struct Rep;
     std::unique_ptr<Rep> rep_;
+  };
+
+  // A consistent, read-only view of the whole store as of its creation (a RocksDB snapshot),
+  // released when the last reference goes.
+  class Snapshot {
+   public:
+    virtual ~Snapshot() = default;
   };
 
   // Errors: kInternal.
@@ -108,9 +121,12 @@ class Storage {
   // Calls fn(key, value) for each key in [begin, end) in order (descending when "reverse")
   // until fn returns false. An empty "end" means no upper bound. Keys below "begin" (deleted
   // or not) are never visited, so point deletes behind a cursor cost a reader nothing.
+  // With "at", the keys and values as of that snapshot.
   Status ForEach(Cf cf, std::string_view begin, std::string_view end,
                  const std::function<bool(std::string_view, std::string_view)>& fn,
-                 bool reverse = false);
+                 bool reverse = false, const Snapshot* at = nullptr);
+  // A snapshot of the store as of now.
+  std::shared_ptr<const Snapshot> TakeSnapshot();
 
   // The engine's logger (StorageOptions::logger), for every part of the engine that has
   // something to report.

@@ -29,7 +29,8 @@ Status CheckStoreFormat(Storage* storage) {
     if (format == kStoreFormat) return Status::Ok();
   }
   // No record (a new store, or format 1) or an older one: today's record. Format 1 reads as 2
-  // as it is: its change records are told apart by their first byte (change_log.h).
+  // as it is: its change records are told apart by their first byte (change_log.h); format
+  // 2 reads as 3 as it is: it has no history and no backups.
   std::string value;
   PutFixed32BE(&value, kStoreFormat);
   value.append(kWriter);

@@ -9,6 +9,8 @@
 //                entries' projected items and change records' images
 //   change log   change records' leading version byte (kChangeRecordFormat, change_log.h),
 //                in the changes family and in stream records
+//   history      history records' leading version byte (kHistoryRecordFormat, history.h)
+//   backups      backup records' "Format" attribute (kBackupRecordFormat, backup_registry.h)
 // A newer version anywhere refuses the open (nothing is changed); older ones are read as they
 // are, or upgraded at open where a layout changed (none has yet).
 // Thread safety: CheckStoreFormat runs once, at open, before anything else reads the store.
@@ -24,7 +26,9 @@ namespace ddb {
 
 // 1: the stores of ddb up to 2026-12-01, without a format record (read as 2 unchanged).
 // 2: the format record, versioned table, index and change records.
-inline constexpr uint32_t kStoreFormat = 2;
+// 3: the history column family and backup records (backups and point-in-time recovery); a
+//    format 2 store opens as it is (the family is created, empty) and is marked 3.
+inline constexpr uint32_t kStoreFormat = 3;
 inline constexpr int64_t kTableRecordFormat = 1;
 inline constexpr int64_t kIndexKeyFormat = 1;
 

@@ -59,15 +59,16 @@ double EpochSeconds() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
 }
 
-ContinuousBackupsDescription DescribeBackups(const TableDescription& d) {
+// The restorable window (backups.cc: EngineImpl::PitrWindowOf): back to the enabling, the
+// period's start or what the history size cap kept; up to EngineOptions::pitr_lag_ms ago.
+ContinuousBackupsDescription DescribeBackups(EngineImpl& impl, const TableInfo& table) {
   ContinuousBackupsDescription c;
-  if (!d.pitr_enabled_since) return c;
+  std::optional<EngineImpl::PitrWindow> window = impl.PitrWindowOf(table);
+  if (!window) return c;
   c.pitr_enabled = true;
-  c.recovery_period_days = d.pitr_recovery_period_days;
-  // The service restores up to ~5 minutes ago, back to the enabling or the period's start.
-  const double now = EpochSeconds();
-  c.latest_restorable = std::max(*d.pitr_enabled_since, now - 300);
-  c.earliest_restorable = std::max(*d.pitr_enabled_since, now - 86400.0 * c.recovery_period_days);
+  c.recovery_period_days = table.description.pitr_recovery_period_days;
+  c.earliest_restorable = window->earliest_ms / 1000.0;
+  c.latest_restorable = window->latest_ms / 1000.0;
   return c;
 }
 
@@ -79,24 +80,43 @@ Error BackupsTableNotFound(const std::string& table) {
 
 Result<ContinuousBackupsDescription> Engine::UpdateContinuousBackups(
     const std::string& table, bool enabled, std::optional<int> recovery_period_days) {
-  if (!impl_->catalog->Find(table)) return BackupsTableNotFound(table);
-  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Update(table, [&](TableDescription* d) -> Status {
+  EngineImpl& impl = *impl_;
+  auto existing = impl.catalog->Find(table);
+  if (!existing) return BackupsTableNotFound(table);
+  if (existing->restore_job) {
+    return Error(ErrorCode::kContinuousBackupsUnavailable,
+                 "Backups are being enabled for the table: " + table + ". Please retry later");
+  }
+  bool newly_enabled = false;
+  DDB_ASSIGN_OR_RETURN(auto info, impl.catalog->Update(table, [&](TableDescription* d) -> Status {
     if (!enabled) {
       d->pitr_enabled_since.reset();
       d->pitr_recovery_period_days = 35;
       return Status::Ok();
     }
-    if (!d->pitr_enabled_since) d->pitr_enabled_since = EpochSeconds();
+    newly_enabled = !d->pitr_enabled_since;
+    if (newly_enabled) d->pitr_enabled_since = EpochSeconds();
     d->pitr_recovery_period_days = recovery_period_days.value_or(35);
     return Status::Ok();
   }));
-  return DescribeBackups(info->description);
+  if (newly_enabled) {
+    // Writes keep history from here on; the window starts once the writers that decided
+    // before have committed, at a time no earlier write carries.
+    impl.NoteHistoryTable(info->id);
+    impl.WaitForItemWriters();
+    const double since = impl.history_clock.Mark() / 1000.0;
+    DDB_ASSIGN_OR_RETURN(info, impl.catalog->Update(table, [&](TableDescription* d) -> Status {
+      if (d->pitr_enabled_since) d->pitr_enabled_since = since;
+      return Status::Ok();
+    }));
+  }
+  return DescribeBackups(impl, *info);
 }
 
 Result<ContinuousBackupsDescription> Engine::DescribeContinuousBackups(const std::string& table) {
   auto info = impl_->catalog->Find(table);
   if (!info) return BackupsTableNotFound(table);
-  return DescribeBackups(info->description);
+  return DescribeBackups(*impl_, *info);
 }
 
 Status Engine::TagResource(const std::string& table, const std::vector<Tag>& tags) {

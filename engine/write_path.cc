@@ -179,6 +179,13 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
     batch->AddToStats(StatsKey(table_id), item_delta, new_size - old_size);
   }
   if (current->has_lsi()) AddIndexUpdates(*current, /*global=*/false, old, updated, batch);
+  // History for point-in-time restores and backups: the old image, at the batch's commit time
+  // (taken under the item's lock, so one item's records are in commit order).
+  if (KeepsHistory(*current) && !(old && updated && *old == *updated)) {
+    std::string old_value;
+    if (old) EncodeItem(*old, &old_value);
+    AddHistory(table_id, key, old ? &old_value : nullptr, batch);
+  }
   // (PutWithoutIndexes skips all of the below for tables that need none of it: keep the two
   // in step when a table gains another kind of consumer.)
   // The Time to Live record follows the item's expiry. The note is taken before the commit,
@@ -275,6 +282,9 @@ Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
   EncodeItem(item, &value);
   Storage::Batch batch(*storage);
   batch.Put(Cf::kItems, key, value);
+  // The old image as stored, not decoded.
+  if (KeepsHistory(*current) && !(raw && *raw == value))
+    AddHistory(table_id, key, raw ? &*raw : nullptr, &batch);
   if (old_size < 0 || old_size != item_size) {
     batch.AddToStats(StatsKey(table_id), old_size < 0 ? 1 : 0,
                      item_size - std::max<int64_t>(old_size, 0));

@@ -76,6 +76,20 @@ WireError ToWire(ErrorCode code) {
     case ErrorCode::kServiceUnavailable:
       // The developer guide's 503 (DynamoDB is currently unavailable), which the SDKs retry.
       return {"ServiceUnavailable", 503};
+    case ErrorCode::kBackupNotFound:
+      return {"BackupNotFoundException", 400};
+    case ErrorCode::kBackupInUse:
+      return {"BackupInUseException", 400};
+    case ErrorCode::kTableAlreadyExists:
+      return {"TableAlreadyExistsException", 400};
+    case ErrorCode::kTableInUse:
+      return {"TableInUseException", 400};
+    case ErrorCode::kContinuousBackupsUnavailable:
+      return {"ContinuousBackupsUnavailableException", 400};
+    case ErrorCode::kPointInTimeRecoveryUnavailable:
+      return {"PointInTimeRecoveryUnavailableException", 400};
+    case ErrorCode::kInvalidRestoreTime:
+      return {"InvalidRestoreTimeException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -104,6 +118,12 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"ExecuteStatement", HandleExecuteStatement},
       {"DescribeContinuousBackups", HandleDescribeContinuousBackups},
       {"UpdateContinuousBackups", HandleUpdateContinuousBackups},
+      {"CreateBackup", HandleCreateBackup},
+      {"DescribeBackup", HandleDescribeBackup},
+      {"ListBackups", HandleListBackups},
+      {"DeleteBackup", HandleDeleteBackup},
+      {"RestoreTableFromBackup", HandleRestoreTableFromBackup},
+      {"RestoreTableToPointInTime", HandleRestoreTableToPointInTime},
       {"BatchExecuteStatement", HandleBatchExecuteStatement},
       {"ExecuteTransaction", HandleExecuteTransaction},
       {"TransactGetItems", HandleTransactGetItems},

@@ -31,6 +31,19 @@ Result<std::string> HandleDescribeContinuousBackups(Engine&, const RequestContex
                                                     const JsonObject&);
 Result<std::string> HandleUpdateContinuousBackups(Engine&, const RequestContext&,
                                                   const JsonObject&);
+// On-demand backups and restores (backup_operations.cc).
+Result<std::string> HandleCreateBackup(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeBackup(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleListBackups(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDeleteBackup(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleRestoreTableFromBackup(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleRestoreTableToPointInTime(Engine&, const RequestContext&,
+                                                    const JsonObject&);
+// The restores' overrides (BillingModeOverride, GlobalSecondaryIndexOverride, ...), read as
+// CreateTable reads the same members (table_operations.cc). Errors: kValidation.
+Result<RestoreOverrides> ReadRestoreOverrides(const JsonObject& request, Violations* v);
+// {"<member>": TableDescription} as DescribeTable writes it (table_operations.cc).
+std::string RenderTableDescription(std::string_view member, const TableDescription& d);
 // CreateTable's Tags (settings_operations.cc).
 Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violations* v);
 // Resource-based policies (policy_operations.cc).

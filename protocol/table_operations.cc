@@ -92,8 +92,9 @@ Result<std::optional<WarmThroughput>> ReadWarm(const JsonObject& parent, Violati
 
 // OnDemandThroughput: each member optional (kOnDemandNotGiven when absent), at least 1 or -1
 // (no maximum).
-Result<std::optional<OnDemandThroughput>> ReadOnDemand(const JsonObject& parent) {
-  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, "OnDemandThroughput"));
+Result<std::optional<OnDemandThroughput>> ReadOnDemand(
+    const JsonObject& parent, std::string_view member = "OnDemandThroughput") {
+  DDB_ASSIGN_OR_RETURN(auto obj, GetObject(parent, member));
   if (!obj) return std::optional<OnDemandThroughput>();
   OnDemandThroughput t{kOnDemandNotGiven, kOnDemandNotGiven};
   DDB_ASSIGN_OR_RETURN(auto read, GetInt(*obj, "MaxReadRequestUnits"));
@@ -492,6 +493,23 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
     w.String(key);
     w.EndObject();
   }
+  if (d.restore_summary) {
+    w.Key("RestoreSummary");
+    w.BeginObject();
+    if (d.restore_summary->source_backup_arn) {
+      w.Key("SourceBackupArn");
+      w.String(*d.restore_summary->source_backup_arn);
+    }
+    if (d.restore_summary->source_table_arn) {
+      w.Key("SourceTableArn");
+      w.String(*d.restore_summary->source_table_arn);
+    }
+    w.Key("RestoreDateTime");
+    w.Double(d.restore_summary->restore_date_time);
+    w.Key("RestoreInProgress");
+    w.Bool(d.restore_summary->restore_in_progress);
+    w.EndObject();
+  }
   w.Key("DeletionProtectionEnabled");
   w.Bool(d.deletion_protection_enabled);
   w.EndObject();
@@ -508,6 +526,62 @@ std::string RenderDescription(std::string_view member, const TableDescription& d
 }
 
 }  // namespace
+
+std::string RenderTableDescription(std::string_view member, const TableDescription& d) {
+  return RenderDescription(member, d);
+}
+
+Result<RestoreOverrides> ReadRestoreOverrides(const JsonObject& request, Violations* v) {
+  RestoreOverrides o;
+  DDB_ASSIGN_OR_RETURN(o.billing_mode_override,
+                       ReadEnum<BillingMode>(request, "BillingModeOverride", "billingModeOverride",
+                                             "PROVISIONED, PAY_PER_REQUEST", v));
+  if (Present(request, "GlobalSecondaryIndexOverride")) {
+    DDB_ASSIGN_OR_RETURN(
+        o.global_secondary_index_override,
+        ReadIndexes(request, "GlobalSecondaryIndexOverride", "globalSecondaryIndexOverride", v));
+  }
+  if (Present(request, "LocalSecondaryIndexOverride")) {
+    DDB_ASSIGN_OR_RETURN(
+        o.local_secondary_index_override,
+        ReadIndexes(request, "LocalSecondaryIndexOverride", "localSecondaryIndexOverride", v));
+  }
+  DDB_ASSIGN_OR_RETURN(auto throughput, GetObject(request, "ProvisionedThroughputOverride"));
+  if (throughput) {
+    ProvisionedThroughput t;
+    DDB_ASSIGN_OR_RETURN(auto read, GetInt(*throughput, "ReadCapacityUnits"));
+    DDB_ASSIGN_OR_RETURN(auto write, GetInt(*throughput, "WriteCapacityUnits"));
+    if (!read) {
+      v->NotNull("provisionedThroughputOverride.readCapacityUnits");
+    } else if (v->Range(*read, "provisionedThroughputOverride.readCapacityUnits", 1)) {
+      t.read_capacity_units = *read;
+    }
+    if (!write) {
+      v->NotNull("provisionedThroughputOverride.writeCapacityUnits");
+    } else if (v->Range(*write, "provisionedThroughputOverride.writeCapacityUnits", 1)) {
+      t.write_capacity_units = *write;
+    }
+    o.provisioned_throughput_override = t;
+  }
+  DDB_ASSIGN_OR_RETURN(o.on_demand_throughput_override,
+                       ReadOnDemand(request, "OnDemandThroughputOverride"));
+  DDB_ASSIGN_OR_RETURN(auto sse, GetObject(request, "SSESpecificationOverride"));
+  if (sse) {
+    DDB_ASSIGN_OR_RETURN(auto enabled, GetBool(*sse, "Enabled"));
+    DDB_ASSIGN_OR_RETURN(auto type, GetString(*sse, "SSEType"));
+    DDB_ASSIGN_OR_RETURN(auto key, GetString(*sse, "KMSMasterKeyId"));
+    if (type && *type != "AES256" && *type != "KMS") {
+      v->Enum(*type, "sSESpecificationOverride.sSEType", "AES256, KMS");
+    }
+    if (enabled || type) {
+      SseSpecification spec;
+      spec.enabled = enabled.value_or(true);
+      if (key) spec.kms_key_id = std::string(*key);
+      o.sse_specification_override = std::move(spec);
+    }
+  }
+  return o;
+}
 
 void WriteKeySchema(JsonWriter& w, const std::vector<KeySchemaElement>& ks) {
   w.BeginArray();

@@ -99,6 +99,12 @@ std::string Usage(std::string_view program) {
       "                   show a table CREATING, UPDATING or DELETING for N ms after\n"
       "                   CreateTable, UpdateTable or DeleteTable, refusing what the service\n"
       "                   refuses meanwhile (-delayTransientStatuses: 2000)\n"
+      "  --pitr-lag-ms N  how far LatestRestorableDateTime of point-in-time recovery lags behind\n"
+      "                   now (default 1000; the service lags about 5 minutes)\n"
+      "  --pitr-history-max-bytes N\n"
+      "                   the most history a table with point-in-time recovery keeps; past\n"
+      "                   it the oldest goes and EarliestRestorableDateTime moves up\n"
+      "                   (default 1 GiB; what on-demand backups need is always kept)\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -173,7 +179,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
-        flag != "--read-timeout") {
+        flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -236,6 +242,12 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       DDB_ASSIGN_OR_RETURN(options.index_status_hold_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--table-status-hold-ms") {
       DDB_ASSIGN_OR_RETURN(options.table_status_hold_ms, ParseMilliseconds(flag, value));
+    } else if (flag == "--pitr-lag-ms") {
+      DDB_ASSIGN_OR_RETURN(options.pitr_lag_ms, ParseMilliseconds(flag, value));
+    } else if (flag == "--pitr-history-max-bytes") {
+      std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
+      if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");
+      options.pitr_history_max_bytes = *bytes;
     } else if (flag == "--isolation") {
       if (value == "shared") {
         options.isolation = Isolation::kShared;

@@ -109,6 +109,10 @@ struct ServerOptions {
   std::optional<int> table_status_hold_ms;
   // Compact the store before serving (DynamoDB Local's -optimizeDbBeforeStartup). Default: false
   bool compact_on_open = false;
+  // How far point-in-time recovery's LatestRestorableDateTime lags behind now. Default: 1000
+  int pitr_lag_ms = 1000;
+  // The most history a table with point-in-time recovery keeps. Default: 1 GiB
+  int64_t pitr_history_max_bytes = int64_t{1} << 30;
   // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB
   // Local's -cors). Default: "*"
   std::string cors_origins = "*";

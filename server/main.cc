@@ -127,6 +127,8 @@ int Main(int argc, char** argv) {
                     .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
                     .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
                     .compact_on_open = options.compact_on_open,
+                    .pitr_lag_ms = options.pitr_lag_ms,
+                    .pitr_history_max_bytes = options.pitr_history_max_bytes,
                     .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {

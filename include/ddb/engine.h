@@ -64,6 +64,14 @@ struct EngineOptions {
   // Compact the store before Open returns (DynamoDB Local's -optimizeDbBeforeStartup).
   // Default: false
   bool compact_on_open = false;
+  // How far LatestRestorableDateTime lags behind now for point-in-time recovery (the service
+  // lags about 5 minutes). Default: 1000
+  int pitr_lag_ms = 1000;
+  // The most history (old images of changed items) a table with point-in-time recovery
+  // keeps, in bytes; past it the oldest goes and EarliestRestorableDateTime moves up. History
+  // that an on-demand backup or a restore in progress needs is never dropped for it.
+  // Default: 1 GiB
+  int64_t pitr_history_max_bytes = int64_t{1} << 30;
   // Receives every message the engine has (storage errors, skipped change records, failed
   // background work); see ddb/logger.h. Default: null, meaning StderrLogger()
   Logger logger;
@@ -102,6 +110,30 @@ class Engine {
   Result<ContinuousBackupsDescription> UpdateContinuousBackups(
       const std::string& table, bool enabled, std::optional<int> recovery_period_days);
   Result<ContinuousBackupsDescription> DescribeContinuousBackups(const std::string& table);
+
+  // On-demand backups (docs/ARCHITECTURE.md, "Backups and point-in-time recovery"). A backup
+  // is the table as of the request; it outlives the table and costs what changed since.
+  // Errors: kTableNotFound ("Table not found: <name>"), kContinuousBackupsUnavailable (the
+  // table is still being created or restored).
+  Result<BackupDescription> CreateBackup(const RequestContext& ctx, const std::string& table,
+                                         const std::string& backup_name);
+  // Errors: kBackupNotFound ("Backup not found: <arn>").
+  Result<BackupDescription> DescribeBackup(const RequestContext& ctx, const std::string& arn);
+  // Errors: kValidation (limit out of 1..100).
+  Result<ListBackupsResult> ListBackups(const RequestContext& ctx, const ListBackupsRequest& req);
+  // Returns the backup with status DELETED. Errors: kBackupNotFound, kBackupInUse (a restore
+  // from it is in progress).
+  Result<BackupDescription> DeleteBackup(const RequestContext& ctx, const std::string& arn);
+  // Creates the target table (CREATING, with a RestoreSummary) and fills it in the
+  // background; it becomes ACTIVE when done. Errors: kBackupNotFound, kTableAlreadyExists,
+  // kTableInUse (target being deleted), kValidation (overrides).
+  Result<TableDescription> RestoreTableFromBackup(const RequestContext& ctx,
+                                                  const RestoreTableFromBackupRequest& req);
+  // As RestoreTableFromBackup, from the source table as it was at a time of its
+  // point-in-time recovery window. Errors: kTableNotFound, kPointInTimeRecoveryUnavailable,
+  // kInvalidRestoreTime, kTableAlreadyExists, kTableInUse, kValidation.
+  Result<TableDescription> RestoreTableToPointInTime(const RequestContext& ctx,
+                                                     const RestoreTableToPointInTimeRequest& req);
   // Tags of a table: add/replace, remove, list. Errors: kResourceNotFound, kValidation.
   Status TagResource(const std::string& table, const std::vector<Tag>& tags);
   Status UntagResource(const std::string& table, const std::vector<std::string>& keys);

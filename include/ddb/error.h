@@ -46,6 +46,14 @@ enum class ErrorCode : uint8_t {
   kPolicyNotFound,      // no resource-based policy, or not the expected revision
   kAccessDenied,        // a resource-based policy does not allow the request
   kServiceUnavailable,  // the server is at a limit (connections, body memory): HTTP 503
+  // Backups and restores (engine/backups.cc).
+  kBackupNotFound,
+  kBackupInUse,                     // a restore from the backup is in progress
+  kTableAlreadyExists,              // a restore's target table exists
+  kTableInUse,                      // a restore's target table is being deleted
+  kContinuousBackupsUnavailable,    // backups of a table that is not ACTIVE yet
+  kPointInTimeRecoveryUnavailable,  // PITR restore of a table without PITR
+  kInvalidRestoreTime,              // outside the table's restorable window
   kInternal,
 };
 

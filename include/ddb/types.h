@@ -249,9 +249,18 @@ struct TableDescription {
   // Time to Live: the attribute holding expiry times (epoch seconds), when enabled.
   std::optional<std::string> ttl_attribute;
   // Point-in-time recovery (UpdateContinuousBackups): since when (epoch seconds), for how many
-  // days. Recorded and described; restores are not offered.
+  // days; RestoreTableToPointInTime restores any millisecond of that window.
   std::optional<double> pitr_enabled_since;
   int pitr_recovery_period_days = 35;
+  // A table made by RestoreTableFromBackup or RestoreTableToPointInTime: where from, as of
+  // when (epoch seconds), and whether it is still being filled (then it is CREATING).
+  struct RestoreSummary {
+    std::optional<std::string> source_backup_arn;
+    std::optional<std::string> source_table_arn;
+    double restore_date_time = 0;
+    bool restore_in_progress = false;
+  };
+  std::optional<RestoreSummary> restore_summary;
   std::vector<Tag> tags;
   // Resource-based policies of the table and of its streams (by stream label). DescribeTable
   // does not show them, as the service does not; they go with the table.
@@ -492,6 +501,78 @@ struct ContinuousBackupsDescription {
   double earliest_restorable = 0;  // epoch seconds, when enabled
   double latest_restorable = 0;
   int recovery_period_days = 35;
+};
+
+// --- On-demand backups and restores (engine/backups.cc) ---
+
+enum class BackupType : uint8_t { kUser, kSystem, kAwsBackup };
+template <>
+struct EnumNames<BackupType> {
+  static constexpr std::string_view kNames[] = {"USER", "SYSTEM", "AWS_BACKUP"};
+};
+enum class BackupStatus : uint8_t { kCreating, kDeleted, kAvailable };
+template <>
+struct EnumNames<BackupStatus> {
+  static constexpr std::string_view kNames[] = {"CREATING", "DELETED", "AVAILABLE"};
+};
+
+// BackupDetails, and what BackupSummary adds (the source table's name, id and ARN).
+struct BackupDetails {
+  std::string backup_arn;  // arn:aws:dynamodb:<region>:<account>:table/<T>/backup/<id>
+  std::string backup_name;
+  int64_t backup_size_bytes = 0;
+  BackupStatus backup_status = BackupStatus::kAvailable;
+  BackupType backup_type = BackupType::kUser;
+  double backup_creation_date_time = 0;           // epoch seconds with milliseconds
+  std::optional<double> backup_expiry_date_time;  // SYSTEM backups
+  std::string table_name;
+  std::string table_id;
+  std::string table_arn;
+};
+
+// DescribeBackup: the backup and its source table as it was (SourceTableDetails and
+// SourceTableFeatureDetails are both rendered from source_table: key schema, throughput,
+// billing mode, item count and size, indexes, stream, Time to Live and SSE settings).
+struct BackupDescription {
+  BackupDetails details;
+  TableDescription source_table;
+};
+
+struct ListBackupsRequest {
+  std::optional<std::string> table_name;
+  std::optional<double> time_range_lower_bound;  // inclusive, epoch seconds
+  std::optional<double> time_range_upper_bound;  // exclusive
+  std::optional<BackupType> backup_type;         // nullopt: ALL; absent in the request: USER
+  std::optional<int> limit;                      // 1..100; absent: no limit
+  std::optional<std::string> exclusive_start_backup_arn;
+};
+
+struct ListBackupsResult {
+  std::vector<BackupDetails> backup_summaries;  // by creation time
+  std::optional<std::string> last_evaluated_backup_arn;
+};
+
+// The overrides both restores accept; each absent member keeps the source's setting.
+struct RestoreOverrides {
+  std::optional<BillingMode> billing_mode_override;
+  std::optional<std::vector<SecondaryIndexDefinition>> global_secondary_index_override;
+  std::optional<std::vector<SecondaryIndexDefinition>> local_secondary_index_override;
+  std::optional<ProvisionedThroughput> provisioned_throughput_override;
+  std::optional<OnDemandThroughput> on_demand_throughput_override;
+  std::optional<SseSpecification> sse_specification_override;
+};
+
+struct RestoreTableFromBackupRequest : RestoreOverrides {
+  std::string target_table_name;
+  std::string backup_arn;
+};
+
+struct RestoreTableToPointInTimeRequest : RestoreOverrides {
+  std::optional<std::string> source_table_name;
+  std::optional<std::string> source_table_arn;
+  std::string target_table_name;
+  std::optional<double> restore_date_time;  // epoch seconds
+  bool use_latest_restorable_time = false;
 };
 
 // --- PartiQL (engine/partiql.cc) ---
