@@ -448,4 +448,45 @@ Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
   return Status::Ok();
 }
 
+namespace {
+
+class RocksSnapshot : public Storage::Snapshot {
+ public:
+  RocksSnapshot(rocksdb::DB* db) : db_(db), snapshot_(db->GetSnapshot()) {}
+  ~RocksSnapshot() override { db_->ReleaseSnapshot(snapshot_); }
+  const rocksdb::Snapshot* get() const { return snapshot_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snapshot_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Storage::Snapshot> Storage::TakeSnapshot() {
+  return std::make_shared<RocksSnapshot>(rep_->db.get());
+}
+
+Status Storage::ForEachAt(const Snapshot& snapshot, Cf cf, std::string_view begin,
+                          std::string_view end,
+                          const std::function<bool(std::string_view, std::string_view)>& fn) {
+  rocksdb::ReadOptions read_options;
+  rocksdb::Slice lower(begin.data(), begin.size());
+  rocksdb::Slice upper(end.data(), end.size());
+  read_options.iterate_lower_bound = &lower;
+  if (!end.empty()) read_options.iterate_upper_bound = &upper;
+  read_options.snapshot = static_cast<const RocksSnapshot&>(snapshot).get();
+  read_options.fill_cache = false;  // a one-pass walk (an export) must not evict the hot set
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));
+  for (it->Seek(lower); it->Valid(); it->Next()) {
+    if (!fn(std::string_view(it->key().data(), it->key().size()),
+            std::string_view(it->value().data(), it->value().size()))) {
+      break;
+    }
+  }
+  if (!it->status().ok()) return ToError(it->status(), "iterate");
+  return Status::Ok();
+}
+
 }  // namespace ddb

@@ -108,6 +108,18 @@ class Storage {
                  const std::function<bool(std::string_view, std::string_view)>& fn,
                  bool reverse = false);
 
+  // A consistent view of the whole store as of when it was taken (a RocksDB snapshot): reads
+  // through it see no later write. Released when the last reference goes; it pins what it
+  // sees against compaction meanwhile, so hold one only for a bounded job (an export).
+  class Snapshot {
+   public:
+    virtual ~Snapshot() = default;
+  };
+  std::shared_ptr<const Snapshot> TakeSnapshot();
+  // ForEach as of `snapshot` (ascending only). Errors: kInternal.
+  Status ForEachAt(const Snapshot& snapshot, Cf cf, std::string_view begin, std::string_view end,
+                   const std::function<bool(std::string_view, std::string_view)>& fn);
+
  private:
   struct Rep;
   struct IdleStores;

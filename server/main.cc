@@ -1,8 +1,11 @@
 // ddb-server: parses flags, opens the engine, serves HTTP until SIGINT/SIGTERM, then closes
 // the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure (or
 // --health-check found none serving), 2 bad flags or keys (--credentials).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -83,6 +86,14 @@ int Main(int argc, char** argv) {
   // Account isolation by default where callers are known (--auth verify).
   const Isolation isolation = options.isolation.value_or(
       options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
+  std::string s3_dir = options.s3_dir;
+  if (s3_dir.empty()) {
+    s3_dir =
+        options.in_memory
+            ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
+                  .string()
+            : (std::filesystem::path(options.data_dir) / "s3").string();
+  }
   Namespaces namespaces(
       EngineOptions{.data_dir = options.data_dir,
                     .in_memory = options.in_memory,
@@ -92,7 +103,8 @@ int Main(int argc, char** argv) {
                     .partition_split_bytes = options.partition_split_bytes,
                     .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
                     .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
-                    .compact_on_open = options.compact_on_open},
+                    .compact_on_open = options.compact_on_open,
+                    .s3_dir = s3_dir},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());

@@ -45,6 +45,12 @@ enum class ErrorCode : uint8_t {
   kUnrecognizedClient,  // an unknown access key or a wrong session token
   kPolicyNotFound,      // no resource-based policy, or not the expected revision
   kAccessDenied,        // a resource-based policy does not allow the request
+  kImportConflict,      // ImportTable: the ClientToken names another import
+  kImportNotFound,
+  kExportNotFound,
+  kExportConflict,  // ExportTableToPointInTime: the ClientToken names another export
+  kInvalidExportTime,
+  kPointInTimeRecoveryUnavailable,  // an export of a table without PITR
   kInternal,
 };
 
