@@ -65,17 +65,14 @@ Error OutsideWindow() {
                "The specified ExportTime is outside of the point in time recovery window");
 }
 
-bool SameRequest(const ExportDescription& a, const ExportTableRequest& b,
-                 const std::string& table) {
+bool SameRequest(const ExportDescription& a, const ExportTableRequest& b) {
   auto same_spec = [](const std::optional<IncrementalExportSpecification>& x,
                       const std::optional<IncrementalExportSpecification>& y) {
     if (x.has_value() != y.has_value()) return false;
     if (!x) return true;
     return x->from_time == y->from_time && x->to_time == y->to_time && x->view_type == y->view_type;
   };
-  std::string other;
-  TableNameOfArn(a.table_arn, &other);
-  return other == table && a.s3_bucket == b.s3_bucket && a.s3_bucket_owner == b.s3_bucket_owner &&
+  return a.s3_bucket == b.s3_bucket && a.s3_bucket_owner == b.s3_bucket_owner &&
          a.s3_prefix == b.s3_prefix && a.s3_sse_algorithm == b.s3_sse_algorithm &&
          a.s3_sse_kms_key_id == b.s3_sse_kms_key_id &&
          a.export_format == b.export_format.value_or(ExportFormat::kDynamoDbJson) &&
@@ -295,7 +292,7 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
   std::lock_guard lock(mu_);
   if (auto t = tokens_.find(token); t != tokens_.end()) {
     const Job& prior = *jobs_.at(t->second);
-    if (SameRequest(prior.d, req, table_name) && prior.table_name == table_name) {
+    if (SameRequest(prior.d, req) && prior.table_name == table_name) {
       return DescribeJob(ctx, prior);
     }
     // The service's opening words (scylladb test_export.py); the rest is a guess.
