@@ -47,8 +47,15 @@ Status EngineImpl::AdmitKey(const TableInfo& table, const Item& item_or_key, boo
   if (!partitions->simulating()) return Status::Ok();
   const TableDescription& d = table.description;
   const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
-  DDB_RETURN_IF_ERROR(
-      partitions->Admit(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), write));
+  if (Status admitted = partitions->Admit(table.id, d.table_name, "", TableCapacity(d),
+                                          PartitionToken(pk), write);
+      !admitted.ok()) {
+    const std::string* range = d.range_key();
+    auto sk = range ? item_or_key.find(*range) : item_or_key.end();
+    contributors.Record(table.id, pk, sk != item_or_key.end() ? &KeyBytes(sk->second) : nullptr, 0,
+                        /*throttled=*/true);
+    return admitted;
+  }
   if (!write) return Status::Ok();
   // A write also needs room in the GSI partitions it will write (back-pressure, as in the
   // service).
@@ -82,6 +89,7 @@ void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
     bool in_after = new_item && IndexPartitionOf(*index, *new_item).has_value();
     partitions->Charge(index->index_id, d.table_name, name, IndexCapacity(d, name), part->second,
                        part->first, u, true, (in_after ? 1 : 0) - (in_before ? 1 : 0), 0);
+    contributors.Record(index->index_id, part->first, nullptr, u, false);
   }
 }
 
@@ -93,6 +101,13 @@ void EngineImpl::ChargeTableWrite(const TableInfo& table, const Item& item_or_ke
   const int64_t bytes = std::max<int64_t>(new_size, 0) - std::max<int64_t>(old_size, 0);
   partitions->Charge(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), pk, units,
                      true, items, bytes);
+  if (const std::string* range = d.range_key()) {
+    auto sk = item_or_key.find(*range);
+    contributors.Record(table.id, pk, sk != item_or_key.end() ? &KeyBytes(sk->second) : nullptr,
+                        units, false);
+  } else {
+    contributors.Record(table.id, pk, nullptr, units, false);
+  }
 }
 
 Status EngineImpl::AdmitRead(const TableInfo& table, const IndexSchema* index, uint64_t token) {
@@ -111,9 +126,11 @@ void EngineImpl::ChargeRead(const TableInfo& table, const IndexSchema* index, ui
   if (index && index->global) {
     partitions->Charge(index->index_id, d.table_name, index->name, IndexCapacity(d, index->name),
                        token, key, units, false, 0, 0);
+    contributors.Record(index->index_id, key, nullptr, units, false);
     return;
   }
   partitions->Charge(table.id, d.table_name, "", TableCapacity(d), token, key, units, false, 0, 0);
+  contributors.Record(table.id, key, nullptr, units, false);
 }
 
 std::optional<ItemCollectionMetrics> EngineImpl::CollectionMetrics(const TableInfo& table,
@@ -168,6 +185,7 @@ EngineMetrics Engine::GetMetrics() {
     }
     m.tables.push_back(std::move(t));
   }
+  m.contributor_insights = impl_->ContributorRankings();
   m.ttl_deleted_items = impl_->ttl_deleted_items.load();
   m.ttl_delete_errors = impl_->ttl_delete_errors.load();
   m.ttl_examined_entries = impl_->ttl_examined_entries.load();

@@ -226,6 +226,16 @@ Item ToRecord(const TableInfo& info) {
                            {"AsOfMs", Num(static_cast<int64_t>(info.restore_job->as_of_ms))},
                            {"BackupId", Str(info.restore_job->backup_id)}});
   }
+  if (!d.contributor_insights.empty()) {
+    AttributeMap insights;
+    for (const auto& [index, c] : d.contributor_insights) {
+      insights[index] =
+          AttributeValue::M({{"Enabled", AttributeValue::Bool(c.enabled)},
+                             {"Mode", Num(c.mode)},
+                             {"Updated", Num(static_cast<int64_t>(c.last_update * 1000))}});
+    }
+    r["ContributorInsights"] = AttributeValue::M(std::move(insights));
+  }
   return r;
 }
 
@@ -293,6 +303,15 @@ TableDescription FromRecord(const Item& r) {
     summary.restore_in_progress = m.at("InProgress").boolean();
     d.restore_summary = summary;
   }
+  if (auto it = r.find("ContributorInsights"); it != r.end()) {
+    for (const auto& [index, c] : it->second.map()) {
+      TableDescription::ContributorInsightsSetting setting;
+      setting.enabled = c.map().at("Enabled").boolean();
+      setting.mode = static_cast<uint8_t>(std::stoi(c.map().at("Mode").scalar()));
+      setting.last_update = std::stoll(c.map().at("Updated").scalar()) / 1000.0;
+      d.contributor_insights[index] = setting;
+    }
+  }
   return d;
 }
 
@@ -306,6 +325,56 @@ std::optional<TableInfo::RestoreJob> RestoreJobFrom(const Item& r) {
   job.backup_id = m.at("BackupId").scalar();
   return job;
 }
+
+}  // namespace
+
+Item TableCreationRecord(const CreateTableRequest& req) {
+  TableDescription d;
+  d.table_name = req.table_name;
+  d.attribute_definitions = req.attribute_definitions;
+  d.key_schema = req.key_schema;
+  d.global_secondary_indexes = req.global_secondary_indexes;
+  TableInfo info;
+  info.description = std::move(d);
+  Item full = ToRecord(info);
+  Item r;
+  for (const char* field :
+       {"TableName", "AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes"}) {
+    r[field] = full.at(field);
+  }
+  if (req.billing_mode) r["BillingMode"] = Num(static_cast<int>(*req.billing_mode));
+  if (req.provisioned_throughput) r["Throughput"] = ThroughputRecord(*req.provisioned_throughput);
+  if (req.sse_specification) {
+    r["Sse"] = AttributeValue::M({{"Enabled", AttributeValue::Bool(req.sse_specification->enabled)},
+                                  {"Key", Str(req.sse_specification->kms_key_id)}});
+  }
+  return r;
+}
+
+CreateTableRequest TableCreationFrom(const Item& r) {
+  Item full = r;
+  full["TableId"] = Str("");
+  full["Created"] = Num(0);
+  full["LocalSecondaryIndexes"] = AttributeValue::L({});
+  if (!full.count("BillingMode")) full["BillingMode"] = Num(0);
+  if (!full.count("Throughput")) full["Throughput"] = ThroughputRecord({});
+  full["DeletionProtection"] = AttributeValue::Bool(false);
+  TableDescription d = FromRecord(full);
+  CreateTableRequest req;
+  req.table_name = d.table_name;
+  req.attribute_definitions = d.attribute_definitions;
+  req.key_schema = d.key_schema;
+  req.global_secondary_indexes = d.global_secondary_indexes;
+  if (r.count("BillingMode")) req.billing_mode = d.billing_mode;
+  if (r.count("Throughput")) req.provisioned_throughput = d.provisioned_throughput;
+  if (auto it = r.find("Sse"); it != r.end()) {
+    req.sse_specification = SseSpecification{it->second.map().at("Enabled").boolean(),
+                                             it->second.map().at("Key").scalar()};
+  }
+  return req;
+}
+
+namespace {
 
 AttributeType KeyTypeOf(const TableDescription& d, const std::string& name) {
   return ToAttributeType(d.AttributeTypeOf(name));

@@ -82,6 +82,11 @@ class Catalog {
   uint32_t next_id_ = 1;                                            // guarded by mu_
 };
 
+// TableCreationParameters (ImportTable's) as an item, in the table record's fields, for import
+// records (imports.cc); and back.
+Item TableCreationRecord(const CreateTableRequest& req);
+CreateTableRequest TableCreationFrom(const Item& record);
+
 // Meta-family key of a table's or index's live (item count, item bytes) pair.
 std::string StatsKey(uint32_t id);
 // Meta-family key that marks the items and history of a deleted table as kept for backups.

@@ -1,9 +1,12 @@
 #include "ddb/engine.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iterator>
 #include <mutex>
 #include <random>
@@ -83,6 +86,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   last = std::max(last, impl->streams->LastSequence());
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
   impl->table_holds = std::make_unique<TableHolds>(options.table_status_hold_ms);
+  if (impl->options.s3_dir.empty()) {
+    impl->options.s3_dir =
+        options.in_memory
+            ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
+                  .string()
+            : (std::filesystem::path(options.data_dir) / "s3").string();
+  }
   impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
       .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
   impl->gsi_applier = std::make_unique<GsiApplier>(
@@ -134,6 +144,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                    def.index_name, /*hold=*/false);
     }
   }
+  // Imports and exports: records, and the jobs the last run left running.
+  impl->imports = std::make_unique<Imports>(impl.get());
+  impl->exports = std::make_unique<Exports>(impl.get());
+  DDB_RETURN_IF_ERROR(impl->imports->Load());
+  DDB_RETURN_IF_ERROR(impl->exports->Load());
+  impl->StartContributorTracking();
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -152,8 +168,8 @@ EngineImpl::~EngineImpl() {
   }
 }
 
-Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
-                                             const CreateTableRequest& req) {
+Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
+                                                 const CreateTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
   if (req.stream_specification && req.stream_specification->stream_enabled &&
       !req.stream_specification->stream_view_type) {
@@ -210,7 +226,7 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
 
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
-    d.latest_stream_label = impl_->streams->NewLabel(req.table_name, WallClockMillis());
+    d.latest_stream_label = streams->NewLabel(req.table_name, WallClockMillis());
   }
   if (req.sse_specification && req.sse_specification->enabled) {
     d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());
@@ -219,19 +235,24 @@ Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;
   if (req.resource_policy) DDB_RETURN_IF_ERROR(CheckResourcePolicySize(*req.resource_policy));
-  if (impl_->table_holds->Deleting(req.table_name)) {
+  if (table_holds->Deleting(req.table_name)) {
     return Error::InUse("Table already exists: " + req.table_name);
   }
   d.resource_policy = NewTablePolicy(req.resource_policy);
-  if (d.resource_policy) impl_->policies_seen = true;
-  uint64_t stream_start = impl_->sequencer->Peek();
-  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Create(std::move(d)));
+  if (d.resource_policy) policies_seen = true;
+  uint64_t stream_start = sequencer->Peek();
+  DDB_ASSIGN_OR_RETURN(auto info, catalog->Create(std::move(d)));
   if (info->description.latest_stream_label) {
-    DDB_RETURN_IF_ERROR(impl_->OpenStream(*info, stream_start));
+    DDB_RETURN_IF_ERROR(OpenStream(*info, stream_start));
   }
-  impl_->table_holds->Hold(req.table_name, TableStatus::kCreating);
-  TableDescription out = impl_->Describe(ctx, *info);
+  table_holds->Hold(req.table_name, TableStatus::kCreating);
+  TableDescription out = Describe(ctx, *info);
   return out;
+}
+
+Result<TableDescription> Engine::CreateTable(const RequestContext& ctx,
+                                             const CreateTableRequest& req) {
+  return impl_->CreateTable(ctx, req);
 }
 
 Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const std::string& name) {

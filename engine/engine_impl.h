@@ -32,8 +32,11 @@
 #include "engine/backup_registry.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
+#include "engine/contributor_insights.h"
+#include "engine/exports.h"
 #include "engine/expression.h"
 #include "engine/history.h"
+#include "engine/imports.h"
 #include "engine/index_maintenance.h"
 #include "engine/key_codec.h"
 #include "engine/partition_model.h"
@@ -59,6 +62,9 @@ Result<std::optional<Projection>> CompileReadProjection(
     const std::optional<std::string>& projection_expression,
     const std::vector<std::string>& attributes_to_get,
     const std::map<std::string, std::string>* names);
+
+// A random (version 4) UUID, as TableId (engine.cc).
+std::string NewUuid();
 
 // Milliseconds since the epoch (change-record and stream times).
 inline uint64_t WallClockMillis() {
@@ -88,6 +94,13 @@ class EngineImpl {
   std::unique_ptr<PartitionModel> partitions;
   std::unique_ptr<StreamRegistry> streams;
   std::unique_ptr<TableHolds> table_holds;  // EngineOptions::table_status_hold_ms
+  std::unique_ptr<Imports> imports;         // ImportTable's jobs and records (imports.h)
+  std::unique_ptr<Exports> exports;         // exports' jobs and records (exports.h)
+  ContributorTracker contributors;          // keys of tables/GSIs with contributor insights
+  // Tracks what the catalog says has contributor insights enabled (at open).
+  void StartContributorTracking();
+  // GetMetrics' view of them (contributor_insights.cc).
+  std::vector<ContributorRanking> ContributorRankings();
   std::array<std::mutex, kLockStripes> stripes;
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
@@ -215,6 +228,8 @@ class EngineImpl {
   std::atomic<uint64_t> restores_completed{0};
 
   ~EngineImpl();
+  // CreateTable (engine.cc), also for ImportTable's new table.
+  Result<TableDescription> CreateTable(const RequestContext& ctx, const CreateTableRequest& req);
   // Fills a new GSI from the table's items, then marks it ACTIVE.
   void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
   void MarkBackfilled(const std::string& table_name, const std::string& index_name);

@@ -400,10 +400,23 @@ Result<int64_t> Storage::GetCounter(std::string_view key) {
 }
 
 Status Storage::Write(Batch& batch, WriteSync sync) {
-  const rocksdb::WriteOptions& options =
-      sync == WriteSync::kDeferred ? rep_->deferred_write_options : rep_->write_options;
+  rocksdb::WriteOptions unlogged;
+  unlogged.disableWAL = true;
+  const rocksdb::WriteOptions& options = sync == WriteSync::kUnlogged ? unlogged
+                                         : sync == WriteSync::kDeferred
+                                             ? rep_->deferred_write_options
+                                             : rep_->write_options;
   rocksdb::Status s = rep_->db->Write(options, &batch.rep_->batch);
   if (!s.ok()) return ToError(rep_->log, s, "write");
+  return Status::Ok();
+}
+
+Status Storage::FlushAll() {
+  if (rep_->in_memory) return Status::Ok();
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  rocksdb::Status s = rep_->db->Flush(options, rep_->cfs);
+  if (!s.ok()) return ToError(rep_->log, s, "flush");
   return Status::Ok();
 }
 

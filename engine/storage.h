@@ -55,6 +55,9 @@ struct StorageOptions {
 enum class WriteSync : uint8_t {
   kAsOpened,  // what acknowledges a client's write: synced when the store syncs writes
   kDeferred,  // not now: a later synced write or Sync() covers it, or nothing needs it to
+  // Not in the write-ahead log at all (a bulk load that starts over after a crash): durable
+  // only once FlushAll() has returned.
+  kUnlogged,
 };
 
 class Storage {
@@ -88,7 +91,8 @@ class Storage {
   };
 
   // A consistent, read-only view of the whole store as of its creation (a RocksDB snapshot),
-  // released when the last reference goes.
+  // released when the last reference goes. It pins what it sees against compaction
+  // meanwhile, so hold one only for a bounded job (a restore, an export).
   class Snapshot {
    public:
     virtual ~Snapshot() = default;
@@ -112,6 +116,9 @@ class Storage {
   // sync_writes (an empty synced write, grouped with concurrent writers'); otherwise does
   // nothing. For a request that made several deferred writes. Errors: kInternal.
   Status Sync();
+  // Flushes every column family's memtable to SST files (after kUnlogged writes), and
+  // returns once they are durable. Errors: kInternal.
+  Status FlushAll();
   // Deletes every key in [begin, end) of a column family (a range tombstone: O(1) to write,
   // but every iterator over the family fragments all live range tombstones when it is
   // created, so this is for rare events, never for a job that repeats). The changes family

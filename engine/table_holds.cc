@@ -16,9 +16,21 @@ void TableHolds::Hold(const std::string& name, TableStatus status,
   held_[name] = Held{status, std::chrono::steady_clock::now() + hold_, std::move(dropped)};
 }
 
-std::optional<TableStatus> TableHolds::StatusOf(const std::string& name) {
-  if (!enabled()) return std::nullopt;
+void TableHolds::HoldForImport(const std::string& name) {
   std::lock_guard lock(mu_);
+  if (importing_.insert(name).second) ++importing_count_;
+}
+
+void TableHolds::ReleaseImport(const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (importing_.erase(name) > 0) --importing_count_;
+}
+
+std::optional<TableStatus> TableHolds::StatusOf(const std::string& name) {
+  if (!enabled() && importing_count_.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  std::lock_guard lock(mu_);
+  if (importing_.count(name)) return TableStatus::kCreating;
+  if (!enabled()) return std::nullopt;
   Expire();
   auto it = held_.find(name);
   if (it == held_.end()) return std::nullopt;

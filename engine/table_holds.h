@@ -6,10 +6,12 @@
 // Thread safety: every member may be called concurrently.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ class TableHolds {
   // its last description, for DescribeTable and ListTables.
   void Hold(const std::string& name, TableStatus status,
             std::optional<TableDescription> dropped = std::nullopt);
+  // A table an import is filling: CREATING (whatever table_status_hold_ms) until released.
+  void HoldForImport(const std::string& name);
+  void ReleaseImport(const std::string& name);
   // CREATING, UPDATING or DELETING while held; nullopt otherwise.
   std::optional<TableStatus> StatusOf(const std::string& name);
   // The description of a table held DELETING (TableStatus DELETING).
@@ -50,6 +55,8 @@ class TableHolds {
   const std::chrono::milliseconds hold_;
   std::mutex mu_;
   std::map<std::string, Held> held_;
+  std::set<std::string> importing_;      // guarded by mu_
+  std::atomic<int> importing_count_{0};  // importing_.size(), read without the lock
 };
 
 }  // namespace ddb

@@ -90,6 +90,16 @@ WireError ToWire(ErrorCode code) {
       return {"PointInTimeRecoveryUnavailableException", 400};
     case ErrorCode::kInvalidRestoreTime:
       return {"InvalidRestoreTimeException", 400};
+    case ErrorCode::kImportConflict:
+      return {"ImportConflictException", 400};
+    case ErrorCode::kImportNotFound:
+      return {"ImportNotFoundException", 400};
+    case ErrorCode::kExportNotFound:
+      return {"ExportNotFoundException", 400};
+    case ErrorCode::kExportConflict:
+      return {"ExportConflictException", 400};
+    case ErrorCode::kInvalidExportTime:
+      return {"InvalidExportTimeException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -134,6 +144,15 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"ListTagsOfResource", HandleListTagsOfResource},
       {"DescribeLimits", HandleDescribeLimits},
       {"DescribeEndpoints", HandleDescribeEndpoints},
+      {"ImportTable", HandleImportTable},
+      {"DescribeImport", HandleDescribeImport},
+      {"ListImports", HandleListImports},
+      {"ExportTableToPointInTime", HandleExportTableToPointInTime},
+      {"DescribeExport", HandleDescribeExport},
+      {"ListExports", HandleListExports},
+      {"UpdateContributorInsights", HandleUpdateContributorInsights},
+      {"DescribeContributorInsights", HandleDescribeContributorInsights},
+      {"ListContributorInsights", HandleListContributorInsights},
   };
   return handlers;
 }

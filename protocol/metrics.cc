@@ -281,6 +281,22 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
       }
     }
   }
+  Header(&out, "ddb_contributor_insights_top_keys", "gauge",
+         "Contributor insights (tables and GSIs where enabled): the keys that consumed the most "
+         "capacity units, or were throttled most, since insights were enabled.");
+  for (const auto& [ns, m] : all) {
+    for (const ContributorRanking& r : m.contributor_insights) {
+      for (size_t i = 0; i < r.keys.size(); ++i) {
+        std::string labels = with(ns, TableLabels(r.table, r.index)) + ",rule=\"" + r.rule +
+                             "\",rank=\"" + std::to_string(i + 1) + "\",partition_key=\"" +
+                             Escape(r.keys[i].partition_key) + "\"";
+        if (!r.keys[i].sort_key.empty()) {
+          labels += ",sort_key=\"" + Escape(r.keys[i].sort_key) + "\"";
+        }
+        Sample(&out, "ddb_contributor_insights_top_keys", labels, r.keys[i].value);
+      }
+    }
+  }
   return out;
 }
 

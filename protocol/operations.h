@@ -71,6 +71,22 @@ Result<std::string> HandleBatchWriteItem(Engine&, const RequestContext&, const J
 Result<std::string> HandleExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleBatchExecuteStatement(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleExecuteTransaction(Engine&, const RequestContext&, const JsonObject&);
+// ImportTable, DescribeImport, ListImports, ExportTableToPointInTime, DescribeExport,
+// ListExports (import_export_operations.cc).
+Result<std::string> HandleImportTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeImport(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleListImports(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleExportTableToPointInTime(Engine&, const RequestContext&,
+                                                   const JsonObject&);
+Result<std::string> HandleDescribeExport(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleListExports(Engine&, const RequestContext&, const JsonObject&);
+// Contributor insights (contributor_insights_operations.cc).
+Result<std::string> HandleUpdateContributorInsights(Engine&, const RequestContext&,
+                                                    const JsonObject&);
+Result<std::string> HandleDescribeContributorInsights(Engine&, const RequestContext&,
+                                                      const JsonObject&);
+Result<std::string> HandleListContributorInsights(Engine&, const RequestContext&,
+                                                  const JsonObject&);
 // DynamoDB Streams (stream_operations.cc).
 Result<std::string> HandleListStreams(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeStream(Engine&, const RequestContext&, const JsonObject&);

@@ -54,6 +54,8 @@ std::string Usage(std::string_view program) {
       "  --host H         address to bind (default 127.0.0.1)\n"
       "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
+      "  --s3-dir D       the directory standing in for S3 (ImportTable, exports): bucket =\n"
+      "                   subdirectory (default <data-dir>/s3; in memory, a temporary dir)\n"
       "  --durability MODE\n"
       "                   process: a write is answered once it is in RocksDB's write-ahead\n"
       "                   log, which survives a crash of the server but not of the machine\n"
@@ -173,8 +175,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       options.simulate_capacity = true;
       continue;
     }
-    if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--threads" &&
-        flag != "--engine-threads" && flag != "--log-level" &&
+    if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--s3-dir" &&
+        flag != "--threads" && flag != "--engine-threads" && flag != "--log-level" &&
         flag != "--gsi-propagation-delay-ms" && flag != "--partition-split-bytes" &&
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
@@ -203,6 +205,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--data-dir") {
       if (value.empty()) return BadValue(flag, value, "a directory");
       options.data_dir = std::string(value);
+    } else if (flag == "--s3-dir") {
+      if (value.empty()) return BadValue(flag, value, "a directory");
+      options.s3_dir = std::string(value);
     } else if (flag == "--threads") {
       // 1024 is an arbitrary sanity bound: more threads than that is a typo, not a plan.
       std::optional<int64_t> threads = ParseInt(value, 1, 1024);

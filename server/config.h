@@ -41,6 +41,11 @@ struct ServerOptions {
   std::string data_dir = "./data";
   // Keep all tables in memory; nothing is written to disk. Default: false
   bool in_memory = false;
+  // The directory standing in for Amazon S3 (ImportTable's sources, exports' output): a
+  // bucket is a subdirectory, an object key a path inside it; shared by every namespace, as
+  // bucket names are global. Default: "" (<data_dir>/s3; with in_memory, ddb-s3-<pid> in the
+  // system's temporary directory)
+  std::string s3_dir;
   // What an acknowledged write survives: kProcess (in the WAL, not synced: a crash of the
   // process) or kFsync (synced before the answer: a power cut). Default: kProcess
   Durability durability = Durability::kProcess;

@@ -2,10 +2,12 @@
 // the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure (or
 // --health-check found none serving), 2 bad flags or keys (--credentials).
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -117,6 +119,14 @@ int Main(int argc, char** argv) {
   // Account isolation by default where callers are known (--auth verify).
   const Isolation isolation = options.isolation.value_or(
       options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
+  std::string s3_dir = options.s3_dir;
+  if (s3_dir.empty()) {
+    s3_dir =
+        options.in_memory
+            ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
+                  .string()
+            : (std::filesystem::path(options.data_dir) / "s3").string();
+  }
   Namespaces namespaces(
       EngineOptions{.data_dir = options.data_dir,
                     .in_memory = options.in_memory,
@@ -129,6 +139,7 @@ int Main(int argc, char** argv) {
                     .compact_on_open = options.compact_on_open,
                     .pitr_lag_ms = options.pitr_lag_ms,
                     .pitr_history_max_bytes = options.pitr_history_max_bytes,
+                    .s3_dir = s3_dir,
                     .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ddb/error.h"
+#include "ddb/import_export.h"
 #include "ddb/logger.h"
 #include "ddb/metrics.h"
 #include "ddb/types.h"
@@ -72,6 +73,12 @@ struct EngineOptions {
   // that an on-demand backup or a restore in progress needs is never dropped for it.
   // Default: 1 GiB
   int64_t pitr_history_max_bytes = int64_t{1} << 30;
+  // The directory standing in for Amazon S3 (ImportTable's source, exports' destination):
+  // bucket = subdirectory, object key = path inside it (engine/local_s3.h). Import error
+  // records go to <s3_dir>/.logs/aws-dynamodb/imports/<import id>.log (where the service
+  // writes them to CloudWatch Logs). Default: "" (<data_dir>/s3; in memory, a directory
+  // under the system's temporary directory)
+  std::string s3_dir;
   // Receives every message the engine has (storage errors, skipped change records, failed
   // background work); see ddb/logger.h. Default: null, meaning StderrLogger()
   Logger logger;
@@ -197,6 +204,44 @@ class Engine {
       const RequestContext& ctx, const BatchExecuteStatementRequest& req);
   Result<ExecuteTransactionResult> ExecuteTransaction(const RequestContext& ctx,
                                                       const ExecuteTransactionRequest& req);
+
+  // ImportTable: creates the table (TableCreationParameters, CreateTable's checks) and fills
+  // it in the background from the S3 objects under the prefix (DYNAMODB_JSON, ION or CSV;
+  // GZIP, ZSTD or none). The table is CREATING until the import ends: COMPLETED, or FAILED
+  // with ItemValidationError (items that did not parse or fit the schema are skipped, the
+  // rest of their object too, and logged; the table keeps what was imported) or
+  // S3NoSuchBucket (the table is deleted). An import interrupted by a restart starts over.
+  // Errors: kValidation, kResourceInUse ("Table already exists: T"), kImportConflict (the
+  // ClientToken names an import of another table), kLimitExceeded (50 imports running).
+  Result<ImportDescription> ImportTable(const RequestContext& ctx, const ImportTableRequest& req);
+  // Errors: kValidation ("Invalid Import ARN"), kImportNotFound.
+  Result<ImportDescription> DescribeImport(const RequestContext& ctx, const std::string& arn);
+  // Newest first; NextToken is opaque. Errors: kValidation (page size, token).
+  Result<ListImportsResult> ListImports(const RequestContext& ctx, const ListImportsRequest& req);
+  // ExportTableToPointInTime: writes the table as of ExportTime (default now: a consistent
+  // snapshot taken before this returns) under s3://bucket/prefix/AWSDynamoDB/<export id>/ in
+  // the background, in the service's layout. Errors: kValidation, kTableNotFound,
+  // kPointInTimeRecoveryUnavailable, kInvalidExportTime (outside the recovery window; without
+  // point-in-time history, any time but about now, and every incremental export),
+  // kExportConflict (the ClientToken names another export), kLimitExceeded (300 running).
+  Result<ExportDescription> ExportTableToPointInTime(const RequestContext& ctx,
+                                                     const ExportTableRequest& req);
+  // Errors: kValidation ("Invalid Export ARN"), kExportNotFound.
+  Result<ExportDescription> DescribeExport(const RequestContext& ctx, const std::string& arn);
+  // Errors: kValidation (max results, token).
+  Result<ListExportsResult> ListExports(const RequestContext& ctx, const ListExportsRequest& req);
+
+  // Contributor insights of a table or GSI: enabled, the partition keys (and partition +
+  // sort keys) that consume the most capacity and are throttled most are tracked (and shown
+  // at /metrics). Persisted with the table. Errors: kResourceNotFound (table or index).
+  Result<ContributorInsightsDescription> UpdateContributorInsights(
+      const RequestContext& ctx, const UpdateContributorInsightsRequest& req);
+  Result<ContributorInsightsDescription> DescribeContributorInsights(
+      const RequestContext& ctx, const std::string& table, const std::optional<std::string>& index);
+  // Every table's (or one table's) table and GSI entries. Errors: kResourceNotFound,
+  // kValidation (token).
+  Result<ListContributorInsightsResult> ListContributorInsights(
+      const RequestContext& ctx, const ListContributorInsightsRequest& req);
 
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
   // and index, item counts, and the background jobs' counters (ddb/metrics.h).

@@ -54,6 +54,11 @@ enum class ErrorCode : uint8_t {
   kContinuousBackupsUnavailable,    // backups of a table that is not ACTIVE yet
   kPointInTimeRecoveryUnavailable,  // PITR restore of a table without PITR
   kInvalidRestoreTime,              // outside the table's restorable window
+  kImportConflict,                  // ImportTable: the ClientToken names another import
+  kImportNotFound,
+  kExportNotFound,
+  kExportConflict,  // ExportTableToPointInTime: the ClientToken names another export
+  kInvalidExportTime,
   kInternal,
 };
 

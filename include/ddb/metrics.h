@@ -59,6 +59,21 @@ struct TableFigures {
   std::vector<IndexFigures> indexes;
 };
 
+// One contributor-insights ranking of a table or GSI with insights enabled: its top keys.
+struct ContributorRanking {
+  std::string table;
+  std::string index;  // empty for the table itself
+  // "partition_key_consumed", "partition_sort_key_consumed", "partition_key_throttled",
+  // "partition_sort_key_throttled" (CloudWatch's PKC, SKC, PKT and SKT rules).
+  std::string rule;
+  struct Key {
+    std::string partition_key;  // as text (B values base64)
+    std::string sort_key;       // empty in partition-key rankings
+    double value = 0;           // capacity units, or throttled requests
+  };
+  std::vector<Key> keys;  // most first, at most 10
+};
+
 struct EngineMetrics {
   std::vector<ResourceSnapshot> resources;
   std::vector<TableFigures> tables;
@@ -72,6 +87,7 @@ struct EngineMetrics {
   uint64_t ttl_deleted_items = 0;
   uint64_t ttl_delete_errors = 0;
   uint64_t ttl_examined_entries = 0;
+  std::vector<ContributorRanking> contributor_insights;
 };
 
 }  // namespace ddb

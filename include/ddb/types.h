@@ -266,6 +266,14 @@ struct TableDescription {
   // does not show them, as the service does not; they go with the table.
   std::optional<ResourcePolicy> resource_policy;
   std::map<std::string, ResourcePolicy> stream_policies;
+  // Contributor insights of the table (key "") and of its GSIs (by name), as
+  // UpdateContributorInsights last left them; absent: never enabled.
+  struct ContributorInsightsSetting {
+    bool enabled = false;
+    uint8_t mode = 0;        // ContributorInsightsMode (ddb/import_export.h)
+    double last_update = 0;  // epoch seconds
+  };
+  std::map<std::string, ContributorInsightsSetting> contributor_insights;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;
