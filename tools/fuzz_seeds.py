@@ -21,6 +21,10 @@ OPERATIONS = [
     "UpdateTimeToLive", "DescribeTimeToLive", "TagResource", "UntagResource",
     "ListTagsOfResource", "DescribeLimits", "DescribeEndpoints", "ListStreams", "DescribeStream",
     "GetShardIterator", "GetRecords",
+    "CreateBackup", "DescribeBackup", "ListBackups", "DeleteBackup", "RestoreTableFromBackup",
+    "RestoreTableToPointInTime", "ImportTable", "DescribeImport", "ListImports", "DescribeExport",
+    "ListExports", "UpdateContributorInsights", "DescribeContributorInsights",
+    "ListContributorInsights",
 ]
 
 KEY = {"pk": {"S": "a"}, "sk": {"N": "1"}}
@@ -126,6 +130,29 @@ REQUESTS = [
                           "SequenceNumber": "000000000000000000001"}),
     ("GetRecords", {"ShardIterator": TABLE_ARN + "/stream/2025-01-01T00:00:00.000|1|AAAA",
                     "Limit": 10}),
+    ("CreateBackup", {"TableName": "tbl", "BackupName": "b1"}),
+    ("ListBackups", {"TableName": "tbl", "Limit": 5, "BackupType": "ALL"}),
+    ("DescribeBackup", {"BackupArn": TABLE_ARN + "/backup/01735689600000-0a1b2c3d"}),
+    ("DeleteBackup", {"BackupArn": TABLE_ARN + "/backup/01735689600000-0a1b2c3d"}),
+    ("RestoreTableFromBackup", {"TargetTableName": "copy",
+                                "BackupArn": TABLE_ARN + "/backup/01735689600000-0a1b2c3d",
+                                "BillingModeOverride": "PAY_PER_REQUEST"}),
+    ("RestoreTableToPointInTime", {"SourceTableName": "tbl", "TargetTableName": "copy2",
+                                   "UseLatestRestorableTime": True}),
+    ("ImportTable", {"S3BucketSource": {"S3Bucket": "bucket", "S3KeyPrefix": "p/"},
+                     "InputFormat": "CSV", "InputCompressionType": "NONE",
+                     "InputFormatOptions": {"Csv": {"Delimiter": ";", "HeaderList": ["pk", "sk"]}},
+                     "TableCreationParameters": {
+                         "TableName": "imported", "BillingMode": "PAY_PER_REQUEST",
+                         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]}}),
+    ("ListImports", {"TableArn": TABLE_ARN, "PageSize": 5}),
+    ("DescribeImport", {"ImportArn": TABLE_ARN + "/import/01735689600000-0a1b2c3d"}),
+    ("ListExports", {"TableArn": TABLE_ARN, "MaxResults": 5}),
+    ("DescribeExport", {"ExportArn": TABLE_ARN + "/export/01735689600000-0a1b2c3d"}),
+    ("UpdateContributorInsights", {"TableName": "tbl", "ContributorInsightsAction": "ENABLE"}),
+    ("DescribeContributorInsights", {"TableName": "tbl"}),
+    ("ListContributorInsights", {"MaxResults": 3}),
 ]
 
 
@@ -340,6 +367,18 @@ def signed(method, target, headers, payload, key="AKIDFUZZ", secret="fuzzsecret"
         key, scope, ";".join(signed_names), signature)
 
 
+def import_formats_seeds():
+    # Byte 0: 0 DynamoDB JSON, 1 Ion, 2 CSV (byte 1: the delimiter); then one record.
+    json_line = json.dumps({"Item": ITEM}, separators=(",", ":"))
+    write("import_formats", "json", b"\x00\x00" + json_line.encode())
+    write("import_formats", "json-empty", b"\x00\x00   ")
+    ion = ('$ion_1_0 {Item:{pk:"a",sk:3.,n:1.5e0,d:12.50,b:{{AAE=}},t:true,z:null,'
+           'l:["x",[1,2]],m:{k:"v"},ss:$dynamodb_SS::["a","b"],ns:$dynamodb_NS::[1,2.]}}')
+    write("import_formats", "ion", b"\x01\x00" + ion.encode())
+    write("import_formats", "csv", b"\x02," + b'a,1,"quoted, with ""quotes""",4.5')
+    write("import_formats", "csv-tab", b"\x02\t" + b"pk\tsk\ta\tb")
+
+
 def sigv4_seeds():
     write("sigv4", "authorization", b"\x00" + AUTH[1].encode())
     write("sigv4", "authorization-blanks", b"\x00AWS4-HMAC-SHA256 Signature=ab,,Credential=K/20250101"
@@ -371,3 +410,4 @@ if __name__ == "__main__":
     paging_seeds()
     http_seeds()
     sigv4_seeds()
+    import_formats_seeds()

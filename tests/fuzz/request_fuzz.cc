@@ -51,6 +51,22 @@ constexpr std::string_view kOperations[] = {
     "DynamoDBStreams_20120810.DescribeStream",
     "DynamoDBStreams_20120810.GetShardIterator",
     "DynamoDBStreams_20120810.GetRecords",
+    // Issue 18's operations (ExportTableToPointInTime is left out: each one would write
+    // files under the engine's local S3 directory).
+    "DynamoDB_20120810.CreateBackup",
+    "DynamoDB_20120810.DescribeBackup",
+    "DynamoDB_20120810.ListBackups",
+    "DynamoDB_20120810.DeleteBackup",
+    "DynamoDB_20120810.RestoreTableFromBackup",
+    "DynamoDB_20120810.RestoreTableToPointInTime",
+    "DynamoDB_20120810.ImportTable",
+    "DynamoDB_20120810.DescribeImport",
+    "DynamoDB_20120810.ListImports",
+    "DynamoDB_20120810.DescribeExport",
+    "DynamoDB_20120810.ListExports",
+    "DynamoDB_20120810.UpdateContributorInsights",
+    "DynamoDB_20120810.DescribeContributorInsights",
+    "DynamoDB_20120810.ListContributorInsights",
 };
 constexpr uint8_t kOperationFromInput = 0xff;
 constexpr int kInputsPerEngine = 500;
