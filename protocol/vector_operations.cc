@@ -2,6 +2,7 @@
 // model: TableName, IndexName, SearchVector, TopK, SearchConditionExpression,
 // ProjectionExpression, ExpressionAttributeNames/Values, ReturnConsumedCapacity; the answer's
 // SearchResults [{Item, Score}] and ConsumedCapacity {VectorSearchRequestBytes}).
+#include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
@@ -60,7 +61,7 @@ Result<std::string> HandleSearchVectors(Engine& engine, const RequestContext& ct
     w.Key("Item");
     WriteAttributeMap(w, r.item);
     w.Key("Score");
-    w.Double(r.score);
+    w.Number(r.score);
     w.EndObject();
   }
   w.EndArray();

@@ -37,7 +37,7 @@ def vec(values):
     return {"L": [{"N": repr(float(v))} for v in values]}
 
 
-def vector_index(name="vi", attr="emb", dims=3, fn="COSINE", schema=None, projection=None):
+def vector_index(name="vix", attr="emb", dims=3, fn="COSINE", schema=None, projection=None):
     idx = {
         "IndexName": name,
         "VectorAttribute": {"AttributeName": attr},
@@ -73,7 +73,7 @@ def put(raw, table, pk, emb=None, **attrs):
     return raw("PutItem", {"TableName": table, "Item": item})
 
 
-def search(raw, table, q, k=3, index="vi", **extra):
+def search(raw, table, q, k=3, index="vix", **extra):
     body = {"TableName": table, "IndexName": index, "SearchVector": [{"N": str(x)} for x in q],
             "TopK": k}
     body.update(extra)
@@ -91,14 +91,14 @@ def vtable(raw):
 def test_create_table_describes_vector_index(raw, vtable):
     d = ok(raw("DescribeTable", {"TableName": vtable}))["Table"]
     [vi] = d["VectorIndexes"]
-    assert vi["IndexName"] == "vi"
+    assert vi["IndexName"] == "vix"
     assert vi["VectorAttribute"] == {"AttributeName": "emb"}
     assert vi["Dimensions"] == 3
     assert vi["DistanceFunction"] == "COSINE"
     assert vi["IndexStatus"] == "ACTIVE"
     assert "Backfilling" not in vi  # absent for an index created with the table
     assert vi["ItemCount"] == 0 and vi["IndexSizeBytes"] == 0
-    assert vi["IndexArn"] == d["TableArn"] + "/index/vi"
+    assert vi["IndexArn"] == d["TableArn"] + "/index/vix"
     assert vi["Projection"] == {"ProjectionType": "ALL"}
 
 
@@ -247,8 +247,8 @@ def test_control_plane_validation(raw):
     err(create(raw, name, [vector_index(name="x")]), "ValidationException",
         contains="Member must have length greater than or equal to 3")
     err(create(raw, name, [vector_index(), vector_index()]), "ValidationException",
-        contains="Duplicate index name: vi")
-    err(create(raw, name, [vector_index(name="v1", dims=3), vector_index(name="v2", dims=4)]),
+        contains="Duplicate index name: vix")
+    err(create(raw, name, [vector_index(name="vi1", dims=3), vector_index(name="vi2", dims=4)]),
         "ValidationException", contains="same Dimensions")
     err(create(raw, name, [vector_index(name=f"v{i}x") for i in range(6)]), "ValidationException",
         contains="per-table limit")
