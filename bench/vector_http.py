@@ -30,7 +30,7 @@ try:
         assert r.status == 200, r.body[:300]
         return r.json()
 
-    call("CreateTable", {"TableName": "v", "BillingMode": "PAY_PER_REQUEST",
+    call("CreateTable", {"TableName": "vecbench", "BillingMode": "PAY_PER_REQUEST",
                          "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
                          "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
                          "VectorIndexes": [{"IndexName": "vix", "VectorAttribute": {"AttributeName": "e"},
@@ -39,7 +39,7 @@ try:
     rng = random.Random(1)
     t0 = time.time()
     for start in range(0, n, 25):
-        call("BatchWriteItem", {"RequestItems": {"v": [
+        call("BatchWriteItem", {"RequestItems": {"vecbench": [
             {"PutRequest": {"Item": {"pk": {"S": str(i)}, "e": {"L": [
                 {"N": "%.6f" % rng.uniform(-1, 1)} for _ in range(dims)]}}}}
             for i in range(start, min(start + 25, n))]}})
@@ -57,7 +57,7 @@ try:
     for _ in range(queries):
         q = [{"N": "%.6f" % rng.uniform(-1, 1)} for _ in range(dims)]
         a = time.perf_counter()
-        r = call("SearchVectors", {"TableName": "v", "IndexName": "vix", "SearchVector": q, "TopK": 10})
+        r = call("SearchVectors", {"TableName": "vecbench", "IndexName": "vix", "SearchVector": q, "TopK": 10})
         lat.append((time.perf_counter() - a) * 1000)
         assert len(r["SearchResults"]) == 10
     lat.sort()
