@@ -7,6 +7,7 @@
 #include "engine/engine_impl.h"
 #include "engine/expression.h"
 #include "engine/item_validation.h"
+#include "engine/vector_index.h"
 #include "engine/write_capacity.h"
 
 namespace ddb {
@@ -142,6 +143,7 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
         DDB_RETURN_IF_ERROR(ValidateKeyValues(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateItem(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, w.item));
+        DDB_RETURN_IF_ERROR(ValidateVectorAttributes(table->description, w.item));
       } else {
         DDB_RETURN_IF_ERROR(ValidateKey(table->description, w.item));
       }

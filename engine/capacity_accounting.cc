@@ -212,6 +212,17 @@ EngineMetrics Engine::GetMetrics() {
                           .count();
     if (oldest_ms && now_ms > oldest_ms) m.gsi_lag_ms = now_ms - oldest_ms;
   }
+  for (const auto& [table_id, index] : impl_->vectors->All()) {
+    auto table = impl_->catalog->FindById(table_id);
+    if (!table) continue;
+    VectorIndexFigures f;
+    f.table = table->description.table_name;
+    f.index = index->definition().index_name;
+    f.vectors = index->Size();
+    f.memory_bytes = index->MemoryBytes();
+    f.graph = index->HasGraph();
+    m.vector_indexes.push_back(std::move(f));
+  }
   return m;
 }
 

@@ -109,6 +109,68 @@ std::vector<SecondaryIndexDefinition> IndexesFrom(const AttributeValue& v) {
   return out;
 }
 
+// Vector index definitions (an optional "VectorIndexes" attribute of the table record,
+// absent: none; each entry versioned by its "Format", kVectorIndexFormat). Their contents are
+// not persisted: they are rebuilt from the table's items at open.
+AttributeValue VectorIndexesRecord(const std::vector<VectorIndexDefinition>& indexes) {
+  std::vector<AttributeValue> l;
+  for (const auto& idx : indexes) {
+    std::vector<AttributeValue> schema;
+    for (const auto& e : idx.search_schema) {
+      schema.push_back(AttributeValue::M({{"AttributeName", Str(e.attribute_name)},
+                                          {"Type", Str(std::string(EnumName(e.type)))}}));
+    }
+    AttributeMap m{{"Format", Num(kVectorIndexFormat)},
+                   {"IndexName", Str(idx.index_name)},
+                   {"VectorAttribute", Str(idx.vector_attribute)},
+                   {"Dimensions", Num(idx.dimensions)},
+                   {"DistanceFunction", Str(std::string(EnumName(idx.distance_function)))},
+                   {"SearchSchema", AttributeValue::L(std::move(schema))},
+                   {"ProjectionType", Num(static_cast<int>(idx.projection.projection_type))},
+                   {"Status", Str(std::string(EnumName(idx.index_status)))},
+                   {"Backfilling", AttributeValue::Bool(idx.backfilling)},
+                   {"ReportsBackfilling", AttributeValue::Bool(idx.reports_backfilling)}};
+    if (!idx.projection.non_key_attributes.empty()) {
+      std::vector<AttributeValue> names;
+      for (const auto& n : idx.projection.non_key_attributes) names.push_back(Str(n));
+      m["NonKeyAttributes"] = AttributeValue::L(std::move(names));
+    }
+    l.push_back(AttributeValue::M(std::move(m)));
+  }
+  return AttributeValue::L(std::move(l));
+}
+
+std::vector<VectorIndexDefinition> VectorIndexesFrom(const AttributeValue& v) {
+  std::vector<VectorIndexDefinition> out;
+  for (const auto& e : v.list()) {
+    const AttributeMap& m = e.map();
+    VectorIndexDefinition idx;
+    idx.index_name = m.at("IndexName").scalar();
+    idx.vector_attribute = m.at("VectorAttribute").scalar();
+    idx.dimensions = std::stoll(m.at("Dimensions").scalar());
+    idx.distance_function = EnumFromName<VectorDistanceFunction>(m.at("DistanceFunction").scalar())
+                                .value_or(VectorDistanceFunction::kCosine);
+    for (const auto& s : m.at("SearchSchema").list()) {
+      idx.search_schema.push_back(
+          {s.map().at("AttributeName").scalar(),
+           EnumFromName<SearchSchemaElementType>(s.map().at("Type").scalar())
+               .value_or(SearchSchemaElementType::kInlineFilter)});
+    }
+    idx.projection.projection_type =
+        static_cast<ProjectionType>(std::stoi(m.at("ProjectionType").scalar()));
+    if (auto it = m.find("NonKeyAttributes"); it != m.end()) {
+      for (const auto& n : it->second.list())
+        idx.projection.non_key_attributes.push_back(n.scalar());
+    }
+    idx.index_status =
+        EnumFromName<IndexStatus>(m.at("Status").scalar()).value_or(IndexStatus::kActive);
+    idx.backfilling = m.at("Backfilling").boolean();
+    idx.reports_backfilling = m.at("ReportsBackfilling").boolean();
+    out.push_back(std::move(idx));
+  }
+  return out;
+}
+
 AttributeValue PolicyRecord(const ResourcePolicy& p) {
   return AttributeValue::M({{"Text", Str(p.policy)}, {"Revision", Str(p.revision_id)}});
 }
@@ -143,6 +205,15 @@ Status CheckRecordFormats(const Item& record) {
       if (int64_t f = format(index.map(), "KeyFormat"); f > kIndexKeyFormat) {
         return NewerFormat("index " + index.map().at("IndexName").scalar() + " of table " + table,
                            f, kIndexKeyFormat);
+      }
+    }
+  }
+  if (auto it = record.find("VectorIndexes"); it != record.end()) {
+    for (const AttributeValue& index : it->second.list()) {
+      if (int64_t f = format(index.map(), "Format"); f > kVectorIndexFormat) {
+        return NewerFormat(
+            "vector index " + index.map().at("IndexName").scalar() + " of table " + table, f,
+            kVectorIndexFormat);
       }
     }
   }
@@ -226,6 +297,7 @@ Item ToRecord(const TableInfo& info) {
                            {"AsOfMs", Num(static_cast<int64_t>(info.restore_job->as_of_ms))},
                            {"BackupId", Str(info.restore_job->backup_id)}});
   }
+  if (!d.vector_indexes.empty()) r["VectorIndexes"] = VectorIndexesRecord(d.vector_indexes);
   if (!d.contributor_insights.empty()) {
     AttributeMap insights;
     for (const auto& [index, c] : d.contributor_insights) {
@@ -302,6 +374,9 @@ TableDescription FromRecord(const Item& r) {
     summary.restore_date_time = std::stoll(m.at("DateTimeMs").scalar()) / 1000.0;
     summary.restore_in_progress = m.at("InProgress").boolean();
     d.restore_summary = summary;
+  }
+  if (auto it = r.find("VectorIndexes"); it != r.end()) {
+    d.vector_indexes = VectorIndexesFrom(it->second);
   }
   if (auto it = r.find("ContributorInsights"); it != r.end()) {
     for (const auto& [index, c] : it->second.map()) {

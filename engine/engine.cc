@@ -62,6 +62,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                           .logger = options.logger}));
   DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
+  impl->vectors = std::make_unique<VectorIndexes>();
   DDB_RETURN_IF_ERROR(impl->OpenBackups());
   for (const std::string& name : impl->catalog->Names()) {
     auto info = impl->catalog->Find(name);
@@ -120,6 +121,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       lock.lock();
     }
   });
+  // Vector indexes are rebuilt from the items (vector_search.cc); one cut short while
+  // backfilling is finished by that.
+  DDB_RETURN_IF_ERROR(impl->LoadVectorIndexes());
   // Backfills interrupted by a shutdown start over (entries are idempotent). So do Time to
   // Live records never finished, or never begun (data written by older versions).
   for (const std::string& name : impl->catalog->Names()) {
@@ -193,6 +197,12 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
   d.key_schema = req.key_schema;
   d.local_secondary_indexes = req.local_secondary_indexes;
   d.global_secondary_indexes = req.global_secondary_indexes;
+  d.vector_indexes = req.vector_indexes;
+  for (auto& v : d.vector_indexes) {
+    v.index_status = IndexStatus::kActive;  // empty, so nothing to backfill
+    v.backfilling = false;
+    v.reports_backfilling = false;
+  }
   d.billing_mode = req.billing_mode.value_or(BillingMode::kProvisioned);
   if (d.billing_mode == BillingMode::kPayPerRequest) {
     d.last_update_to_pay_per_request = d.creation_date_time;
@@ -242,6 +252,7 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
   if (d.resource_policy) policies_seen = true;
   uint64_t stream_start = sequencer->Peek();
   DDB_ASSIGN_OR_RETURN(auto info, catalog->Create(std::move(d)));
+  for (const auto& v : info->description.vector_indexes) vectors->Create(info->id, v);
   if (info->description.latest_stream_label) {
     DDB_RETURN_IF_ERROR(OpenStream(*info, stream_start));
   }
@@ -291,6 +302,7 @@ Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const st
   }
   if (info->description.ttl_attribute) DDB_RETURN_IF_ERROR(impl_->DropTtlRecord(info->id));
   impl_->partitions->Drop(info->id);
+  impl_->vectors->DropTable(info->id);
   for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
   if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
   before.table_status = TableStatus::kDeleting;

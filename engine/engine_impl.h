@@ -44,6 +44,7 @@
 #include "engine/streams.h"
 #include "engine/table_holds.h"
 #include "engine/ttl_index.h"
+#include "engine/vector_index.h"
 #include "engine/write_path.h"
 
 namespace ddb {
@@ -102,6 +103,20 @@ class EngineImpl {
   // GetMetrics' view of them (contributor_insights.cc).
   std::vector<ContributorRanking> ContributorRankings();
   std::array<std::mutex, kLockStripes> stripes;
+  // The vector indexes' in-memory contents (vector_index.h): rebuilt from the items at open
+  // (LoadVectorIndexes), kept in step by AddWrite through Batch::after_commit, filled by
+  // BackfillVectorIndex for an index added by UpdateTable (vector_search.cc).
+  std::unique_ptr<VectorIndexes> vectors;
+  Status LoadVectorIndexes();
+  void BackfillVectorIndex(uint32_t table_id, std::string table_name, std::string index_name);
+  void MarkVectorBackfilled(const std::string& table_name, const std::string& index_name);
+  // The index's contents, filled now when the table has none yet (a restored table).
+  std::shared_ptr<VectorIndex> VectorIndexOf(const TableInfo& table,
+                                             const VectorIndexDefinition& def);
+  // AddWrite's part: the vector indexes of `table` learn of the write once it commits.
+  void AddVectorUpdates(const TableInfo& table, const std::string& key,
+                        const std::optional<Item>& updated, Storage::Batch* batch);
+  std::atomic<uint64_t> vector_searches{0};
   // Declared last: destroyed (stopped) first, while storage and catalog still exist.
   std::unique_ptr<GsiApplier> gsi_applier;
   // Backfills of GSIs added by UpdateTable (table_updates.cc); joined by ~EngineImpl.
@@ -368,6 +383,13 @@ class EngineImpl {
         if (const IndexSchema* index = table.FindIndex(def.index_name)) {
           std::tie(def.item_count, def.size_bytes) = stats(index->index_id);
         }
+      }
+    }
+    // Vector indexes: their live entries; the size is that of their float32 vectors.
+    for (auto& def : d.vector_indexes) {
+      if (auto index = vectors->Find(table.id, def.index_name)) {
+        def.item_count = static_cast<int64_t>(index->Size());
+        def.size_bytes = def.item_count * def.dimensions * static_cast<int64_t>(sizeof(float));
       }
     }
     return d;

@@ -433,6 +433,8 @@ Status Storage::Write(Batch& batch, WriteSync sync) {
                                              : rep_->write_options;
   rocksdb::Status s = RocksDbWrite(*rep_->db, options, &batch.rep_->batch);
   if (!s.ok()) return ToError(rep_->log, s, "write");
+  for (auto& f : batch.after_commit) f();
+  batch.after_commit.clear();
   return Status::Ok();
 }
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ddb/error.h"
 #include "ddb/logger.h"
@@ -83,6 +84,9 @@ class Storage {
     // The commit time (ms) of this batch's history records (history.h), taken once for the
     // whole batch so that a restore sees all of a transaction or none; 0 until taken.
     uint64_t history_ms = 0;
+    // Run by Storage::Write, in order, once the batch is written (not when it fails): what
+    // in-memory structures (vector indexes) learn of the batch's writes.
+    std::vector<std::function<void()>> after_commit;
 
    private:
     friend class Storage;

@@ -31,6 +31,9 @@ namespace ddb {
 inline constexpr uint32_t kStoreFormat = 3;
 inline constexpr int64_t kTableRecordFormat = 1;
 inline constexpr int64_t kIndexKeyFormat = 1;
+// Vector index definitions in the table record (catalog.cc "VectorIndexes", each entry's
+// "Format"). Their contents are never persisted (rebuilt from the items at open).
+inline constexpr int64_t kVectorIndexFormat = 1;
 
 // Checks the store's format record and writes today's where there is none (a new store, or
 // one of format 1). Errors: kInternal "... has on-disk format N, newer than this build's 2

@@ -35,9 +35,9 @@ std::string NewSseManagedKeyId() {
 
 Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
   if (!req.billing_mode && !req.provisioned_throughput && !req.stream_specification &&
-      req.global_secondary_index_updates.empty() && !req.deletion_protection_enabled &&
-      !req.on_demand_throughput && !req.table_class && !req.warm_throughput &&
-      !req.sse_specification) {
+      req.global_secondary_index_updates.empty() && req.vector_index_updates.empty() &&
+      !req.deletion_protection_enabled && !req.on_demand_throughput && !req.table_class &&
+      !req.warm_throughput && !req.sse_specification) {
     return Error::Validation(
         "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
         "GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, "
@@ -267,6 +267,35 @@ Status UpdateGsi(const SecondaryIndexDefinition& update, SecondaryIndexDefinitio
   return Status::Ok();
 }
 
+// One entry of VectorIndexUpdates: a new index starts CREATING and Backfilling (the
+// backfill, EngineImpl::BackfillVectorIndex, makes it ACTIVE); a deleted one goes at once
+// (UpdateTable's answer shows it DELETING). Messages as the GSIs' (guessed for vector
+// indexes: the service's are not published).
+Status ApplyVectorUpdate(const VectorIndexUpdate& u, TableDescription* d) {
+  auto& list = d->vector_indexes;
+  auto it = std::find_if(list.begin(), list.end(), [&](const VectorIndexDefinition& v) {
+    return v.index_name == u.index.index_name;
+  });
+  if (u.kind == VectorIndexUpdate::Kind::kCreate) {
+    if (it != list.end()) {
+      return Error::Validation(
+          kInvalid + "Attempting to create an index which already exists: " + u.index.index_name);
+    }
+    VectorIndexDefinition def = u.index;
+    def.index_status = IndexStatus::kCreating;
+    def.backfilling = true;
+    def.reports_backfilling = true;
+    list.push_back(std::move(def));
+    return Status::Ok();
+  }
+  if (it == list.end()) {
+    return Error::NotFound("Requested resource not found: Index: " + u.index.index_name +
+                           " not found");
+  }
+  list.erase(it);
+  return Status::Ok();
+}
+
 // One entry of GlobalSecondaryIndexUpdates.
 // `hold_deletes`: a deleted index stays in the description, DELETING, until
 // EngineImpl::RemoveDeletingIndex (EngineOptions::index_status_hold_ms).
@@ -359,6 +388,9 @@ void DropUnusedAttributeDefinitions(TableDescription* d) {
       for (const auto& k : idx.key_schema) keys.insert(k.attribute_name);
     }
   }
+  for (const auto& idx : d->vector_indexes) {
+    for (const auto& e : idx.search_schema) keys.insert(e.attribute_name);
+  }
   std::erase_if(d->attribute_definitions,
                 [&](const AttributeDefinition& a) { return !keys.count(a.attribute_name); });
 }
@@ -371,6 +403,7 @@ Status ValidateAsCreated(const TableDescription& d) {
   as_create.key_schema = d.key_schema;
   as_create.local_secondary_indexes = d.local_secondary_indexes;
   as_create.global_secondary_indexes = d.global_secondary_indexes;
+  as_create.vector_indexes = d.vector_indexes;
   as_create.billing_mode = d.billing_mode;
   if (d.billing_mode == BillingMode::kProvisioned) {
     as_create.provisioned_throughput = d.provisioned_throughput;
@@ -387,6 +420,7 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label, 
   AddAttributeDefinitions(req.attribute_definitions, d);
   for (const auto& u : req.global_secondary_index_updates)
     DDB_RETURN_IF_ERROR(ApplyGsiUpdate(u, hold_deletes, d));
+  for (const auto& u : req.vector_index_updates) DDB_RETURN_IF_ERROR(ApplyVectorUpdate(u, d));
   DropUnusedAttributeDefinitions(d);
   return ValidateAsCreated(*d);
 }
@@ -439,9 +473,33 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
                                     u.index.index_name, /*hold=*/true);
     }
   }
+  for (const auto& u : req.vector_index_updates) {
+    if (u.kind == VectorIndexUpdate::Kind::kCreate) {
+      // Registered now, empty, so that writes from here on reach it; the backfill adds the
+      // items written before.
+      for (const auto& def : now.vector_indexes) {
+        if (def.index_name == u.index.index_name) impl_->vectors->Create(after->id, def);
+      }
+      std::lock_guard lock(impl_->backfill_mu);
+      impl_->backfills.emplace_back(&EngineImpl::BackfillVectorIndex, impl_.get(), after->id,
+                                    req.table_name, u.index.index_name);
+    } else {
+      impl_->vectors->Drop(after->id, u.index.index_name);
+    }
+  }
   impl_->table_holds->Hold(table_name, TableStatus::kUpdating);
   TableDescription d = impl_->Describe(ctx, *after);
   d.table_status = TableStatus::kUpdating;
+  for (const auto& u : req.vector_index_updates) {
+    if (u.kind != VectorIndexUpdate::Kind::kDelete) continue;
+    for (const auto& v : was.vector_indexes) {
+      if (v.index_name != u.index.index_name) continue;
+      VectorIndexDefinition gone = v;
+      gone.index_status = IndexStatus::kDeleting;
+      gone.backfilling = false;
+      d.vector_indexes.push_back(std::move(gone));
+    }
+  }
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kDelete) continue;
     if (impl_->options.index_status_hold_ms > 0) continue;  // described as DELETING already

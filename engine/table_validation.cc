@@ -1,7 +1,10 @@
 #include "engine/table_validation.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+
+#include "engine/vector_index.h"
 
 namespace ddb {
 namespace {
@@ -150,6 +153,91 @@ Status CheckNewIndexKeysDefined(const UpdateTableRequest& req) {
   return Status::Ok();
 }
 
+// Vector indexes (the service's API reference and developer guide, "Requirements and
+// limitations", "Troubleshooting vector indexes"). Verified: on-demand tables only; the
+// troubleshooting page's "One element in SearchSchema is not defined in attribute
+// definitions"; indexes on one attribute share its dimensions. The other sentences and the
+// numeric limits (vector_index.h) are guessed in the service's usual wording.
+static Status CheckVectorIndexes(const CreateTableRequest& req, BillingMode mode,
+                                 const std::vector<std::string>& defined,
+                                 std::set<std::string>* index_names) {
+  if (req.vector_indexes.empty()) return Status::Ok();
+  if (mode != BillingMode::kPayPerRequest) {
+    return Error::Validation(kInvalid +
+                             "Vector indexes are supported only on tables that use on-demand "
+                             "capacity mode (PAY_PER_REQUEST)");
+  }
+  size_t live = 0;
+  for (const auto& idx : req.vector_indexes) live += idx.index_status != IndexStatus::kDeleting;
+  if (live > kMaxVectorIndexesPerTable) {
+    return Error::Validation(kInvalid + "VectorIndex count exceeds the per-table limit of " +
+                             std::to_string(kMaxVectorIndexesPerTable));
+  }
+  std::map<std::string, int64_t> dimensions_of;  // vector attribute -> dimensions
+  for (const auto& idx : req.vector_indexes) {
+    if (!index_names->insert(idx.index_name).second) {
+      return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
+    }
+    if (idx.dimensions > kMaxVectorDimensions) {
+      return Error::Validation(kInvalid + "Dimensions for vector index " + idx.index_name +
+                               " must be between 1 and " + std::to_string(kMaxVectorDimensions));
+    }
+    for (const auto& k : req.key_schema) {
+      if (k.attribute_name == idx.vector_attribute) {
+        return Error::Validation(
+            kInvalid + "VectorAttribute " + idx.vector_attribute +
+            " cannot be a key attribute of the table. IndexName: " + idx.index_name);
+      }
+    }
+    auto [it, fresh] = dimensions_of.emplace(idx.vector_attribute, idx.dimensions);
+    if (!fresh && it->second != idx.dimensions) {
+      return Error::Validation(kInvalid + "Vector indexes on attribute " + idx.vector_attribute +
+                               " must all have the same Dimensions");
+    }
+    size_t hashes = 0, filters = 0;
+    std::set<std::string> schema_names;
+    for (const auto& e : idx.search_schema) {
+      if (std::find(defined.begin(), defined.end(), e.attribute_name) == defined.end()) {
+        return Error::Validation(
+            "One element in SearchSchema is not defined in attribute "
+            "definitions");
+      }
+      if (!schema_names.insert(e.attribute_name).second) {
+        return Error::Validation(kInvalid + "Duplicate attribute in SearchSchema: " +
+                                 e.attribute_name + ". IndexName: " + idx.index_name);
+      }
+      if (e.attribute_name == idx.vector_attribute) {
+        return Error::Validation(kInvalid + "VectorAttribute " + idx.vector_attribute +
+                                 " cannot be in the SearchSchema. IndexName: " + idx.index_name);
+      }
+      (e.type == SearchSchemaElementType::kHash ? hashes : filters)++;
+    }
+    if (hashes > 1) {
+      return Error::Validation(kInvalid +
+                               "SearchSchema may have at most one element of type HASH. "
+                               "IndexName: " +
+                               idx.index_name);
+    }
+    if (filters > kMaxInlineFilters) {
+      return Error::Validation(
+          kInvalid + "Number of INLINE_FILTER attributes exceeds the limit of " +
+          std::to_string(kMaxInlineFilters) + ". IndexName: " + idx.index_name);
+    }
+    if (idx.projection.projection_type == ProjectionType::kInclude &&
+        idx.projection.non_key_attributes.empty()) {
+      return Error::Validation(kInvalid +
+                               "ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+    }
+    if (idx.projection.projection_type != ProjectionType::kInclude &&
+        !idx.projection.non_key_attributes.empty()) {
+      return Error::Validation(kInvalid + "ProjectionType is " +
+                               std::string(EnumName(idx.projection.projection_type)) +
+                               ", but NonKeyAttributes is specified");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateCreateTable(const CreateTableRequest& req) {
   std::vector<std::string> violations;
   TableNameViolations(req.table_name, "tableName", &violations);
@@ -283,8 +371,18 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                              "indexes exceeds the limit of 100");
   }
 
+  DDB_RETURN_IF_ERROR(CheckVectorIndexes(req, mode, definition_names, &index_names));
+  for (const auto& idx : req.vector_indexes) {
+    for (const auto& e : idx.search_schema) {
+      if (std::find(used.begin(), used.end(), e.attribute_name) == used.end()) {
+        used.push_back(e.attribute_name);
+      }
+    }
+  }
+
   if (used.size() != defined.size()) {
-    if (req.local_secondary_indexes.empty() && req.global_secondary_indexes.empty()) {
+    if (req.local_secondary_indexes.empty() && req.global_secondary_indexes.empty() &&
+        req.vector_indexes.empty()) {
       return Error::Validation(kInvalid +
                                "Number of attributes in KeySchema does not exactly match number "
                                "of attributes defined in AttributeDefinitions");

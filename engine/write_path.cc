@@ -8,6 +8,7 @@
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/ttl_index.h"
+#include "engine/vector_index.h"
 
 namespace ddb {
 namespace {
@@ -74,7 +75,8 @@ Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
 
 Status ValidatePutItemKeys(const TableInfo& table, const Item& item) {
   DDB_RETURN_IF_ERROR(ValidateItemKeys(table.description, item));
-  return ValidateIndexKeys(table.indexes, item);
+  DDB_RETURN_IF_ERROR(ValidateIndexKeys(table.indexes, item));
+  return ValidateVectorAttributes(table.description, item);
 }
 
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key, PreparedWrite* p,
@@ -126,6 +128,7 @@ Result<std::optional<Item>> PreparedWrite::Apply(const std::optional<Item>& old)
   Item item = old ? *old : item_or_key;
   if (update) DDB_RETURN_IF_ERROR(ApplyUpdate(*update, &item));
   DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, item, /*by_update=*/true));
+  DDB_RETURN_IF_ERROR(ValidateVectorAttributes(table->description, item));
   if (ItemSize(item) > kMaxItemSize ||
       (update_item_size_rule && update && !UpdateItemSizeFits(*update, updated_paths, item))) {
     return Error::Validation("Item size to update has exceeded the maximum allowed size");
@@ -193,6 +196,11 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
   if (const std::optional<std::string>& ttl = current->description.ttl_attribute) {
     std::optional<uint64_t> put = AddTtlEntryUpdates(table_id, *ttl, key, old, updated, batch);
     if (put) ttl_notes.Note(table_id, *put);
+  }
+  // Vector indexes (in memory) learn of the write once the batch commits, still under the
+  // item's lock, so an index is never behind the items a reader has seen written.
+  if (!current->description.vector_indexes.empty()) {
+    AddVectorUpdates(*current, key, updated, batch);
   }
   // GSIs: in read-your-writes mode (the default) their entries go into this batch, as the
   // LSIs' do; with simulated lag they learn of the write from the change log, appended in
@@ -268,7 +276,7 @@ Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
   // A stream needs the old item too (images, and no record for an unchanged item), and so
   // does Time to Live (the old item's record entry).
   if (!current->indexes.empty() || current->description.stream_specification ||
-      current->description.ttl_attribute) {
+      current->description.ttl_attribute || !current->description.vector_indexes.empty()) {
     return std::optional<int64_t>();
   }
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));

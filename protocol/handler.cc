@@ -124,6 +124,7 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"BatchWriteItem", HandleBatchWriteItem},
       {"UpdateItem", HandleUpdateItem},
       {"UpdateTable", HandleUpdateTable},
+      {"SearchVectors", HandleSearchVectors},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"ExecuteStatement", HandleExecuteStatement},
       {"DescribeContinuousBackups", HandleDescribeContinuousBackups},

@@ -297,6 +297,30 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
       }
     }
   }
+  // Vector indexes (in memory: engine/vector_index.h).
+  Header(&out, "ddb_vector_index_vectors", "gauge", "Vectors held by a vector index.");
+  for (const auto& [ns, m] : all) {
+    for (const VectorIndexFigures& f : m.vector_indexes) {
+      Sample(&out, "ddb_vector_index_vectors", with(ns, TableLabels(f.table, f.index)),
+             static_cast<double>(f.vectors));
+    }
+  }
+  Header(&out, "ddb_vector_index_memory_bytes", "gauge",
+         "Memory of a vector index: its flat float32 store plus, when built, its HNSW graph.");
+  for (const auto& [ns, m] : all) {
+    for (const VectorIndexFigures& f : m.vector_indexes) {
+      Sample(&out, "ddb_vector_index_memory_bytes", with(ns, TableLabels(f.table, f.index)),
+             static_cast<double>(f.memory_bytes));
+    }
+  }
+  Header(&out, "ddb_vector_index_graph", "gauge",
+         "1 when a vector index is searched through its approximate (HNSW) graph, 0 when exactly.");
+  for (const auto& [ns, m] : all) {
+    for (const VectorIndexFigures& f : m.vector_indexes) {
+      Sample(&out, "ddb_vector_index_graph", with(ns, TableLabels(f.table, f.index)),
+             f.graph ? 1 : 0);
+    }
+  }
   return out;
 }
 

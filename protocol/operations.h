@@ -58,6 +58,8 @@ Result<std::optional<std::string>> ReadCreateTablePolicy(const JsonObject& reque
 Result<std::string> HandleDescribeLimits(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeEndpoints(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleListTables(Engine&, const RequestContext&, const JsonObject&);
+// SearchVectors (vector_operations.cc).
+Result<std::string> HandleSearchVectors(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandlePutItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleGetItem(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteItem(Engine&, const RequestContext&, const JsonObject&);

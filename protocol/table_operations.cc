@@ -179,6 +179,159 @@ Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::strin
   return idx;
 }
 
+// One VectorIndex (CreateTable) or VectorIndexUpdate.Create; "p" is its member path. Members
+// as the SDKs' model names them (VectorIndex, CreateVectorIndexAction: IndexName,
+// VectorAttribute.AttributeName, Projection, Dimensions, DistanceFunction, SearchSchema).
+Result<VectorIndexDefinition> ReadVectorIndex(const JsonObject& o, const std::string& p,
+                                              Violations* v) {
+  VectorIndexDefinition idx;
+  DDB_ASSIGN_OR_RETURN(auto name, GetString(o, "IndexName"));
+  if (!name) {
+    v->NotNull(p + ".indexName");
+  } else {
+    idx.index_name = std::string(*name);
+    TableNameViolations(*name, p + ".indexName", v->list());
+  }
+  DDB_ASSIGN_OR_RETURN(auto attr, GetObject(o, "VectorAttribute"));
+  if (!attr) {
+    v->NotNull(p + ".vectorAttribute");
+  } else {
+    DDB_ASSIGN_OR_RETURN(auto attr_name, GetString(*attr, "AttributeName"));
+    if (!attr_name) {
+      v->NotNull(p + ".vectorAttribute.attributeName");
+    } else {
+      idx.vector_attribute = std::string(*attr_name);
+      v->Length(*attr_name, p + ".vectorAttribute.attributeName", 1, 255);
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto dims, GetInt(o, "Dimensions"));
+  if (!dims) {
+    v->NotNull(p + ".dimensions");
+  } else if (v->Range(*dims, p + ".dimensions", 1)) {
+    idx.dimensions = *dims;
+  }
+  DDB_ASSIGN_OR_RETURN(auto distance, GetString(o, "DistanceFunction"));
+  if (!distance) {
+    v->NotNull(p + ".distanceFunction");
+  } else if (auto f = v->EnumValue<VectorDistanceFunction>(*distance, p + ".distanceFunction",
+                                                           "COSINE, DOT_PRODUCT, EUCLIDEAN")) {
+    idx.distance_function = *f;
+  }
+  DDB_ASSIGN_OR_RETURN(auto schema, GetArray(o, "SearchSchema"));
+  if (schema) {
+    size_t i = 0;
+    for (JsonElement e : *schema) {
+      ++i;
+      JsonObject so;
+      if (e.get(so) != simdjson::SUCCESS) return WrongType("SearchSchema", "a list of objects");
+      std::string m = p + ".searchSchema." + std::to_string(i) + ".member.";
+      SearchSchemaElement el;
+      DDB_ASSIGN_OR_RETURN(auto an, GetString(so, "AttributeName"));
+      DDB_ASSIGN_OR_RETURN(auto type, GetString(so, "SearchSchemaElementType"));
+      if (!an) {
+        v->NotNull(m + "attributeName");
+      } else {
+        el.attribute_name = std::string(*an);
+      }
+      if (!type) {
+        v->NotNull(m + "searchSchemaElementType");
+      } else if (auto t = v->EnumValue<SearchSchemaElementType>(
+                     *type, m + "searchSchemaElementType", "HASH, INLINE_FILTER")) {
+        el.type = *t;
+      }
+      idx.search_schema.push_back(std::move(el));
+    }
+    if (idx.search_schema.empty()) {
+      v->Add("Value '[]' at '" + p +
+             ".searchSchema' failed to satisfy constraint: Member must have length greater than "
+             "or equal to 1");
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto proj, GetObject(o, "Projection"));
+  if (!proj) {
+    v->NotNull(p + ".projection");
+  } else {
+    DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
+    if (type) {
+      if (auto t = v->EnumValue<ProjectionType>(*type, p + ".projection.projectionType",
+                                                "ALL, INCLUDE, KEYS_ONLY")) {
+        idx.projection.projection_type = *t;
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
+    if (nka) {
+      for (JsonElement n : *nka) {
+        std::string_view str;
+        if (n.get(str) != simdjson::SUCCESS) {
+          return WrongType("NonKeyAttributes", "a list of strings");
+        }
+        idx.projection.non_key_attributes.emplace_back(str);
+      }
+    }
+    if (!type) return Error::Validation("Unknown ProjectionType: null");
+  }
+  return idx;
+}
+
+void WriteVectorIndexes(JsonWriter& w, const TableDescription& d) {
+  w.BeginArray();
+  for (const auto& idx : d.vector_indexes) {
+    w.BeginObject();
+    w.Key("IndexName");
+    w.String(idx.index_name);
+    if (!idx.search_schema.empty()) {
+      w.Key("SearchSchema");
+      w.BeginArray();
+      for (const auto& e : idx.search_schema) {
+        w.BeginObject();
+        w.Key("AttributeName");
+        w.String(e.attribute_name);
+        w.Key("SearchSchemaElementType");
+        w.String(EnumName(e.type));
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.Key("Projection");
+    w.BeginObject();
+    w.Key("ProjectionType");
+    w.String(ProjectionTypeName(idx.projection.projection_type));
+    if (!idx.projection.non_key_attributes.empty()) {
+      w.Key("NonKeyAttributes");
+      w.BeginArray();
+      std::vector<std::string> names = idx.projection.non_key_attributes;
+      std::sort(names.begin(), names.end());
+      for (const auto& n : names) w.String(n);
+      w.EndArray();
+    }
+    w.EndObject();
+    w.Key("VectorAttribute");
+    w.BeginObject();
+    w.Key("AttributeName");
+    w.String(idx.vector_attribute);
+    w.EndObject();
+    w.Key("Dimensions");
+    w.Int(idx.dimensions);
+    w.Key("DistanceFunction");
+    w.String(EnumName(idx.distance_function));
+    w.Key("IndexStatus");
+    w.String(EnumName(idx.index_status));
+    // Reported for an index added by UpdateTable only (VectorIndexDescription.Backfilling).
+    if (idx.reports_backfilling) {
+      w.Key("Backfilling");
+      w.Bool(idx.backfilling);
+    }
+    w.Key("IndexSizeBytes");
+    w.Int(idx.size_bytes);
+    w.Key("ItemCount");
+    w.Int(idx.item_count);
+    w.Key("IndexArn");
+    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 Result<std::vector<SecondaryIndexDefinition>> ReadIndexes(const JsonObject& request,
                                                           std::string_view member,
                                                           const std::string& path, Violations* v) {
@@ -439,6 +592,10 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
     w.Key("GlobalSecondaryIndexes");
     WriteIndexes(w, d, d.global_secondary_indexes, true);
   }
+  if (schema && !d.vector_indexes.empty()) {
+    w.Key("VectorIndexes");
+    WriteVectorIndexes(w, d);
+  }
   if (d.stream_specification) {
     w.Key("StreamSpecification");
     w.BeginObject();
@@ -630,9 +787,23 @@ Result<CreateTableRequest> ReadCreateTable(const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(auto protection, GetBool(request, "DeletionProtectionEnabled"));
   req.deletion_protection_enabled = protection.value_or(false);
   DDB_ASSIGN_OR_RETURN(req.tags, ReadCreateTableTags(request, &v));
+  DDB_ASSIGN_OR_RETURN(auto vector_indexes, GetArray(request, "VectorIndexes"));
+  if (vector_indexes) {
+    size_t i = 0;
+    for (JsonElement e : *vector_indexes) {
+      ++i;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) return WrongType("VectorIndexes", "a list of objects");
+      DDB_ASSIGN_OR_RETURN(
+          VectorIndexDefinition idx,
+          ReadVectorIndex(o, "vectorIndexes." + std::to_string(i) + ".member", &v));
+      req.vector_indexes.push_back(std::move(idx));
+    }
+  }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   // An index list that is present must not be empty (an empty Tags list is fine).
-  for (std::string_view member : {"GlobalSecondaryIndexes", "LocalSecondaryIndexes"}) {
+  for (std::string_view member :
+       {"GlobalSecondaryIndexes", "LocalSecondaryIndexes", "VectorIndexes"}) {
     DDB_ASSIGN_OR_RETURN(auto list, GetArray(request, member));
     if (list && list->size() == 0) {
       return Error::Validation("One or more parameter values were invalid: List of " +
@@ -743,6 +914,45 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
         }
       }
       req.global_secondary_index_updates.push_back(std::move(u));
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto vector_updates, GetArray(request, "VectorIndexUpdates"));
+  if (vector_updates) {
+    size_t i = 0;
+    for (JsonElement e : *vector_updates) {
+      ++i;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) {
+        return WrongType("VectorIndexUpdates", "a list of objects");
+      }
+      std::string p = "vectorIndexUpdates." + std::to_string(i) + ".member";
+      DDB_ASSIGN_OR_RETURN(auto create, GetObject(o, "Create"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "Delete"));
+      // As GlobalSecondaryIndexUpdate's rules (guessed wording for vector indexes).
+      if (!create && !del) {
+        return Error::Validation(
+            "One or more parameter values were invalid: One of VectorIndexUpdate.Create, "
+            "VectorIndexUpdate.Delete must not be null");
+      }
+      if (create && del) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Only one vector index action is allowed "
+            "per VectorIndexUpdate object");
+      }
+      VectorIndexUpdate u;
+      if (create) {
+        u.kind = VectorIndexUpdate::Kind::kCreate;
+        DDB_ASSIGN_OR_RETURN(u.index, ReadVectorIndex(*create, p + ".create", &v));
+      } else {
+        u.kind = VectorIndexUpdate::Kind::kDelete;
+        DDB_ASSIGN_OR_RETURN(auto name, GetString(*del, "IndexName"));
+        if (!name) {
+          v.NotNull(p + ".delete.indexName");
+        } else {
+          u.index.index_name = std::string(*name);
+        }
+      }
+      req.vector_index_updates.push_back(std::move(u));
     }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config librocksdb-dev libboost-dev libsimdjson-dev
-            libxxhash-dev zlib1g-dev libzstd-dev libssl-dev libgtest-dev)
+            libxxhash-dev zlib1g-dev libzstd-dev libssl-dev libgtest-dev libhnswlib-dev)
 # clang, libclang-rt-14-dev: the fuzz targets and the sanitizer smoke; fuse3, libfuse3-dev: the
 # power-cut test's file system; ccache: the extra builds those need.
 test_pkgs=(python3 python3-boto3 python3-pytest awscli fuse3 libfuse3-dev clang libclang-rt-14-dev

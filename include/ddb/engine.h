@@ -243,6 +243,12 @@ class Engine {
   Result<ListContributorInsightsResult> ListContributorInsights(
       const RequestContext& ctx, const ListContributorInsightsRequest& req);
 
+  // SearchVectors: the TopK items of the vector index nearest to the search vector, best
+  // first. Errors: kResourceNotFound (table, index), kValidation (the request, an index
+  // still backfilling: the service's messages, docs/ARCHITECTURE.md "Vector indexes").
+  Result<SearchVectorsResult> SearchVectors(const RequestContext& ctx,
+                                            const SearchVectorsRequest& req);
+
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
   // and index, item counts, and the background jobs' counters (ddb/metrics.h).
   EngineMetrics GetMetrics();

@@ -74,6 +74,16 @@ struct ContributorRanking {
   std::vector<Key> keys;  // most first, at most 10
 };
 
+// One vector index's in-memory figures (engine/vector_index.h).
+struct VectorIndexFigures {
+  std::string table;
+  std::string index;
+  uint64_t vectors = 0;       // vectors indexed
+  uint64_t memory_bytes = 0;  // the flat store plus the graph, when there is one
+  bool graph = false;         // searched through the approximate (HNSW) graph
+  uint64_t searches = 0;      // SearchVectors calls since open
+};
+
 struct EngineMetrics {
   std::vector<ResourceSnapshot> resources;
   std::vector<TableFigures> tables;
@@ -88,6 +98,7 @@ struct EngineMetrics {
   uint64_t ttl_delete_errors = 0;
   uint64_t ttl_examined_entries = 0;
   std::vector<ContributorRanking> contributor_insights;
+  std::vector<VectorIndexFigures> vector_indexes;
 };
 
 }  // namespace ddb

@@ -28,6 +28,10 @@ enum class IndexStatus : uint8_t { kCreating, kUpdating, kDeleting, kActive };
 enum class TableClass : uint8_t { kStandard, kStandardInfrequentAccess };
 enum class StreamViewType : uint8_t { kKeysOnly, kNewImage, kOldImage, kNewAndOldImages };
 enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
+// Vector indexes (SearchVectors): how scores are computed, and the roles of SearchSchema
+// attributes. Wire names from the service's API reference (VectorIndex, SearchSchemaElement).
+enum class VectorDistanceFunction : uint8_t { kCosine, kEuclidean, kDotProduct };
+enum class SearchSchemaElementType : uint8_t { kHash, kInlineFilter };
 
 template <>
 struct EnumNames<KeyType> {
@@ -61,6 +65,14 @@ template <>
 struct EnumNames<StreamViewType> {
   static constexpr std::string_view kNames[] = {"KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE",
                                                 "NEW_AND_OLD_IMAGES"};
+};
+template <>
+struct EnumNames<VectorDistanceFunction> {
+  static constexpr std::string_view kNames[] = {"COSINE", "EUCLIDEAN", "DOT_PRODUCT"};
+};
+template <>
+struct EnumNames<SearchSchemaElementType> {
+  static constexpr std::string_view kNames[] = {"HASH", "INLINE_FILTER"};
 };
 template <>
 struct EnumNames<ReturnValues> {
@@ -166,6 +178,49 @@ struct SecondaryIndexDefinition {
   int64_t size_bytes = 0;
 };
 
+// One element of a vector index's SearchSchema: its vector index partition key (HASH, at
+// most one) or an inline filter attribute. Each must be in the table's AttributeDefinitions.
+struct SearchSchemaElement {
+  std::string attribute_name;
+  SearchSchemaElementType type = SearchSchemaElementType::kHash;
+};
+
+// A vector index (CreateTable's VectorIndexes, UpdateTable's VectorIndexUpdates.Create,
+// DescribeTable's VectorIndexes). Items hold their vector in `vector_attribute` as a list (L)
+// of `dimensions` numbers (N), kept in the index as float32.
+struct VectorIndexDefinition {
+  std::string index_name;
+  std::string vector_attribute;
+  int64_t dimensions = 0;
+  VectorDistanceFunction distance_function = VectorDistanceFunction::kCosine;
+  std::vector<SearchSchemaElement> search_schema;
+  IndexProjection projection;
+  // kCreating with backfilling while an index added by UpdateTable is filled, then kActive;
+  // kDeleting once UpdateTable deleted it (only in that call's answer).
+  IndexStatus index_status = IndexStatus::kActive;
+  bool backfilling = false;
+  // Added by UpdateTable: DescribeTable reports Backfilling (false once done), which it
+  // leaves out for indexes created with the table, as the service does.
+  bool reports_backfilling = false;
+  // Filled by DescribeTable from the live index.
+  int64_t item_count = 0;
+  int64_t size_bytes = 0;
+  // The SearchSchema's HASH attribute, null when there is none.
+  const std::string* partition_key() const {
+    for (const auto& e : search_schema) {
+      if (e.type == SearchSchemaElementType::kHash) return &e.attribute_name;
+    }
+    return nullptr;
+  }
+};
+
+// One entry of UpdateTable's VectorIndexUpdates.
+struct VectorIndexUpdate {
+  enum class Kind : uint8_t { kCreate, kDelete };
+  Kind kind = Kind::kCreate;
+  VectorIndexDefinition index;  // kDelete: index_name only
+};
+
 struct StreamSpecification {
   bool stream_enabled = false;
   std::optional<StreamViewType> stream_view_type;  // absent when not given
@@ -211,6 +266,7 @@ struct CreateTableRequest {
   std::vector<Tag> tags;
   // A resource-based policy attached at creation (at most 20480 bytes).
   std::optional<std::string> resource_policy;
+  std::vector<VectorIndexDefinition> vector_indexes;
 };
 
 // Everything DescribeTable reports. Index item counts and sizes are filled by later work.
@@ -229,6 +285,7 @@ struct TableDescription {
   std::vector<KeySchemaElement> key_schema;
   std::vector<SecondaryIndexDefinition> local_secondary_indexes;
   std::vector<SecondaryIndexDefinition> global_secondary_indexes;
+  std::vector<VectorIndexDefinition> vector_indexes;
   BillingMode billing_mode = BillingMode::kProvisioned;
   ProvisionedThroughput provisioned_throughput;  // zeros for PAY_PER_REQUEST
   std::optional<OnDemandThroughput> on_demand_throughput;
@@ -307,6 +364,7 @@ struct UpdateTableRequest {
   std::optional<TableClass> table_class;
   std::optional<bool> deletion_protection_enabled;
   std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
+  std::vector<VectorIndexUpdate> vector_index_updates;
 };
 
 struct TimeToLiveSpecification {
@@ -827,6 +885,33 @@ struct StreamRecord {
 struct GetRecordsResult {
   std::vector<StreamRecord> records;
   std::optional<std::string> next_shard_iterator;  // absent once a closed shard is read out
+};
+
+// --- Vector search ---
+
+// SearchVectors. The expressions are the request's texts; search_vector holds the request's
+// AttributeValues as sent (the engine checks that each is a number that fits a float32).
+struct SearchVectorsRequest {
+  std::string table_name;  // or its ARN
+  std::string index_name;
+  std::vector<AttributeValue> search_vector;
+  int64_t top_k = 0;
+  std::optional<std::string> search_condition_expression;
+  std::optional<std::string> projection_expression;
+  std::optional<std::map<std::string, std::string>> expression_attribute_names;
+  std::optional<Item> expression_attribute_values;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+
+struct SearchResultItem {
+  Item item;  // the index's projection, then the ProjectionExpression
+  double score = 0;
+};
+
+struct SearchVectorsResult {
+  std::vector<SearchResultItem> results;  // best first
+  // ConsumedCapacity.VectorSearchRequestBytes, when asked for.
+  std::optional<int64_t> vector_search_request_bytes;
 };
 
 }  // namespace ddb

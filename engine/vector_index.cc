@@ -1,0 +1,539 @@
+#include "engine/vector_index.h"
+
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <queue>
+
+namespace ddb {
+namespace {
+
+// The attribute type a SearchSchema value must have (its AttributeDefinitions entry).
+std::string Tagged(const AttributeValue& v) {
+  std::string s(1, static_cast<char>(v.type()));
+  s += v.scalar();
+  return s;
+}
+
+// A number's text as a float32, when it is one (finite, in range).
+std::optional<float> AsFloat(const std::string& text) {
+  char* end = nullptr;
+  double d = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(d) || std::fabs(d) > FLT_MAX) return std::nullopt;
+  return static_cast<float>(d);
+}
+
+void Normalise(float* v, size_t dim) {
+  double sum = 0;
+  for (size_t i = 0; i < dim; ++i) sum += static_cast<double>(v[i]) * v[i];
+  if (sum <= 0) return;  // a zero vector stays zero: its cosine distance to anything is 1
+  const float inv = static_cast<float>(1.0 / std::sqrt(sum));
+  for (size_t i = 0; i < dim; ++i) v[i] *= inv;
+}
+
+// Messages for vectors that do not fit the index. The troubleshooting page says writes are
+// refused for a wrong dimension and for a wrong type ("Invalid type for parameter", naming
+// the element for a single bad member); the exact sentences are guessed in that spirit.
+Error NotAVector(const VectorIndexDefinition& def, const AttributeValue& v) {
+  return Error::Validation(
+      "One or more parameter values were invalid: Invalid type for parameter " +
+      def.vector_attribute + ", value type: " + std::string(AttributeTypeName(v.type())) +
+      ", expected: a list (L) of " + std::to_string(def.dimensions) +
+      " numbers (N). IndexName: " + def.index_name);
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<float>>> ItemVector(const VectorIndexDefinition& def,
+                                                     const Item& item) {
+  auto it = item.find(def.vector_attribute);
+  if (it == item.end()) return std::optional<std::vector<float>>();
+  const AttributeValue& v = it->second;
+  if (v.type() != AttributeType::kL) return NotAVector(def, v);
+  const auto& list = v.list();
+  if (static_cast<int64_t>(list.size()) != def.dimensions) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Vector dimension mismatch for attribute " +
+        def.vector_attribute + ": expected " + std::to_string(def.dimensions) +
+        " dimensions, got " + std::to_string(list.size()) + ". IndexName: " + def.index_name);
+  }
+  std::vector<float> out(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const AttributeValue& e = list[i];
+    std::optional<float> f;
+    if (e.type() == AttributeType::kN) f = AsFloat(e.scalar());
+    if (!f) {
+      return Error::Validation(
+          "One or more parameter values were invalid: Invalid type for parameter " +
+          def.vector_attribute + "[" + std::to_string(i) +
+          "], value type: " + std::string(AttributeTypeName(e.type())) +
+          (e.type() == AttributeType::kN ? " out of the float32 range" : "") +
+          ", expected: N (a 32-bit float). IndexName: " + def.index_name);
+    }
+    out[i] = *f;
+  }
+  return std::optional<std::vector<float>>(std::move(out));
+}
+
+Status ValidateVectorAttributes(const TableDescription& d, const Item& item) {
+  for (const VectorIndexDefinition& def : d.vector_indexes) {
+    if (def.index_status == IndexStatus::kDeleting) continue;
+    DDB_RETURN_IF_ERROR(ItemVector(def, item).status());
+    // SearchSchema attributes are typed by AttributeDefinitions, as GSI keys are.
+    for (const SearchSchemaElement& e : def.search_schema) {
+      auto it = item.find(e.attribute_name);
+      if (it == item.end()) continue;
+      ScalarType want = d.AttributeTypeOf(e.attribute_name);
+      AttributeType type = want == ScalarType::kS   ? AttributeType::kS
+                           : want == ScalarType::kN ? AttributeType::kN
+                                                    : AttributeType::kB;
+      if (it->second.type() != type) {
+        return Error::Validation(
+            "One or more parameter values were invalid: Type mismatch for Index Key " +
+            e.attribute_name + " Expected: " + std::string(AttributeTypeName(type)) + " Actual: " +
+            std::string(AttributeTypeName(it->second.type())) + " IndexName: " + def.index_name);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<float>> SearchVectorOf(const std::vector<AttributeValue>& values,
+                                          int64_t dimensions) {
+  // Guessed wording (the service's is not published): the search vector must have the
+  // index's dimensions, each element a number that fits a float32.
+  if (static_cast<int64_t>(values.size()) != dimensions) {
+    return Error::Validation("SearchVector dimension mismatch: expected " +
+                             std::to_string(dimensions) + " dimensions, got " +
+                             std::to_string(values.size()));
+  }
+  std::vector<float> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::optional<float> f;
+    if (values[i].type() == AttributeType::kN) f = AsFloat(values[i].scalar());
+    if (!f) {
+      return Error::Validation(
+          "Invalid type for parameter SearchVector[" + std::to_string(i) + "], value type: " +
+          std::string(AttributeTypeName(values[i].type())) + ", expected: N (a 32-bit float)");
+    }
+    out[i] = *f;
+  }
+  return out;
+}
+
+// --- VectorIndex ---
+
+struct VectorIndex::Graph {
+  std::unique_ptr<hnswlib::SpaceInterface<float>> space;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
+  size_t capacity = 0;
+};
+
+VectorIndex::VectorIndex(VectorIndexDefinition def)
+    : def_(std::move(def)), dim_(static_cast<size_t>(def_.dimensions)) {
+  for (size_t i = 0; i < def_.search_schema.size(); ++i) {
+    if (def_.search_schema[i].type == SearchSchemaElementType::kHash) hash_position_ = i;
+  }
+}
+
+VectorIndex::~VectorIndex() = default;
+
+void VectorIndex::RemoveSlot(uint32_t slot) {
+  Slot& s = slots_[slot];
+  if (hash_position_ && s.schema_values[*hash_position_]) {
+    auto p = partitions_.find(Tagged(*s.schema_values[*hash_position_]));
+    if (p != partitions_.end()) {
+      p->second.erase(slot);
+      if (p->second.empty()) partitions_.erase(p);
+    }
+  }
+  slot_of_.erase(s.key);
+  s.key.clear();
+  s.schema_values.clear();
+  free_.push_back(slot);
+  if (graph_) {
+    try {
+      graph_->hnsw->markDelete(slot);
+    } catch (const std::exception&) {
+      // Not in the graph (it was added while a build ran): nothing to mark.
+    }
+  }
+  if (building_) dirty_.insert(slot);
+}
+
+void VectorIndex::Apply(const std::string& key, const std::optional<Item>& item) {
+  std::optional<std::vector<float>> vec;
+  std::vector<std::optional<AttributeValue>> values;
+  if (item) {
+    auto v = ItemVector(def_, *item);
+    if (v.ok()) vec = std::move(v).value();
+    if (vec) {
+      values.resize(def_.search_schema.size());
+      for (size_t i = 0; i < def_.search_schema.size(); ++i) {
+        auto it = item->find(def_.search_schema[i].attribute_name);
+        if (it != item->end()) values[i] = it->second;
+      }
+      // An item without the vector index partition key is not in the index (the
+      // troubleshooting page: it is no longer returned once the attribute is removed).
+      if (hash_position_ && !values[*hash_position_]) vec.reset();
+    }
+  }
+  std::unique_lock lock(mu_);
+  auto found = slot_of_.find(key);
+  if (!vec) {
+    if (found != slot_of_.end()) RemoveSlot(found->second);
+    return;
+  }
+  if (def_.distance_function == VectorDistanceFunction::kCosine) Normalise(vec->data(), dim_);
+  uint32_t slot;
+  if (found != slot_of_.end()) {
+    slot = found->second;
+    // Its partition may change: take it out and put it back below.
+    Slot& s = slots_[slot];
+    if (hash_position_ && s.schema_values[*hash_position_]) {
+      auto p = partitions_.find(Tagged(*s.schema_values[*hash_position_]));
+      if (p != partitions_.end()) {
+        p->second.erase(slot);
+        if (p->second.empty()) partitions_.erase(p);
+      }
+    }
+  } else if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+    data_.resize(slots_.size() * dim_);
+  }
+  Slot& s = slots_[slot];
+  s.key = key;
+  s.schema_values = std::move(values);
+  slot_of_[key] = slot;
+  std::copy(vec->begin(), vec->end(), data_.begin() + static_cast<ptrdiff_t>(slot) * dim_);
+  if (hash_position_) partitions_[Tagged(*s.schema_values[*hash_position_])].insert(slot);
+  if (building_) dirty_.insert(slot);
+  if (graph_) {
+    try {
+      if (slot >= graph_->capacity) {
+        graph_->capacity = std::max<size_t>(graph_->capacity * 2, slot + 1);
+        graph_->hnsw->resizeIndex(graph_->capacity);
+      }
+      graph_->hnsw->addPoint(data_.data() + static_cast<size_t>(slot) * dim_, slot);
+    } catch (const std::exception&) {
+      // Out of memory in the library: drop the graph, searches are exact again (and a new
+      // build is tried later).
+      graph_.reset();
+    }
+  }
+}
+
+size_t VectorIndex::Size() const {
+  std::shared_lock lock(mu_);
+  return slot_of_.size();
+}
+
+bool VectorIndex::HasGraph() const {
+  std::shared_lock lock(mu_);
+  return graph_ != nullptr;
+}
+
+bool VectorIndex::WantsGraph() const {
+  std::shared_lock lock(mu_);
+  return !graph_ && !building_ && slot_of_.size() >= kVectorGraphThreshold;
+}
+
+size_t VectorIndex::MemoryBytes() const {
+  std::shared_lock lock(mu_);
+  size_t bytes = data_.capacity() * sizeof(float) + slots_.capacity() * sizeof(Slot);
+  for (const Slot& s : slots_) {
+    bytes += s.key.capacity() + s.schema_values.capacity() * sizeof(AttributeValue);
+  }
+  // Hash-map nodes: the key's string, the slot and two pointers, roughly.
+  bytes += slot_of_.size() * (sizeof(std::string) + 32);
+  if (graph_) {
+    const auto& h = *graph_->hnsw;
+    bytes += h.max_elements_ * h.size_data_per_element_;             // level 0: links + data
+    bytes += h.max_elements_ * (sizeof(void*) + sizeof(int));        // upper-level pointers
+    bytes += h.cur_element_count * (h.size_links_per_element_ / 2);  // upper levels, roughly
+    bytes += h.label_lookup_.size() * (sizeof(size_t) + sizeof(unsigned) + 16);
+  }
+  return bytes;
+}
+
+double VectorIndex::Distance(const float* a, const float* b) const {
+  if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
+    float sum = 0;
+    for (size_t i = 0; i < dim_; ++i) {
+      float d = a[i] - b[i];
+      sum += d * d;
+    }
+    return sum;
+  }
+  float dot = 0;
+  for (size_t i = 0; i < dim_; ++i) dot += a[i] * b[i];
+  return def_.distance_function == VectorDistanceFunction::kCosine ? 1.0 - dot : -dot;
+}
+
+double VectorIndex::ScoreOf(double distance) const {
+  switch (def_.distance_function) {
+    case VectorDistanceFunction::kEuclidean:
+      return std::sqrt(std::max(0.0, distance));
+    case VectorDistanceFunction::kCosine:
+      return std::clamp(distance, 0.0, 2.0);
+    case VectorDistanceFunction::kDotProduct:
+      return -distance;
+  }
+  return distance;
+}
+
+bool VectorIndex::Matches(uint32_t slot,
+                          const std::vector<std::pair<size_t, const AttributeValue*>>& f) const {
+  const Slot& s = slots_[slot];
+  for (const auto& [pos, value] : f) {
+    if (!s.schema_values[pos] || !(*s.schema_values[pos] == *value)) return false;
+  }
+  return true;
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::ExactSearch(
+    const std::vector<float>& query, size_t k,
+    const std::vector<std::pair<size_t, const AttributeValue*>>& f,
+    const std::unordered_set<uint32_t>* candidates) const {
+  std::priority_queue<std::pair<double, uint32_t>> best;  // the k smallest distances
+  auto consider = [&](uint32_t slot) {
+    if (slots_[slot].key.empty() || !Matches(slot, f)) return;
+    double d = Distance(query.data(), data_.data() + static_cast<size_t>(slot) * dim_);
+    if (best.size() < k) {
+      best.emplace(d, slot);
+    } else if (d < best.top().first) {
+      best.pop();
+      best.emplace(d, slot);
+    }
+  };
+  if (candidates) {
+    for (uint32_t slot : *candidates) consider(slot);
+  } else {
+    for (uint32_t slot = 0; slot < slots_.size(); ++slot) consider(slot);
+  }
+  std::vector<Hit> hits(best.size());
+  for (size_t i = hits.size(); i-- > 0;) {
+    hits[i] = Hit{slots_[best.top().second].key, ScoreOf(best.top().first)};
+    best.pop();
+  }
+  return hits;
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::Search(const std::vector<float>& query_in, size_t k,
+                                                  const Equalities& filter) {
+  std::vector<float> query = query_in;
+  if (def_.distance_function == VectorDistanceFunction::kCosine) Normalise(query.data(), dim_);
+  std::shared_lock lock(mu_);
+  // The filter by SearchSchema position; the HASH value narrows the candidates at once.
+  std::vector<std::pair<size_t, const AttributeValue*>> f;
+  const std::unordered_set<uint32_t>* candidates = nullptr;
+  for (const auto& [name, value] : filter) {
+    for (size_t i = 0; i < def_.search_schema.size(); ++i) {
+      if (def_.search_schema[i].attribute_name != name) continue;
+      if (hash_position_ && i == *hash_position_) {
+        auto p = partitions_.find(Tagged(value));
+        if (p == partitions_.end()) return {};
+        candidates = &p->second;
+      } else {
+        f.emplace_back(i, &value);
+      }
+    }
+  }
+  const size_t pool = candidates ? candidates->size() : slot_of_.size();
+  if (!graph_ || pool < kVectorGraphThreshold) return ExactSearch(query, k, f, candidates);
+  // Through the graph, asking for more neighbours while too few of them pass the filter; a
+  // filter that keeps few entries ends in the exact search.
+  const bool filtered = candidates || !f.empty();
+  for (size_t want = filtered ? k * 4 : k;; want *= 4) {
+    std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
+    try {
+      // searchKnn explores max(ef, want) candidates.
+      found = graph_->hnsw->searchKnn(query.data(), std::min(want, slot_of_.size()));
+    } catch (const std::exception&) {
+      return ExactSearch(query, k, f, candidates);
+    }
+    std::vector<Hit> hits;
+    std::vector<std::pair<float, uint32_t>> ordered;
+    while (!found.empty()) {
+      ordered.emplace_back(found.top().first, static_cast<uint32_t>(found.top().second));
+      found.pop();
+    }
+    std::reverse(ordered.begin(), ordered.end());  // closest first
+    for (const auto& [d, slot] : ordered) {
+      if (slot >= slots_.size() || slots_[slot].key.empty()) continue;
+      if (candidates && !candidates->count(slot)) continue;
+      if (!Matches(slot, f)) continue;
+      // hnswlib's distances: squared L2, or 1 - inner product.
+      double distance = def_.distance_function == VectorDistanceFunction::kEuclidean ? d
+                        : def_.distance_function == VectorDistanceFunction::kCosine  ? d
+                                                                                     : d - 1.0;
+      hits.push_back(Hit{slots_[slot].key, ScoreOf(distance)});
+      if (hits.size() == k) return hits;
+    }
+    if (!filtered || want >= slot_of_.size() || want >= 64 * k) {
+      if (filtered && hits.size() < k) return ExactSearch(query, k, f, candidates);
+      return hits;
+    }
+  }
+}
+
+bool VectorIndex::BuildGraph(unsigned threads) {
+  std::vector<uint32_t> live;
+  std::vector<float> copy;
+  size_t capacity;
+  {
+    std::unique_lock lock(mu_);
+    if (graph_ || building_) return true;
+    building_ = true;
+    dirty_.clear();
+    for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+      if (!slots_[slot].key.empty()) live.push_back(slot);
+    }
+    copy = data_;
+    capacity = std::max<size_t>(slots_.size() * 2, 1024);
+  }
+  auto graph = std::make_unique<Graph>();
+  bool ok = true;
+  try {
+    if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
+      graph->space = std::make_unique<hnswlib::L2Space>(dim_);
+    } else {
+      graph->space = std::make_unique<hnswlib::InnerProductSpace>(dim_);
+    }
+    graph->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+        graph->space.get(), capacity, kHnswM, kHnswEfConstruction, /*random_seed=*/100);
+    graph->hnsw->setEf(kHnswEfSearch);
+    graph->capacity = capacity;
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+      try {
+        for (size_t i = next++; i < live.size() && !failed; i = next++) {
+          graph->hnsw->addPoint(copy.data() + static_cast<size_t>(live[i]) * dim_, live[i]);
+        }
+      } catch (const std::exception&) {
+        failed = true;
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    ok = !failed;
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  std::unique_lock lock(mu_);
+  building_ = false;
+  if (!ok) {
+    dirty_.clear();
+    return false;
+  }
+  // Catch up with the writes made during the build: their slots as they are now.
+  try {
+    for (uint32_t slot : dirty_) {
+      if (slot >= graph->capacity) {
+        graph->capacity = std::max<size_t>(graph->capacity * 2, slot + 1);
+        graph->hnsw->resizeIndex(graph->capacity);
+      }
+      if (slot < slots_.size() && !slots_[slot].key.empty()) {
+        graph->hnsw->addPoint(data_.data() + static_cast<size_t>(slot) * dim_, slot);
+      } else {
+        try {
+          graph->hnsw->markDelete(slot);
+        } catch (const std::exception&) {
+          // never added
+        }
+      }
+    }
+  } catch (const std::exception&) {
+    dirty_.clear();
+    return false;
+  }
+  dirty_.clear();
+  graph_ = std::move(graph);
+  return true;
+}
+
+// --- VectorIndexes ---
+
+VectorIndexes::VectorIndexes() : builder_([this] { BuildLoop(); }) {}
+
+VectorIndexes::~VectorIndexes() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  builder_.join();
+}
+
+std::shared_ptr<VectorIndex> VectorIndexes::Find(uint32_t table_id, const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = indexes_.find({table_id, name});
+  return it == indexes_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<VectorIndex> VectorIndexes::Create(uint32_t table_id,
+                                                   const VectorIndexDefinition& def) {
+  auto index = std::make_shared<VectorIndex>(def);
+  std::lock_guard lock(mu_);
+  indexes_[{table_id, def.index_name}] = index;
+  return index;
+}
+
+void VectorIndexes::Drop(uint32_t table_id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  indexes_.erase({table_id, name});
+}
+
+void VectorIndexes::DropTable(uint32_t table_id) {
+  std::lock_guard lock(mu_);
+  std::erase_if(indexes_, [&](const auto& e) { return e.first.first == table_id; });
+}
+
+std::vector<std::pair<uint32_t, std::shared_ptr<VectorIndex>>> VectorIndexes::All() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::pair<uint32_t, std::shared_ptr<VectorIndex>>> out;
+  for (const auto& [k, v] : indexes_) out.emplace_back(k.first, v);
+  return out;
+}
+
+void VectorIndexes::Nudge() {
+  {
+    std::lock_guard lock(mu_);
+    nudged_ = true;
+  }
+  cv_.notify_all();
+}
+
+void VectorIndexes::BuildLoop() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    // Woken by Nudge, and once a second (an index that grew without a nudge).
+    cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_ || nudged_; });
+    if (stop_) return;
+    nudged_ = false;
+    std::vector<std::shared_ptr<VectorIndex>> wanted;
+    for (const auto& [k, index] : indexes_) {
+      if (index->WantsGraph()) wanted.push_back(index);
+    }
+    lock.unlock();
+    for (const auto& index : wanted) {
+      if (!index->BuildGraph(std::max(1u, std::thread::hardware_concurrency()))) {
+        ++build_failures_;
+      }
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace ddb

@@ -1,0 +1,162 @@
+// Vector indexes in memory: one VectorIndex per vector index of a table, holding every
+// indexed item's vector (float32) in a flat store searched exactly, and, once the index holds
+// kVectorGraphThreshold vectors, an HNSW graph (hnswlib) searched approximately. Nothing of it
+// is persisted: the definitions are in the table record (catalog.cc) and the contents are
+// rebuilt from the table's items at open (docs/ARCHITECTURE.md "Vector indexes").
+//
+// Why hnswlib: it is header-only (Debian's libhnswlib-dev, no link dependency and no BLAS),
+// small enough to read, supports updates and deletes in place (markDelete, addPoint on an
+// existing label) and concurrent inserts, and reaches recall above 0.95 at 128 dimensions in
+// well under a millisecond per search on one core. faiss (libfaiss-dev) would bring a large
+// shared library, OpenMP and BLAS for indexes (IVF, PQ) that need training, which a table
+// whose items come and go one by one does not suit.
+//
+// Thread safety: all methods may be called concurrently (a shared mutex per index: searches
+// share it, writes take it alone).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "ddb/attribute_value.h"
+#include "ddb/error.h"
+#include "ddb/types.h"
+
+namespace ddb {
+
+// An index with fewer vectors than this is searched exactly (a scan of the flat store: at
+// 128 dimensions about 1 ms per 10,000 vectors here); from this size on, a background
+// thread builds the HNSW graph, and searches use it once it is there.
+inline constexpr size_t kVectorGraphThreshold = 20000;
+// HNSW parameters: links per node (M), the candidate list while inserting
+// (ef_construction) and while searching (ef, at least TopK). Chosen with
+// bench/vector_bench.cc for Recall@10 >= 0.95 on random and clustered 128-dimension data
+// (bench/RESULTS.md).
+inline constexpr size_t kHnswM = 16;
+inline constexpr size_t kHnswEfConstruction = 100;
+inline constexpr size_t kHnswEfSearch = 160;
+
+// Limits of vector indexes. Verified (API reference): Dimensions >= 1, TopK 1..100 (the
+// troubleshooting page). Guessed (the quota page was not available): the others.
+inline constexpr int64_t kMaxVectorDimensions = 4096;   // guessed
+inline constexpr size_t kMaxVectorIndexesPerTable = 5;  // guessed
+inline constexpr size_t kMaxInlineFilters = 5;          // guessed (per index)
+inline constexpr int64_t kMaxTopK = 100;
+
+// The vector `item` holds for `def`: nullopt when the item has no such attribute. A value
+// that is not a list of `dimensions` numbers each representable as a finite float32 is
+// refused (kValidation). For COSINE the vector is not normalised here.
+Result<std::optional<std::vector<float>>> ItemVector(const VectorIndexDefinition& def,
+                                                     const Item& item);
+// Every vector index of `d` against `item` (a write's new item). Errors: kValidation.
+Status ValidateVectorAttributes(const TableDescription& d, const Item& item);
+// A search vector (the request's AttributeValues) as float32. Errors: kValidation.
+Result<std::vector<float>> SearchVectorOf(const std::vector<AttributeValue>& values,
+                                          int64_t dimensions);
+
+class VectorIndex {
+ public:
+  explicit VectorIndex(VectorIndexDefinition def);
+  ~VectorIndex();
+  VectorIndex(const VectorIndex&) = delete;
+  VectorIndex& operator=(const VectorIndex&) = delete;
+
+  const VectorIndexDefinition& definition() const { return def_; }
+
+  // The entry of item `key` becomes what `item` makes of it: its vector (and SearchSchema
+  // values) when the item has a valid vector and, if the index has a HASH attribute, that
+  // attribute; otherwise the item has no entry. nullopt: the item was deleted.
+  void Apply(const std::string& key, const std::optional<Item>& item);
+
+  // SearchConditionExpression's equalities: attribute name -> value.
+  using Equalities = std::vector<std::pair<std::string, AttributeValue>>;
+  struct Hit {
+    std::string key;  // the item key (engine/key_codec.h)
+    double score = 0;
+  };
+  // The k entries nearest to `query` (dimensions() floats) among those whose SearchSchema
+  // values equal `filter`, best first, with their scores as the distance function defines
+  // them (COSINE 0..2 and EUCLIDEAN: lower is closer; DOT_PRODUCT: higher is closer).
+  std::vector<Hit> Search(const std::vector<float>& query, size_t k, const Equalities& filter);
+
+  size_t Size() const;
+  size_t MemoryBytes() const;
+  bool HasGraph() const;
+  // Whether the graph should be built now (large enough, none yet, no build under way).
+  bool WantsGraph() const;
+  // Builds the graph from the entries as they are, then catches up with the writes made
+  // meanwhile and starts using it. Returns false when the library failed (logged by the
+  // caller; searches stay exact). `threads` insert in parallel.
+  bool BuildGraph(unsigned threads);
+
+ private:
+  struct Graph;
+  struct Slot {
+    std::string key;                                           // empty: free
+    std::vector<std::optional<AttributeValue>> schema_values;  // in SearchSchema order
+  };
+  // REQUIRES: mu_ held (any mode).
+  bool Matches(uint32_t slot, const std::vector<std::pair<size_t, const AttributeValue*>>& f) const;
+  double Distance(const float* a, const float* b) const;  // smaller is closer
+  double ScoreOf(double distance) const;
+  std::vector<Hit> ExactSearch(const std::vector<float>& query, size_t k,
+                               const std::vector<std::pair<size_t, const AttributeValue*>>& f,
+                               const std::unordered_set<uint32_t>* candidates) const;
+  void RemoveSlot(uint32_t slot);  // REQUIRES: mu_ held exclusively
+
+  const VectorIndexDefinition def_;
+  const size_t dim_;
+  std::optional<size_t> hash_position_;  // the HASH attribute's place in the SearchSchema
+  mutable std::shared_mutex mu_;
+  std::vector<float> data_;  // slot i at [i * dim_, (i + 1) * dim_); normalised for COSINE
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;
+  std::unordered_map<std::string, uint32_t> slot_of_;  // item key -> slot
+  // HASH value (tagged scalar) -> its slots, for searches of one vector index partition.
+  std::unordered_map<std::string, std::unordered_set<uint32_t>> partitions_;
+  std::unique_ptr<Graph> graph_;        // guarded by mu_
+  bool building_ = false;               // guarded by mu_
+  std::unordered_set<uint32_t> dirty_;  // slots written while building_; guarded by mu_
+};
+
+// Every vector index of the engine, by (table id, index name), and the thread that builds
+// their graphs.
+class VectorIndexes {
+ public:
+  VectorIndexes();
+  ~VectorIndexes();  // stops and joins the builder
+
+  std::shared_ptr<VectorIndex> Find(uint32_t table_id, const std::string& name) const;
+  // A new, empty index (replacing any of that name).
+  std::shared_ptr<VectorIndex> Create(uint32_t table_id, const VectorIndexDefinition& def);
+  void Drop(uint32_t table_id, const std::string& name);
+  void DropTable(uint32_t table_id);
+  std::vector<std::pair<uint32_t, std::shared_ptr<VectorIndex>>> All() const;
+  // Wakes the builder (an index may have grown past kVectorGraphThreshold).
+  void Nudge();
+  uint64_t graph_build_failures() const { return build_failures_; }
+
+ private:
+  void BuildLoop();
+  mutable std::mutex mu_;
+  std::map<std::pair<uint32_t, std::string>, std::shared_ptr<VectorIndex>> indexes_;
+  std::condition_variable cv_;
+  bool stop_ = false;    // guarded by mu_
+  bool nudged_ = false;  // guarded by mu_
+  std::atomic<uint64_t> build_failures_{0};
+  std::thread builder_;
+};
+
+}  // namespace ddb
