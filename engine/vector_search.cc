@@ -250,7 +250,10 @@ Result<SearchVectorsResult> Engine::SearchVectors(const RequestContext&,
   // The condition against the SearchSchema.
   const std::string* hash = def->partition_key();
   bool hash_given = false;
-  for (const auto& [name, value] : filter) {
+  for (const auto& condition : filter) {
+    // Not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot capture one.
+    const std::string& name = condition.first;
+    const AttributeValue& value = condition.second;
     auto e = std::find_if(def->search_schema.begin(), def->search_schema.end(),
                           [&](const SearchSchemaElement& s) { return s.attribute_name == name; });
     if (e == def->search_schema.end()) {
