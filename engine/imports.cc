@@ -2,6 +2,7 @@
 // objects, its record, and the restart rule (imports.h).
 #include "engine/imports.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -188,21 +189,30 @@ Result<ImportDescription> FromRecord(const Item& r, std::string* id, uint32_t* t
 
 // Writes items straight into a new table in large batches: the item, its GSI entries and
 // the counters, with no per-item lock, log record or capacity charge (nothing else may
-// write the table while it is CREATING). A key written before (a duplicate in the input, or
-// a hash collision of the seen-set) goes through a read of the old item, so counters and
-// index entries stay exact.
+// write the table while it is CREATING). GSI entries are built from each item and kept
+// aside, then sorted and written as ingested SST files (Storage::SortedWriter) every
+// kEntryBytes and at the end: inserted into the memtable one by one, in their random key
+// order, they cost most of an import (skip-list searches, and each entry written twice).
+// A key written before (a duplicate in the input, or a hash collision of the seen-set)
+// goes through a read of the old item, after the entries kept aside are written, so
+// counters and index entries stay exact.
 class BulkWriter {
  public:
   BulkWriter(EngineImpl* impl, std::shared_ptr<const TableInfo> table)
       : impl_(impl),
         table_(std::move(table)),
-        batch_(std::make_unique<Storage::Batch>(*impl->storage)) {}
+        batch_(std::make_unique<Storage::Batch>(*impl->storage)) {
+    for (const IndexSchema& index : table_->indexes) {
+      if (index.global) gsis_.push_back(&index);
+    }
+  }
 
   Status Add(const Item& item) {
     std::string key = impl_->ItemKeyOf(*table_, item);
     std::optional<Item> old;
     if (!seen_.insert(std::hash<std::string>{}(key)).second) {
       DDB_RETURN_IF_ERROR(Flush());
+      DDB_RETURN_IF_ERROR(WriteEntries());
       DDB_ASSIGN_OR_RETURN(old, impl_->ReadItem(key));
     }
     value_.clear();
@@ -211,16 +221,28 @@ class BulkWriter {
     const int64_t size = static_cast<int64_t>(ItemSize(item));
     items_ += old ? 0 : 1;
     bytes_ += size - (old ? static_cast<int64_t>(ItemSize(*old)) : 0);
-    if (table_->has_gsi()) {
+    if (old) {
       AddIndexUpdates(*table_, /*global=*/true, old, item, batch_.get(), &index_stats_);
+    } else {
+      for (const IndexSchema* index : gsis_) {
+        std::optional<IndexEntryData> e = IndexEntry(*index, item);
+        if (!e) continue;
+        auto& [n, b] = index_stats_[index->index_id];
+        ++n;
+        b += e->size;
+        entry_bytes_ += e->key.size() + e->value.size() + sizeof(entries_[0]);
+        entries_.emplace_back(std::move(e->key), std::move(e->value));
+      }
     }
     ++pending_;
     pending_bytes_ += key.size() + value_.size();
-    if (old || pending_ >= kBatchItems || pending_bytes_ >= kBatchBytes) return Flush();
+    if (old || pending_ >= kBatchItems || pending_bytes_ >= kBatchBytes)
+      DDB_RETURN_IF_ERROR(Flush());
+    if (entry_bytes_ >= kEntryBytes) DDB_RETURN_IF_ERROR(WriteEntries());
     return Status::Ok();
   }
 
-  // Commits what is pending. Returns how many items that was in *flushed.
+  // Commits what is pending.
   Status Flush() {
     if (pending_ == 0) return Status::Ok();
     if (items_ || bytes_) batch_->AddToStats(StatsKey(table_->id), items_, bytes_);
@@ -235,15 +257,36 @@ class BulkWriter {
     batch_ = std::make_unique<Storage::Batch>(*impl_->storage);
     return Status::Ok();
   }
+  // Writes the GSI entries kept aside (their counters went with the items' batches).
+  Status WriteEntries() {
+    if (entries_.empty()) return Status::Ok();
+    std::sort(entries_.begin(), entries_.end());
+    if (!sorted_) sorted_ = impl_->storage->NewSortedWriter(Cf::kIndexes);
+    for (const auto& [k, v] : entries_) DDB_RETURN_IF_ERROR(sorted_->Add(k, v));
+    entries_.clear();
+    entry_bytes_ = 0;
+    return sorted_->Finish();
+  }
+  // Everything, at the end.
+  Status Finish() {
+    DDB_RETURN_IF_ERROR(Flush());
+    return WriteEntries();
+  }
   int64_t committed() const { return committed_; }
 
  private:
+  // GSI entries kept aside (about, in bytes) before they are sorted and written.
+  static constexpr size_t kEntryBytes = 64 << 20;
   EngineImpl* impl_;
   std::shared_ptr<const TableInfo> table_;
+  std::vector<const IndexSchema*> gsis_;
   std::unique_ptr<Storage::Batch> batch_;
   std::unordered_set<size_t> seen_;
   std::string value_;
   IndexStatsDeltas index_stats_;
+  std::vector<std::pair<std::string, std::string>> entries_;
+  size_t entry_bytes_ = 0;
+  std::unique_ptr<Storage::SortedWriter> sorted_;
   int64_t items_ = 0, bytes_ = 0;
   size_t pending_ = 0, pending_bytes_ = 0;
   int64_t committed_ = 0;
@@ -605,7 +648,7 @@ void Imports::Run(std::shared_ptr<Job> job) {
         job->imported_items++;
       }
     }
-    if (status.ok()) status = writer.Flush();
+    if (status.ok()) status = writer.Finish();
     // The items went around the write-ahead log (a crash before this point starts the import
     // over): on disk before the record says COMPLETED.
     if (status.ok() && !impl_->stopping) status = impl_->storage->FlushAll();
