@@ -13,6 +13,7 @@
 #include "engine/coding.h"
 #include "engine/engine_impl.h"
 #include "engine/key_codec.h"
+#include "engine/sorted_chunk.h"
 #include "engine/table_validation.h"
 
 namespace ddb {
@@ -454,14 +455,10 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
   // skip-list searches).
   std::unique_ptr<Storage::SortedWriter> item_writer = storage->NewSortedWriter(Cf::kItems);
   std::unique_ptr<Storage::SortedWriter> entry_writer;
-  std::vector<std::pair<std::string, std::string>> entries;
-  size_t entry_bytes = 0;
+  SortedChunk entries;
   auto write_entries = [&]() -> Status {
-    std::sort(entries.begin(), entries.end());
     if (!entry_writer) entry_writer = storage->NewSortedWriter(Cf::kIndexes);
-    for (const auto& [k, v] : entries) DDB_RETURN_IF_ERROR(entry_writer->Add(k, v));
-    entries.clear();
-    entry_bytes = 0;
+    DDB_RETURN_IF_ERROR(entries.WriteTo(entry_writer.get()));
     return entry_writer->Finish();
   };
   Item item;
@@ -484,10 +481,9 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
                                 auto& [n, b] = index_stats[index.index_id];
                                 ++n;
                                 b += e->size;
-                                entry_bytes += e->key.size() + e->value.size() + 64;
-                                entries.emplace_back(std::move(e->key), std::move(e->value));
+                                entries.Add(e->key, e->value);
                               }
-                              if (entry_bytes > kRestoreEntryBytes) {
+                              if (entries.bytes() > kRestoreEntryBytes) {
                                 status = write_entries();
                                 if (!status.ok()) return false;
                               }
