@@ -77,7 +77,8 @@ class ChangeReader : public ExportReader {
  public:
   ChangeReader(EngineImpl* impl, const TableInfo& table, uint64_t from_ms, uint64_t to_ms,
                ExportViewType view)
-      : ExportReader(impl, table.id, from_ms),
+      // Changes at from_ms are in the window: the history after from_ms - 1 is needed.
+      : ExportReader(impl, table.id, from_ms - 1),
         from_ms_(from_ms),
         to_ms_(to_ms),
         view_(view),
@@ -244,7 +245,7 @@ Result<std::unique_ptr<ExportReader>> ChangeReaderAt(EngineImpl& impl, const Tab
   const uint64_t mark = impl.history_clock.Mark();
   *to_ms = std::min(*to_ms, mark + 1);
   auto reader = std::make_unique<ChangeReader>(&impl, table, from_ms, *to_ms, view);
-  DDB_RETURN_IF_ERROR(CheckCovered(impl, table, from_ms));
+  DDB_RETURN_IF_ERROR(CheckCovered(impl, table, from_ms - 1));
   return std::unique_ptr<ExportReader>(std::move(reader));
 }
 
@@ -500,7 +501,8 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
       return Error(ErrorCode::kInvalidExportTime,
                    "The export period must lie within the point in time recovery window");
     }
-    from_ms = std::max(from_ms, window.earliest_ms);
+    // The history holds every change after the window's start.
+    from_ms = std::max(from_ms, window.earliest_ms + 1);
   }
   const std::string token = req.client_token.value_or(NewUuid());
   std::lock_guard lock(mu_);
