@@ -236,6 +236,23 @@ TEST_F(ExportsTest, IncrementalExportWritesEachChangedItemOnce) {
     deleted += l.find("NewImage") == std::string::npos;
   }
   EXPECT_EQ(deleted, 1);
+
+  // ION: the same records in Ion text (a guess at the service's form).
+  data_keys_.clear();
+  ExportTableRequest ion = Incremental(from, to);
+  ion.export_format = ExportFormat::kIon;
+  auto ions = engine_->ExportTableToPointInTime(ctx_, ion);
+  ASSERT_TRUE(ions.ok()) << ions.error().message();
+  ExportDescription ions_done = Wait(ions.value().export_arn);
+  ASSERT_EQ(ions_done.status, ExportStatus::kCompleted);
+  std::vector<std::string> ion_lines = Lines(ions_done);
+  ASSERT_EQ(ion_lines.size(), 3u);
+  for (const std::string& l : ion_lines) {
+    EXPECT_EQ(l.rfind("$ion_1_0 {Metadata:{WriteTimestampMicros:", 0), 0u) << l;
+    EXPECT_NE(l.find("},Keys:{pk:\""), std::string::npos) << l;
+  }
+  ASSERT_EQ(data_keys_.size(), 1u);
+  EXPECT_EQ(data_keys_[0].substr(data_keys_[0].size() - 7), ".ion.gz");
 }
 
 TEST_F(ExportsTest, IncrementalExportValidation) {
