@@ -358,6 +358,17 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
   if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
+  if (!options.in_memory) {
+    // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("bulk-", 0) == 0 && name.size() > 4 &&
+          name.compare(name.size() - 4, 4, ".sst") == 0) {
+        std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  }
   if (options.compact_on_open) {
     for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
       rocksdb::CompactRangeOptions compact;
