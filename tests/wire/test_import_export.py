@@ -548,3 +548,44 @@ def test_restart_during_import_and_export(tmp_path):
                 in p.stderr_text())
     finally:
         p.stop()
+
+
+
+def test_running_imports_limit_and_many_exports_at_once(tmp_path):
+    """50 imports in progress at once (the service's LimitExceededException limit; the text
+    is a guess): the next one is refused while they run (they are large enough to still be
+    running; the server is stopped under them). Exports started back to back in one
+    millisecond are all accepted (each takes a HistoryClock mark, which may run ahead of the
+    wall clock). The 300-export limit is not exercised: 300 running exports cost the machine
+    far more than this test is worth."""
+    s3 = str(tmp_path / "s3")
+    lines = "".join('{"Item":{"pk":{"S":"k%d"},"v":{"S":"%s"}}}\n' % (i, "x" * 100)
+                    for i in range(100000))
+    put_object(s3, "big", "in/a.json", lines.encode())
+    put_object(s3, "small", "in/a.json", "".join(lines.splitlines(True)[:20]).encode())
+    os.makedirs(os.path.join(s3, "out"), exist_ok=True)
+    p = ServerProcess("--in-memory", "--s3-dir", s3)
+    p.start()
+    try:
+        c = make_client(p.endpoint)
+        src = c.import_table(S3BucketSource={"S3Bucket": "small", "S3KeyPrefix": "in/"},
+                             InputFormat="DYNAMODB_JSON",
+                             TableCreationParameters=creation("src"))["ImportTableDescription"]
+        assert wait_import(c, src["ImportArn"])["ImportStatus"] == "COMPLETED"
+        c.update_continuous_backups(TableName="src", PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+        exports = [c.export_table_to_point_in_time(TableArn=src["TableArn"], S3Bucket="out")
+                   ["ExportDescription"]["ExportArn"] for _ in range(40)]
+        assert all(wait_export(c, a)["ExportStatus"] == "COMPLETED" for a in exports)
+        imports = [c.import_table(S3BucketSource={"S3Bucket": "big", "S3KeyPrefix": "in/"},
+                                  InputFormat="DYNAMODB_JSON",
+                                  TableCreationParameters=creation("imp%02d" % i))
+                   ["ImportTableDescription"]["ImportArn"] for i in range(50)]
+        assert c.describe_import(ImportArn=imports[-1])["ImportTableDescription"][
+            "ImportStatus"] == "IN_PROGRESS"
+        expect_error(lambda: c.import_table(
+            S3BucketSource={"S3Bucket": "big", "S3KeyPrefix": "in/"},
+            InputFormat="DYNAMODB_JSON", TableCreationParameters=creation("imp50")),
+            "LimitExceededException")
+    finally:
+        p.stop()
