@@ -1,5 +1,6 @@
 // ExportTableToPointInTime, DescribeExport, ListExports (exports.h): validation, the job that
-// writes the service's output layout into local S3, records, and TableReaderAt.
+// writes the service's output layout into local S3 (full and incremental), records, and the
+// readers (TableReaderAt, ChangeReaderAt).
 #include "engine/exports.h"
 
 #include <cmath>

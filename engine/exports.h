@@ -85,8 +85,9 @@ class Exports {
  public:
   explicit Exports(EngineImpl* impl);
   ~Exports();
-  // Loads the records. An export left IN_PROGRESS by the last run is resumed when its table
-  // can be read as of its ExportTime (TableReaderAt), else FAILED (its snapshot is gone).
+  // Loads the records. An export left IN_PROGRESS by the last run starts again when its
+  // table's history still covers its time (TableReaderAt, ChangeReaderAt), else it ends
+  // FAILED (ExportInterrupted).
   Status Load();
   Result<ExportDescription> Start(const RequestContext& ctx, const ExportTableRequest& req);
   Result<ExportDescription> Describe(const RequestContext& ctx, const std::string& arn);
