@@ -7,6 +7,10 @@ the ImportTable call to COMPLETED), then exports the table (DYNAMODB_JSON) and t
 Prints items/s for both. Only 127.0.0.1; the server is stopped by its PID at the end.
 
   bench/import_export.py [--items N] [--files F] [--server build/ddb-server] [--gsi]
+                         [--earlier N]
+
+With --earlier N, a second export follows: as of a time before N more writes (overwrites
+of existing items), read through the point-in-time history.
 """
 import argparse
 import gzip
@@ -45,6 +49,8 @@ def main():
     ap.add_argument("--server", default=os.path.join(os.path.dirname(__file__), "..", "build",
                                                      "ddb-server"))
     ap.add_argument("--gsi", action="store_true", help="give the table one GSI")
+    ap.add_argument("--earlier", type=int, default=0,
+                    help="also export as of a time before this many further writes")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="ddb-import-bench-")
@@ -107,11 +113,31 @@ def main():
             e = c.describe_export(ExportArn=e["ExportArn"])["ExportDescription"]
         export_s = time.time() - start
         assert e["ExportStatus"] == "COMPLETED" and e["ItemCount"] == args.items, e
+        earlier_s = None
+        if args.earlier:
+            between = int(time.time()) + 1
+            time.sleep(between - time.time() + 2.5)  # past --pitr-lag-ms and "now"
+            for start_i in range(0, args.earlier, 25):
+                c.batch_write_item(RequestItems={"bench": [
+                    {"PutRequest": {"Item": {"pk": {"S": "user#%d" % i}, "sk": {"N": str(i % 7)},
+                                             "g": {"S": "changed"}}}}
+                    for i in range(start_i, min(args.earlier, start_i + 25))]})
+            start = time.time()
+            e = c.export_table_to_point_in_time(TableArn=table["TableArn"], S3Bucket="out",
+                                                ExportTime=between)["ExportDescription"]
+            while e["ExportStatus"] == "IN_PROGRESS":
+                time.sleep(0.05)
+                e = c.describe_export(ExportArn=e["ExportArn"])["ExportDescription"]
+            earlier_s = time.time() - start
+            assert e["ExportStatus"] == "COMPLETED" and e["ItemCount"] == args.items, e
         print(f"items {args.items}, {args.files} gzip files, {size / 1e6:.1f} MB compressed "
               f"(generated in {gen_s:.1f} s), gsi={args.gsi}")
         print(f"import: {import_s:.2f} s, {args.items / import_s:,.0f} items/s "
               f"({d['ProcessedSizeBytes'] / 1e6:.0f} MB uncompressed)")
         print(f"export: {export_s:.2f} s, {args.items / export_s:,.0f} items/s")
+        if earlier_s is not None:
+            print(f"export as of before {args.earlier} writes: {earlier_s:.2f} s, "
+                  f"{args.items / earlier_s:,.0f} items/s")
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)

@@ -13,6 +13,7 @@
 #include "engine/coding.h"
 #include "engine/engine_impl.h"
 #include "engine/key_codec.h"
+#include "engine/sorted_chunk.h"
 #include "engine/table_validation.h"
 
 namespace ddb {
@@ -23,7 +24,7 @@ constexpr uint64_t kDayMs = 86400000;
 constexpr uint64_t kSystemBackupLifetimeMs = 35 * kDayMs;
 // History records the trimmer deletes per table and round.
 constexpr size_t kTrimPerRound = 10000;
-// Items (and index entries) a restore writes per batch.
+// A restore looks whether the engine is stopping every this many items.
 constexpr size_t kRestoreBatch = 1000;
 // Index entries a restore collects (about, in bytes) before it sorts and writes them.
 constexpr size_t kRestoreEntryBytes = 64 << 20;
@@ -443,41 +444,32 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
   WaitForItemWriters();
   std::shared_ptr<const Storage::Snapshot> snapshot = storage->TakeSnapshot();
   const bool indexed = !target->indexes.empty();
-  auto batch = std::make_unique<Storage::Batch>(*storage);
-  size_t in_batch = 0;
   int64_t items = 0, bytes = 0;
   IndexStatsDeltas index_stats;
   Status status = Status::Ok();
   std::string new_key;
-  // Index entries are written sorted, a chunk at a time: the items come in key order, their
-  // entries in random order, and inserting those one by one into a large memtable cost most
-  // of a restore (skip-list searches); sorted, each insert starts where the last one ended.
-  std::vector<std::pair<std::string, std::string>> entries;
-  size_t entry_bytes = 0;
+  // The items come in key order, re-keyed in the same order: they are written as SST files
+  // ingested into the store (Storage::SortedWriter), around the memtable and the WAL. Index
+  // entries come in random order: they are kept aside, sorted and ingested a chunk at a
+  // time (inserted one by one into a large memtable they cost most of a restore, in
+  // skip-list searches).
+  std::unique_ptr<Storage::SortedWriter> item_writer = storage->NewSortedWriter(Cf::kItems);
+  std::unique_ptr<Storage::SortedWriter> entry_writer;
+  SortedChunk entries;
   auto write_entries = [&]() -> Status {
-    std::sort(entries.begin(), entries.end());
-    auto b = std::make_unique<Storage::Batch>(*storage);
-    size_t n = 0;
-    for (const auto& [k, v] : entries) {
-      b->Put(Cf::kIndexes, k, v);
-      if (++n % kRestoreBatch == 0) {
-        DDB_RETURN_IF_ERROR(storage->Write(*b, WriteSync::kDeferred));
-        b = std::make_unique<Storage::Batch>(*storage);
-      }
-    }
-    DDB_RETURN_IF_ERROR(storage->Write(*b, WriteSync::kDeferred));
-    entries.clear();
-    entry_bytes = 0;
-    return Status::Ok();
+    if (!entry_writer) entry_writer = storage->NewSortedWriter(Cf::kIndexes);
+    DDB_RETURN_IF_ERROR(entries.WriteTo(entry_writer.get()));
+    return entry_writer->Finish();
   };
+  Item item;
   Status read = ItemsAsOf(*storage, snapshot.get(), job.source_id, job.as_of_ms,
                           [&](std::string_view key, std::string_view value) {
                             new_key.clear();
                             PutFixed32BE(&new_key, target_id);
                             new_key.append(key.substr(4));
-                            batch->Put(Cf::kItems, new_key, value);
+                            status = item_writer->Add(new_key, value);
+                            if (!status.ok()) return false;
                             if (indexed) {
-                              Item item;
                               if (!DecodeItem(value, &item)) {
                                 status = Error::Internal("unreadable item");
                                 return false;
@@ -489,10 +481,9 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
                                 auto& [n, b] = index_stats[index.index_id];
                                 ++n;
                                 b += e->size;
-                                entry_bytes += e->key.size() + e->value.size() + 64;
-                                entries.emplace_back(std::move(e->key), std::move(e->value));
+                                entries.Add(e->key, e->value);
                               }
-                              if (entry_bytes > kRestoreEntryBytes) {
+                              if (entries.bytes() > kRestoreEntryBytes) {
                                 status = write_entries();
                                 if (!status.ok()) return false;
                               }
@@ -505,18 +496,14 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
                               bytes += static_cast<int64_t>(*size);
                             }
                             ++items;
-                            if (++in_batch == kRestoreBatch) {
-                              status = storage->Write(*batch, WriteSync::kDeferred);
-                              batch = std::make_unique<Storage::Batch>(*storage);
-                              in_batch = 0;
-                              if (!status.ok() || stopping) return false;
-                            }
-                            return true;
+                            return items % kRestoreBatch != 0 || !stopping;
                           });
-  if (read.ok() && status.ok() && !entries.empty()) status = write_entries();
+  if (read.ok() && status.ok() && !stopping) status = item_writer->Finish();
+  if (read.ok() && status.ok() && !stopping && !entries.empty()) status = write_entries();
   if (!read.ok()) return fail(read.error());
   if (!status.ok()) return fail(status.error());
   if (stopping) return;  // the record still holds the job: done again at the next open
+  auto batch = std::make_unique<Storage::Batch>(*storage);
   batch->SetStats(StatsKey(target_id), items, bytes);
   for (const IndexSchema& index : target->indexes) {
     auto it = index_stats.find(index.index_id);
@@ -527,7 +514,8 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
   if (!status.ok()) return fail(status.error());
   snapshot.reset();
   std::lock_guard lock(backups_mu);
-  // The synced catalog write that ends the job comes after the items in the WAL.
+  // The synced catalog write that ends the job comes after the items and entries are
+  // durable (ingested files) and the counters are in the WAL.
   Result<std::shared_ptr<const TableInfo>> done = catalog->Update(
       target->description.table_name,
       [](TableDescription* d) {
@@ -566,7 +554,7 @@ Status EngineImpl::ReleaseIfUnpinned(uint32_t id) {
 std::optional<EngineImpl::PitrWindow> EngineImpl::PitrWindowOf(const TableInfo& table) {
   const TableDescription& d = table.description;
   if (!d.pitr_enabled_since) return std::nullopt;
-  const uint64_t now = WallClockMillis();
+  const uint64_t now = NowMs();
   const uint64_t period = kDayMs * static_cast<uint64_t>(d.pitr_recovery_period_days);
   PitrWindow w;
   w.earliest_ms = std::max(Millis(*d.pitr_enabled_since), now > period ? now - period : 0);
@@ -600,7 +588,7 @@ Result<bool> EngineImpl::BackupOnDelete(const TableInfo& table) {
 }
 
 void EngineImpl::TrimHistory() {
-  const uint64_t now = WallClockMillis();
+  const uint64_t now = NowMs();
   {
     std::lock_guard lock(backups_mu);
     for (const BackupRecord& b : backups->List()) {

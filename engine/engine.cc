@@ -54,6 +54,9 @@ Engine::~Engine() = default;
 Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<EngineImpl>();
   impl->options = options;
+  if (options.clock_for_testing) {
+    impl->history_clock.SetTimeSourceForTesting(options.clock_for_testing);
+  }
   DDB_ASSIGN_OR_RETURN(impl->storage, Storage::Open(StorageOptions{
                                           .path = options.data_dir,
                                           .in_memory = options.in_memory,

@@ -192,6 +192,10 @@ class EngineImpl {
 
   // Backups, restores and history (backups.cc; history.h for the record format).
   HistoryClock history_clock;
+  // Now (ms) as point-in-time history and exports see it (EngineOptions::clock_for_testing).
+  uint64_t NowMs() const {
+    return options.clock_for_testing ? options.clock_for_testing() : WallClockMillis();
+  }
   std::unique_ptr<BackupRegistry> backups;
   // Serialises the control-plane steps that pin, unpin, keep or release a table's items and
   // history: CreateBackup, DeleteBackup, the restores' start and end, DeleteTable's choice to

@@ -26,10 +26,12 @@ uint64_t WallMicros() {
 // with).
 HistoryClock::HistoryClock() : seq_(WallMicros()) {}
 
+uint64_t HistoryClock::Wall() const { return now_ms_ ? now_ms_() : WallMillis(); }
+
 uint64_t HistoryClock::Next() {
   uint64_t last = last_.load(std::memory_order_relaxed);
   for (;;) {
-    const uint64_t t = std::max(WallMillis(), last);
+    const uint64_t t = std::max(Wall(), last);
     if (last_.compare_exchange_weak(last, t, std::memory_order_relaxed)) return t;
   }
 }
@@ -37,7 +39,7 @@ uint64_t HistoryClock::Next() {
 uint64_t HistoryClock::Mark() {
   uint64_t last = last_.load(std::memory_order_relaxed);
   for (;;) {
-    const uint64_t t = std::max(WallMillis(), last);
+    const uint64_t t = std::max(Wall(), last);
     // Later commits get t + 1 at least.
     if (last_.compare_exchange_weak(last, t + 1, std::memory_order_relaxed)) return t;
   }
@@ -176,6 +178,64 @@ Status ChangedKeys(Storage& storage, const Storage::Snapshot* at, uint32_t table
       },
       /*reverse=*/false, at));
   if (bad) return Error::Internal("unreadable history record");
+  return Status::Ok();
+}
+
+Status ChangesBetween(
+    Storage& storage, const Storage::Snapshot* at, uint32_t table_id, uint64_t from_ms,
+    uint64_t to_ms,
+    const std::function<bool(std::string_view, uint64_t, const std::optional<std::string>&,
+                             const std::optional<std::string>&)>& fn) {
+  struct Change {
+    uint64_t last_ms = 0;
+    std::optional<std::string> before, after;
+    bool after_known = false;  // a change at or after to_ms gave `after`
+  };
+  std::map<std::string, Change, std::less<>> changes;
+  bool bad = false;
+  DDB_RETURN_IF_ERROR(storage.ForEach(
+      Cf::kHistory, HistoryPrefix(table_id, from_ms), HistoryEnd(table_id),
+      [&](std::string_view k, std::string_view value) {
+        std::string_view key;
+        std::optional<std::string_view> old;
+        uint64_t ms = 0;
+        if (!DecodeHistory(value, &key, &old) || !HistoryKeyTime(k, &ms)) {
+          bad = true;
+          return false;
+        }
+        auto to_string = [&] {
+          return old ? std::optional<std::string>(std::string(*old)) : std::nullopt;
+        };
+        if (ms < to_ms) {
+          auto it = changes.find(key);
+          if (it == changes.end()) {
+            it = changes.emplace(std::string(key), Change{}).first;
+            it->second.before = to_string();  // the first change in the window
+          }
+          it->second.last_ms = ms;
+        } else if (auto it = changes.find(key); it != changes.end() && !it->second.after_known) {
+          it->second.after = to_string();  // the first change after the window
+          it->second.after_known = true;
+        }
+        return true;
+      },
+      /*reverse=*/false, at));
+  if (bad) return Error::Internal("unreadable history record");
+  for (auto& [key, change] : changes) {
+    if (change.after_known) continue;
+    std::string end(key);
+    end.push_back('\0');
+    DDB_RETURN_IF_ERROR(storage.ForEach(
+        Cf::kItems, key, end,
+        [&](std::string_view, std::string_view value) {
+          change.after = std::string(value);
+          return false;
+        },
+        /*reverse=*/false, at));
+  }
+  for (const auto& [key, change] : changes) {
+    if (!fn(key, change.last_ms, change.before, change.after)) break;
+  }
   return Status::Ok();
 }
 

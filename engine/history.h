@@ -36,6 +36,9 @@ inline constexpr uint8_t kHistoryRecordFormat = 1;
 class HistoryClock {
  public:
   HistoryClock();
+  // Tests only (EngineOptions::clock_for_testing): the wall clock is read from `now_ms`.
+  // REQUIRES: called before any other member, once.
+  void SetTimeSourceForTesting(std::function<uint64_t()> now_ms) { now_ms_ = std::move(now_ms); }
   // A commit time for a batch (ms): at least the wall clock, never below an earlier one, and
   // above every Mark().
   uint64_t Next();
@@ -47,6 +50,8 @@ class HistoryClock {
  private:
   std::atomic<uint64_t> last_{0};  // the latest time handed out or marked, + 1 after a Mark
   std::atomic<uint64_t> seq_;
+  std::function<uint64_t()> now_ms_;  // null: the system clock
+  uint64_t Wall() const;
 };
 
 std::string HistoryKey(uint32_t table_id, uint64_t ms, uint64_t seq);
@@ -78,5 +83,19 @@ Status ItemsAsOf(Storage& storage, const Storage::Snapshot* at, uint32_t table_i
 Status ChangedKeys(Storage& storage, const Storage::Snapshot* at, uint32_t table_id,
                    uint64_t from_ms, uint64_t to_ms,
                    const std::function<bool(std::string_view, uint64_t)>& fn);
+
+// What an incremental export needs of the changes in [from_ms, to_ms) (commit times): for
+// each item key changed then, in item-key order, fn(item_key, last_ms, before, after) with
+// the commit time of its last change in the window, its encoded image just before from_ms
+// and just before to_ms (nullopt: no item then). Reads the history from from_ms to the end
+// of the snapshot once, and for each changed key not changed again since to_ms, its item in
+// the snapshot. Memory: the keys changed in the window with their two images.
+// REQUIRES: as ItemsAsOf's, over [from_ms, the snapshot]. fn returns false to stop.
+// Errors: kInternal.
+Status ChangesBetween(Storage& storage, const Storage::Snapshot* at, uint32_t table_id,
+                      uint64_t from_ms, uint64_t to_ms,
+                      const std::function<bool(std::string_view key, uint64_t last_ms,
+                                               const std::optional<std::string>& before,
+                                               const std::optional<std::string>& after)>& fn);
 
 }  // namespace ddb

@@ -72,8 +72,11 @@ TEST(History, ItemsAsOfUndoesEveryLaterChange) {
   std::map<std::string, std::string> now;                     // item key -> value
   std::map<uint64_t, std::map<std::string, std::string>> at;  // the table after time t
   uint64_t seq = 0;
+  std::map<uint64_t, std::string> changed;  // time -> the key changed then
+  at[0] = {};
   for (uint64_t t = 1; t <= 300; ++t) {
     const std::string key = ItemKey(kTable, "k" + std::to_string(rng() % 40));
+    changed[t] = key;
     const bool remove = rng() % 4 == 0;
     Storage::Batch batch(*storage);
     auto old = now.find(key);
@@ -123,6 +126,33 @@ TEST(History, ItemsAsOfUndoesEveryLaterChange) {
         return true;
       }).ok());
   EXPECT_EQ(times, (std::vector<uint64_t>{11, 12, 13, 14, 15, 16, 17, 18, 19, 20}));
+  // ChangesBetween: each key changed in [from, to) once, with its images before and after.
+  auto image = [&](uint64_t t, const std::string& key) -> std::optional<std::string> {
+    auto it = at[t].find(key);
+    if (it == at[t].end()) return std::nullopt;
+    return it->second;
+  };
+  for (auto [from, to] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {1, 301}, {10, 21}, {150, 151}, {299, 301}, {40, 200}, {300, 301}}) {
+    std::map<std::string, uint64_t> want_last;
+    for (uint64_t t = from; t < to; ++t) want_last[changed[t]] = t;
+    std::map<std::string, uint64_t> got_last;
+    std::string previous;
+    ASSERT_TRUE(ChangesBetween(
+                    *storage, snapshot.get(), kTable, from, to,
+                    [&](std::string_view k, uint64_t last, const std::optional<std::string>& before,
+                        const std::optional<std::string>& after) {
+                      const std::string key(k);
+                      EXPECT_LT(previous, key);
+                      previous = key;
+                      got_last[key] = last;
+                      EXPECT_EQ(before, image(from - 1, key)) << from << " " << to;
+                      EXPECT_EQ(after, image(to - 1, key)) << from << " " << to;
+                      return true;
+                    })
+                    .ok());
+    EXPECT_EQ(got_last, want_last) << from << " " << to;
+  }
 }
 
 // --- End to end on an in-memory engine ---

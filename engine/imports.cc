@@ -2,6 +2,7 @@
 // objects, its record, and the restart rule (imports.h).
 #include "engine/imports.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "engine/ion_text.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
+#include "engine/sorted_chunk.h"
 #include "engine/store_format.h"
 #include "engine/table_validation.h"
 #include "engine/text_coding.h"
@@ -28,9 +30,6 @@ namespace {
 // The service runs at most 50 import jobs at once per account (ImportTable's
 // LimitExceededException); the message is a guess.
 constexpr size_t kMaxRunningImports = 50;
-// A bulk batch is committed at this many items or bytes, whichever comes first.
-constexpr size_t kBatchItems = 8192;
-constexpr size_t kBatchBytes = 8 << 20;
 // Decompressed bytes read at a time.
 constexpr size_t kReadChunk = 1 << 20;
 // The service stops logging an import's errors after 10,000 (it keeps counting them).
@@ -186,67 +185,97 @@ Result<ImportDescription> FromRecord(const Item& r, std::string* id, uint32_t* t
   return d;
 }
 
-// Writes items straight into a new table in large batches: the item, its GSI entries and
-// the counters, with no per-item lock, log record or capacity charge (nothing else may
-// write the table while it is CREATING). A key written before (a duplicate in the input, or
-// a hash collision of the seen-set) goes through a read of the old item, so counters and
-// index entries stay exact.
+// Writes items straight into a new table: the items, their GSI entries and the counters,
+// with no per-item lock, log record or capacity charge (nothing else may write the table
+// while it is CREATING). Items and GSI entries are kept aside, and every kChunkBytes (and
+// at the end) sorted and written as SST files ingested into the store
+// (Storage::SortedWriter), with one batch of counter merges: inserted into the memtable one
+// by one, in their random key order (hash-prefixed keys), they cost most of an import in
+// skip-list searches, and each was written twice (memtable, then flush). A key written
+// before (a duplicate in the input, or a hash collision of the seen-set) first writes what
+// is kept aside, then goes through a read of the old item and an ordinary batch, so
+// counters and index entries stay exact (the last one wins).
 class BulkWriter {
  public:
   BulkWriter(EngineImpl* impl, std::shared_ptr<const TableInfo> table)
-      : impl_(impl),
-        table_(std::move(table)),
-        batch_(std::make_unique<Storage::Batch>(*impl->storage)) {}
+      : impl_(impl), table_(std::move(table)) {
+    for (const IndexSchema& index : table_->indexes) {
+      if (index.global) gsis_.push_back(&index);
+    }
+    seen_.reserve(1 << 16);
+  }
 
   Status Add(const Item& item) {
     std::string key = impl_->ItemKeyOf(*table_, item);
-    std::optional<Item> old;
-    if (!seen_.insert(std::hash<std::string>{}(key)).second) {
-      DDB_RETURN_IF_ERROR(Flush());
-      DDB_ASSIGN_OR_RETURN(old, impl_->ReadItem(key));
-    }
+    if (!seen_.insert(std::hash<std::string>{}(key)).second) return Replace(std::move(key), item);
     value_.clear();
     EncodeItem(item, &value_);
-    batch_->Put(Cf::kItems, key, value_);
-    const int64_t size = static_cast<int64_t>(ItemSize(item));
-    items_ += old ? 0 : 1;
-    bytes_ += size - (old ? static_cast<int64_t>(ItemSize(*old)) : 0);
-    if (table_->has_gsi()) {
-      AddIndexUpdates(*table_, /*global=*/true, old, item, batch_.get(), &index_stats_);
+    ++items_;
+    bytes_ += static_cast<int64_t>(ItemSize(item));
+    for (const IndexSchema* index : gsis_) {
+      std::optional<IndexEntryData> e = IndexEntry(*index, item);
+      if (!e) continue;
+      auto& [n, b] = index_stats_[index->index_id];
+      ++n;
+      b += e->size;
+      entries_.Add(e->key, e->value);
     }
-    ++pending_;
-    pending_bytes_ += key.size() + value_.size();
-    if (old || pending_ >= kBatchItems || pending_bytes_ >= kBatchBytes) return Flush();
+    items_aside_.Add(key, value_);
+    if (items_aside_.bytes() + entries_.bytes() >= kChunkBytes) return Flush();
     return Status::Ok();
   }
 
-  // Commits what is pending. Returns how many items that was in *flushed.
+  // Writes everything kept aside, with its counters.
   Status Flush() {
-    if (pending_ == 0) return Status::Ok();
-    if (items_ || bytes_) batch_->AddToStats(StatsKey(table_->id), items_, bytes_);
+    DDB_RETURN_IF_ERROR(WriteSorted(Cf::kItems, &items_aside_, &item_writer_));
+    DDB_RETURN_IF_ERROR(WriteSorted(Cf::kIndexes, &entries_, &entry_writer_));
+    Storage::Batch batch(*impl_->storage);
+    if (items_ || bytes_) batch.AddToStats(StatsKey(table_->id), items_, bytes_);
     for (const auto& [id, delta] : index_stats_) {
-      batch_->AddToStats(StatsKey(id), delta.first, delta.second);
+      batch.AddToStats(StatsKey(id), delta.first, delta.second);
     }
-    DDB_RETURN_IF_ERROR(impl_->storage->Write(*batch_, WriteSync::kUnlogged));
-    committed_ += pending_;
-    pending_ = pending_bytes_ = 0;
     items_ = bytes_ = 0;
     index_stats_.clear();
-    batch_ = std::make_unique<Storage::Batch>(*impl_->storage);
-    return Status::Ok();
+    return impl_->storage->Write(batch, WriteSync::kUnlogged);
   }
-  int64_t committed() const { return committed_; }
 
  private:
+  // Bytes kept aside (about) before they are sorted and written.
+  static constexpr size_t kChunkBytes = 64 << 20;
+
+  Status WriteSorted(Cf cf, SortedChunk* chunk, std::unique_ptr<Storage::SortedWriter>* writer) {
+    if (chunk->empty()) return Status::Ok();
+    if (!*writer) *writer = impl_->storage->NewSortedWriter(cf);
+    DDB_RETURN_IF_ERROR(chunk->WriteTo(writer->get()));
+    return (*writer)->Finish();
+  }
+
+  // A key written before: after what is kept aside, as an ordinary write of the item, its
+  // index changes and counter deltas.
+  Status Replace(std::string key, const Item& item) {
+    DDB_RETURN_IF_ERROR(Flush());
+    DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->ReadItem(key));
+    std::string value;
+    EncodeItem(item, &value);
+    Storage::Batch batch(*impl_->storage);
+    batch.Put(Cf::kItems, key, value);
+    const int64_t size = static_cast<int64_t>(ItemSize(item));
+    batch.AddToStats(StatsKey(table_->id), old ? 0 : 1,
+                     size - (old ? static_cast<int64_t>(ItemSize(*old)) : 0));
+    if (!gsis_.empty()) AddIndexUpdates(*table_, /*global=*/true, old, item, &batch);
+    return impl_->storage->Write(batch, WriteSync::kUnlogged);
+  }
+
   EngineImpl* impl_;
   std::shared_ptr<const TableInfo> table_;
-  std::unique_ptr<Storage::Batch> batch_;
+  std::vector<const IndexSchema*> gsis_;
   std::unordered_set<size_t> seen_;
+  // Kept aside, with the counter deltas they make.
+  SortedChunk items_aside_, entries_;
   std::string value_;
-  IndexStatsDeltas index_stats_;
   int64_t items_ = 0, bytes_ = 0;
-  size_t pending_ = 0, pending_bytes_ = 0;
-  int64_t committed_ = 0;
+  IndexStatsDeltas index_stats_;
+  std::unique_ptr<Storage::SortedWriter> item_writer_, entry_writer_;
 };
 
 // One error record, as the service logs it to CloudWatch Logs (the shape is a guess from

@@ -555,6 +555,8 @@ closed:
   return p.incomplete() ? ParseOutcome::kIncomplete : ParseOutcome::kError;
 }
 
+void AppendIonMap(std::string* out, const Item& item) { AppendIonStruct(out, item); }
+
 void AppendIonItem(std::string* out, const Item& item) {
   out->append("$ion_1_0 {Item:");
   AppendIonStruct(out, item);

@@ -23,5 +23,7 @@ ParseOutcome ParseIonItem(std::string_view text, Item* item, std::string* error)
 
 // Appends `$ion_1_0 {Item:{...}}` (no newline), as exports write every line.
 void AppendIonItem(std::string* out, const Item& item);
+// Appends an item as an Ion struct `{...}` (the images of an incremental export's records).
+void AppendIonMap(std::string* out, const Item& item);
 
 }  // namespace ddb

@@ -8,11 +8,13 @@
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -381,6 +383,17 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
   if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
+  if (!options.in_memory) {
+    // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("bulk-", 0) == 0 && name.size() > 4 &&
+          name.compare(name.size() - 4, 4, ".sst") == 0) {
+        std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  }
   if (options.compact_on_open) {
     for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
       rocksdb::CompactRangeOptions compact;
@@ -483,6 +496,89 @@ class RocksSnapshot : public Storage::Snapshot {
 
 std::shared_ptr<const Storage::Snapshot> Storage::TakeSnapshot() {
   return std::make_shared<RocksSnapshot>(rep_->db.get());
+}
+
+// --- SortedWriter ---
+
+namespace {
+// An SST file is closed (and a new one begun) past this size.
+constexpr uint64_t kSortedFileBytes = 64 << 20;
+std::atomic<uint64_t> sorted_file_seq{0};
+}  // namespace
+
+struct Storage::SortedWriter::Rep {
+  Storage::Rep* store = nullptr;
+  rocksdb::ColumnFamilyHandle* cf = nullptr;
+  rocksdb::Options options;
+  std::unique_ptr<rocksdb::SstFileWriter> file;  // the file being written, if any
+  std::string file_path;
+  std::vector<std::string> done;  // finished files, not yet ingested
+
+  rocksdb::Env* env() { return options.env; }
+  Status CloseFile() {
+    if (!file) return Status::Ok();
+    rocksdb::Status s = file->Finish();
+    file.reset();
+    if (!s.ok()) return ToError(store->log, s, "finish an SST file");
+    done.push_back(file_path);
+    return Status::Ok();
+  }
+  void DeleteFiles() {
+    if (file) {
+      file.reset();
+      env()->DeleteFile(file_path).PermitUncheckedError();
+    }
+    for (const std::string& f : done) env()->DeleteFile(f).PermitUncheckedError();
+    done.clear();
+  }
+};
+
+Storage::SortedWriter::SortedWriter(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Storage::SortedWriter::~SortedWriter() { rep_->DeleteFiles(); }
+
+Status Storage::SortedWriter::Add(std::string_view key, std::string_view value) {
+  Rep& r = *rep_;
+  if (r.file && r.file->FileSize() >= kSortedFileBytes) DDB_RETURN_IF_ERROR(r.CloseFile());
+  if (!r.file) {
+    r.file =
+        std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(r.options), r.options, r.cf);
+    r.file_path = r.store->db->GetName() + "/bulk-" + std::to_string(getpid()) + "-" +
+                  std::to_string(++sorted_file_seq) + ".sst";
+    rocksdb::Status s = r.file->Open(r.file_path);
+    if (!s.ok()) {
+      r.file.reset();
+      return ToError(r.store->log, s, "open an SST file");
+    }
+  }
+  rocksdb::Status s = r.file->Put(rocksdb::Slice(key.data(), key.size()),
+                                  rocksdb::Slice(value.data(), value.size()));
+  if (!s.ok()) return ToError(r.store->log, s, "write an SST file");
+  return Status::Ok();
+}
+
+Status Storage::SortedWriter::Finish() {
+  Rep& r = *rep_;
+  DDB_RETURN_IF_ERROR(r.CloseFile());
+  if (r.done.empty()) return Status::Ok();
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;  // hard links: no copy
+  rocksdb::Status s = r.store->db->IngestExternalFile(r.cf, r.done, ingest);
+  if (!s.ok()) {
+    r.DeleteFiles();
+    return ToError(r.store->log, s, "ingest SST files");
+  }
+  // Moved files are linked into the store; the names written here go.
+  for (const std::string& f : r.done) r.env()->DeleteFile(f).PermitUncheckedError();
+  r.done.clear();
+  return Status::Ok();
+}
+
+std::unique_ptr<Storage::SortedWriter> Storage::NewSortedWriter(Cf cf) {
+  auto rep = std::make_unique<SortedWriter::Rep>();
+  rep->store = rep_.get();
+  rep->cf = rep_->cfs[static_cast<size_t>(cf)];
+  rep->options = rocksdb::Options(rep_->db->GetDBOptions(), rep_->db->GetOptions(rep->cf));
+  return std::unique_ptr<SortedWriter>(new SortedWriter(std::move(rep)));
 }
 
 Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,

@@ -139,6 +139,28 @@ class Storage {
   // A snapshot of the store as of now.
   std::shared_ptr<const Snapshot> TakeSnapshot();
 
+  // Writes key-value pairs of one column family through SST files that are then ingested
+  // into the store (RocksDB SstFileWriter + IngestExternalFile), around the memtable and the
+  // write-ahead log: for bulk loads into key ranges that nothing else writes meanwhile (a
+  // table being imported or restored, its new indexes). A file is begun every ~64 MB.
+  // Used by one thread.
+  class SortedWriter {
+   public:
+    ~SortedWriter();  // deletes files not ingested
+    // REQUIRES: keys strictly ascending across every Add of this writer. Errors: kInternal.
+    Status Add(std::string_view key, std::string_view value);
+    // Ingests every file (durable when it returns); the writer may be used again after.
+    // Errors: kInternal.
+    Status Finish();
+
+   private:
+    friend class Storage;
+    struct Rep;
+    explicit SortedWriter(std::unique_ptr<Rep> rep);
+    std::unique_ptr<Rep> rep_;
+  };
+  std::unique_ptr<SortedWriter> NewSortedWriter(Cf cf);
+
   // The engine's logger (StorageOptions::logger), for every part of the engine that has
   // something to report.
   void Log(LogSeverity severity, std::string_view message) const;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace ddb {
@@ -73,6 +76,50 @@ TEST(StorageTest, ABigInMemoryStoreIsNotReused) {
   auto storage = Storage::Open(StorageOptions{"", true});
   ASSERT_TRUE(storage.ok());
   EXPECT_EQ(CountKeys(**storage), 0u);
+}
+
+}  // namespace
+}  // namespace ddb
+
+namespace ddb {
+namespace {
+
+// SortedWriter's files are ingested as they are: every pair reads back, next to keys
+// written the ordinary way, on disk and in memory.
+void CheckSortedWriter(const StorageOptions& options) {
+  auto storage = Storage::Open(options).value();
+  Storage::Batch batch(*storage);
+  batch.Put(Cf::kIndexes, "a-ordinary", "1");
+  ASSERT_TRUE(storage->Write(batch).ok());
+  auto writer = storage->NewSortedWriter(Cf::kIndexes);
+  char key[32];
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      std::snprintf(key, sizeof key, "b-%d-%06d", round, i);
+      ASSERT_TRUE(writer->Add(key, std::string(100, 'v')).ok());
+    }
+    ASSERT_TRUE(writer->Finish().ok());
+  }
+  int n = 0;
+  std::string previous;
+  ASSERT_TRUE(storage
+                  ->ForEach(Cf::kIndexes, "", "",
+                            [&](std::string_view k, std::string_view) {
+                              EXPECT_LT(previous, std::string(k));
+                              previous = std::string(k);
+                              ++n;
+                              return true;
+                            })
+                  .ok());
+  EXPECT_EQ(n, 10001);
+}
+
+TEST(StorageTest, SortedWriterIngestsItsFiles) {
+  CheckSortedWriter(StorageOptions{.in_memory = true});
+  char tmpl[] = "/tmp/ddb-storage-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  CheckSortedWriter(StorageOptions{.path = tmpl});
+  std::filesystem::remove_all(tmpl);
 }
 
 }  // namespace

@@ -513,7 +513,7 @@ Result<std::string> HandleExportTableToPointInTime(Engine& engine, const Request
   DDB_RETURN_IF_ERROR(v.ToStatus());
   if (req.export_time && *req.export_time < 0) {
     return Error(ErrorCode::kInvalidExportTime,
-                 "The specified ExportTime is outside of the point in time recovery window");
+                 "Export Time is invalid");  // the service's words (scylladb test_export.py)
   }
   if (req.s3_prefix) {
     // A local directory cannot hold every key S3 can (ddb's own refusal).

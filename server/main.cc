@@ -140,6 +140,7 @@ int Main(int argc, char** argv) {
                     .pitr_lag_ms = options.pitr_lag_ms,
                     .pitr_history_max_bytes = options.pitr_history_max_bytes,
                     .s3_dir = s3_dir,
+                    .clock_for_testing = {},  // the system clock
                     .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -79,6 +80,11 @@ struct EngineOptions {
   // writes them to CloudWatch Logs). Default: "" (<data_dir>/s3; in memory, a directory
   // under the system's temporary directory)
   std::string s3_dir;
+  // Tests only: the engine's idea of now, in ms since the epoch, for point-in-time history
+  // (commit times, the recovery window) and exports, so that a test can move time forward
+  // past the service's 15-minute minimum of an incremental export without waiting. The
+  // server never sets it. Default: null (the system clock)
+  std::function<uint64_t()> clock_for_testing;
   // Receives every message the engine has (storage errors, skipped change records, failed
   // background work); see ddb/logger.h. Default: null, meaning StderrLogger()
   Logger logger;

@@ -653,3 +653,56 @@ def test_in_memory_backups_work(tmp_path):
         assert c.get_item(TableName="mem2", Key={"pk": {"S": "a"}})["Item"]["v"]["N"] == "1"
     finally:
         srv.stop_and_check()
+
+
+def test_history_cap_moves_the_window_start(tmp_path):
+    """With a small --pitr-history-max-bytes the trimmer drops the oldest history (every
+    second) and EarliestRestorableDateTime moves up past it; a restore or an export before it
+    is refused; later times still restore."""
+    srv = ServerProcess("--in-memory", "--pitr-history-max-bytes", "20000", "--s3-dir",
+                        str(tmp_path / "s3"), log_dir=str(tmp_path)).start()
+    try:
+        c = make_client(srv.endpoint)
+        c.create_table(TableName="capped", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        c.update_continuous_backups(TableName="capped", PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+        for i in range(10):
+            c.put_item(TableName="capped", Item={"pk": {"S": f"k{i}"}, "v": {"N": "0"}})
+        early = _next_second()
+        # ~100 KB of old images, five times the cap; the last ones over a second after
+        # `early` (an export may ask for up to a second before the window's start).
+        for round_ in range(1, 11):
+            if round_ == 6:
+                time.sleep(1.5)
+            for i in range(10):
+                c.put_item(TableName="capped", Item={"pk": {"S": f"k{i}"},
+                                                     "v": {"N": str(round_)},
+                                                     "pad": {"S": "p" * 1000}})
+        deadline = time.time() + 15
+        while True:
+            pitr = c.describe_continuous_backups(TableName="capped")[
+                "ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"]
+            earliest = pitr["EarliestRestorableDateTime"].timestamp()
+            if earliest > early + 1.2 or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        assert earliest > early + 1.2, (earliest, early)
+        time.sleep(2.1)  # so that `early` is not "now" for an export
+        with pytest.raises(ClientError) as e:
+            c.restore_table_to_point_in_time(SourceTableName="capped", TargetTableName="restored1",
+                                             RestoreDateTime=early)
+        assert _error(e)[0] == "InvalidRestoreTimeException", _error(e)
+        (tmp_path / "s3" / "out").mkdir(parents=True)
+        arn = c.describe_table(TableName="capped")["Table"]["TableArn"]
+        with pytest.raises(ClientError) as e:
+            c.export_table_to_point_in_time(TableArn=arn, S3Bucket="out", ExportTime=early)
+        assert _error(e)[0] == "InvalidExportTimeException"
+        c.restore_table_to_point_in_time(SourceTableName="capped", TargetTableName="restored2",
+                                         UseLatestRestorableTime=True)
+        _wait_active(c, "restored2")
+        got = {x["pk"]["S"]: x["v"]["N"] for x in _scan_all(c, "restored2")}
+        assert got == {f"k{i}": "10" for i in range(10)}
+    finally:
+        srv.stop_and_check()
