@@ -587,10 +587,13 @@ std::optional<size_t> VectorIndex::Calibrate(const Graph& graph, const std::vect
       }
     }
     const auto time = Clock::now() - start;
+    const bool recall_met =
+        static_cast<double>(hits) >= kVectorRecallTarget * static_cast<double>(samples * kK);
+    // At the base ef the graph's cost hardly grows with the index, the exact scan's does:
+    // the graph is kept then even when the scan is still as fast.
+    if (recall_met && ef == kHnswEfSearch) return ef;
     if (time >= exact_time) return std::nullopt;  // slower than exact, and more so at a larger ef
-    if (static_cast<double>(hits) >= kVectorRecallTarget * static_cast<double>(samples * kK)) {
-      return ef;
-    }
+    if (recall_met) return ef;
   }
   return std::nullopt;
 }

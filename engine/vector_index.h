@@ -51,7 +51,7 @@ inline constexpr size_t kHnswEfSearch = 160;
 // After a build, the graph is searched with the smallest ef of kHnswEfSearch * 2^i
 // (i = 0..4) that reaches this Recall@10 on a sample of the index's own vectors, or dropped
 // (searches stay exact, until the index doubles) when no such ef is faster than the exact
-// scan.
+// scan (kHnswEfSearch itself is always accepted when it reaches the target).
 inline constexpr double kVectorRecallTarget = 0.95;
 
 // Limits of vector indexes. Verified (API reference): Dimensions >= 1, TopK 1..100 (the
