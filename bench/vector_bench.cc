@@ -1,8 +1,9 @@
 // vector_bench: the vector index (engine/vector_index.h) in-process. For random and
 // clustered data and each distance function: the rate of entering items (flat store), the
-// HNSW build rate, Recall@10 of the graph against exact search (computed here by brute
-// force), search latency (p50/p99) and memory per vector. Results: bench/RESULTS.md.
-//   vector_bench [--n 100000] [--dims 128] [--queries 200] [--threads 2]
+// HNSW build rate (with the index's ef calibration), the ef searches use ("exact" when the
+// index dropped the graph as slower than the exact scan at the recall target), Recall@10 of
+// the searches against exact search (computed here by brute force), search latency
+// (p50/p99) and memory per vector. Results: bench/RESULTS.md. Flags: vector_bench --help.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,16 +26,28 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-std::vector<std::vector<float>> MakeData(size_t n, size_t dims, bool clustered, uint32_t seed) {
+// Uniform in [-1, 1]^dims, or Gaussian noise (sigma 0.15) around `centres`. The queries
+// are drawn like the data (same centres, other points): queries around centres the data
+// does not have would ask for neighbours of points far from every cluster, where all
+// distances are nearly equal.
+std::vector<std::vector<float>> MakeCentres(size_t dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<std::vector<float>> centres(100, std::vector<float>(dims));
+  for (auto& c : centres)
+    for (auto& x : c) x = u(rng);
+  return centres;
+}
+
+std::vector<std::vector<float>> MakeData(size_t n, size_t dims,
+                                         const std::vector<std::vector<float>>* centres,
+                                         uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1, 1);
   std::normal_distribution<float> noise(0, 0.15f);
-  std::vector<std::vector<float>> centres(clustered ? 100 : 0, std::vector<float>(dims));
-  for (auto& c : centres)
-    for (auto& x : c) x = u(rng);
   std::vector<std::vector<float>> out(n, std::vector<float>(dims));
   for (auto& v : out) {
-    const std::vector<float>* c = clustered ? &centres[rng() % centres.size()] : nullptr;
+    const std::vector<float>* c = centres ? &(*centres)[rng() % centres->size()] : nullptr;
     for (size_t i = 0; i < dims; ++i) v[i] = c ? (*c)[i] + noise(rng) : u(rng);
   }
   return out;
@@ -74,32 +87,48 @@ Item ItemOf(size_t i, const std::vector<float>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t n = 100000, dims = 128, queries = 200;
+  size_t n = 100000, dims = 128, queries = 200, ef = 0;
   unsigned threads = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  std::string only_data, only_function;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || i + 1 == argc) {
+      std::printf(
+          "vector_bench [--n 100000] [--dims 128] [--queries 200] [--threads 2] [--ef 0]\n"
+          "             [--data random|clustered] [--function COSINE|EUCLIDEAN|DOT_PRODUCT]\n"
+          "--ef 0: the index calibrates ef (or keeps searching exactly); another value: that ef\n");
+      return std::strcmp(argv[i], "--help") ? 2 : 0;
+    }
     if (!std::strcmp(argv[i], "--n")) n = std::stoul(argv[i + 1]);
     if (!std::strcmp(argv[i], "--dims")) dims = std::stoul(argv[i + 1]);
     if (!std::strcmp(argv[i], "--queries")) queries = std::stoul(argv[i + 1]);
     if (!std::strcmp(argv[i], "--threads")) threads = std::stoul(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--ef")) ef = std::stoul(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--data")) only_data = argv[i + 1];
+    if (!std::strcmp(argv[i], "--function")) only_function = argv[i + 1];
+    ++i;
   }
   std::printf("n=%zu dims=%zu queries=%zu threads=%u M=%zu efC=%zu ef=%zu\n", n, dims, queries,
-              threads, kHnswM, kHnswEfConstruction, kHnswEfSearch);
-  std::printf("%-9s %-11s %10s %10s %8s %9s %9s %9s %10s\n", "data", "function", "enter/s",
-              "build/s", "recall", "p50_us", "p99_us", "exact_us", "bytes/vec");
+              threads, kHnswM, kHnswEfConstruction, ef);
+  std::printf("%-9s %-11s %10s %10s %6s %8s %9s %9s %9s %10s\n", "data", "function", "enter/s",
+              "build/s", "ef", "recall", "p50_us", "p99_us", "exact_us", "bytes/vec");
+  const auto centres = MakeCentres(dims, 1);
   for (bool clustered : {false, true}) {
-    auto data = MakeData(n, dims, clustered, 42);
-    auto qs = MakeData(queries, dims, clustered, 7);
+    if (!only_data.empty() && only_data != (clustered ? "clustered" : "random")) continue;
+    auto data = MakeData(n, dims, clustered ? &centres : nullptr, 42);
+    auto qs = MakeData(queries, dims, clustered ? &centres : nullptr, 7);
     std::vector<Item> items;
     items.reserve(n);
     for (size_t i = 0; i < n; ++i) items.push_back(ItemOf(i, data[i]));
     for (auto f : {VectorDistanceFunction::kCosine, VectorDistanceFunction::kEuclidean,
                    VectorDistanceFunction::kDotProduct}) {
+      if (!only_function.empty() && only_function != EnumName(f)) continue;
       VectorIndexDefinition def;
       def.index_name = "bench";
       def.vector_attribute = "emb";
       def.dimensions = static_cast<int64_t>(dims);
       def.distance_function = f;
       VectorIndex index(def);
+      index.SetEfSearch(ef);
       auto t0 = Clock::now();
       for (size_t i = 0; i < n; ++i) index.Apply(std::to_string(i), items[i]);
       auto t1 = Clock::now();
@@ -133,9 +162,10 @@ int main(int argc, char** argv) {
         }
       }
       std::sort(us.begin(), us.end());
-      std::printf("%-9s %-11s %10.0f %10.0f %8.4f %9.0f %9.0f %9.0f %10.0f\n",
+      const std::string used = index.HasGraph() ? std::to_string(index.GraphEf()) : "exact";
+      std::printf("%-9s %-11s %10.0f %10.0f %6s %8.4f %9.0f %9.0f %9.0f %10.0f\n",
                   clustered ? "clustered" : "random", std::string(EnumName(f)).c_str(),
-                  n / Seconds(t0, t1), n / Seconds(t2, t3), hits / (10.0 * queries),
+                  n / Seconds(t0, t1), n / Seconds(t2, t3), used.c_str(), hits / (10.0 * queries),
                   us[us.size() / 2], us[us.size() * 99 / 100], exact_us[exact_us.size() / 2],
                   static_cast<double>(index.MemoryBytes()) / n);
       std::fflush(stdout);

@@ -127,10 +127,34 @@ Result<std::vector<float>> SearchVectorOf(const std::vector<AttributeValue>& val
 
 // --- VectorIndex ---
 
+// The graph's space. COSINE: the normalised vectors in inner-product space (1 - cos, a
+// metric on the unit sphere). EUCLIDEAN: squared L2. DOT_PRODUCT: inner product is not a
+// metric (a vector is not its own nearest neighbour, the triangle inequality fails) and
+// HNSW's greedy search on it loses most neighbours, so the graph holds each vector x
+// extended by one coordinate sqrt(phi^2 - |x|^2), phi the largest norm at build time, and
+// is searched in L2 space with the query extended by 0: |q' - x'|^2 = |q|^2 + phi^2 - 2 q.x,
+// so the L2 order is the inner-product order (Bachrach et al., 2014). A vector written later
+// with a norm above phi gets 0 there (its graph distance is then approximate); the graph's
+// candidates are always re-ranked with the exact score.
 struct VectorIndex::Graph {
   std::unique_ptr<hnswlib::SpaceInterface<float>> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
   size_t capacity = 0;
+  size_t dim = 0;  // the graph's dimensions: dim_, or dim_ + 1 for DOT_PRODUCT
+  bool augmented = false;
+  double phi2 = 0;             // DOT_PRODUCT: phi squared
+  size_t ef = kHnswEfSearch;   // the candidate list while searching (Calibrate)
+  std::vector<float> scratch;  // guarded by the index's mu_ held exclusively
+
+  // The graph's form of vector `v` (dim_ floats), valid until the next call.
+  const float* Form(const float* v, size_t dim_in, std::vector<float>& out) const {
+    if (!augmented) return v;
+    out.assign(v, v + dim_in);
+    double norm2 = 0;
+    for (size_t i = 0; i < dim_in; ++i) norm2 += static_cast<double>(v[i]) * v[i];
+    out.push_back(static_cast<float>(std::sqrt(std::max(0.0, phi2 - norm2))));
+    return out.data();
+  }
 };
 
 VectorIndex::VectorIndex(VectorIndexDefinition def)
@@ -222,7 +246,9 @@ void VectorIndex::Apply(const std::string& key, const std::optional<Item>& item)
         graph_->capacity = std::max<size_t>(graph_->capacity * 2, slot + 1);
         graph_->hnsw->resizeIndex(graph_->capacity);
       }
-      graph_->hnsw->addPoint(data_.data() + static_cast<size_t>(slot) * dim_, slot);
+      graph_->hnsw->addPoint(
+          graph_->Form(data_.data() + static_cast<size_t>(slot) * dim_, dim_, graph_->scratch),
+          slot);
     } catch (const std::exception&) {
       // Out of memory in the library: drop the graph, searches are exact again (and a new
       // build is tried later).
@@ -236,6 +262,11 @@ size_t VectorIndex::Size() const {
   return slot_of_.size();
 }
 
+size_t VectorIndex::GraphEf() const {
+  std::shared_lock lock(mu_);
+  return graph_ ? graph_->ef : 0;
+}
+
 bool VectorIndex::HasGraph() const {
   std::shared_lock lock(mu_);
   return graph_ != nullptr;
@@ -243,7 +274,8 @@ bool VectorIndex::HasGraph() const {
 
 bool VectorIndex::WantsGraph() const {
   std::shared_lock lock(mu_);
-  return !graph_ && !building_ && slot_of_.size() >= kVectorGraphThreshold;
+  return !graph_ && !building_ &&
+         slot_of_.size() >= std::max(kVectorGraphThreshold, 2 * declined_at_);
 }
 
 size_t VectorIndex::MemoryBytes() const {
@@ -265,17 +297,29 @@ size_t VectorIndex::MemoryBytes() const {
 }
 
 double VectorIndex::Distance(const float* a, const float* b) const {
+  // Eight partial sums, which the compiler keeps in SIMD registers (a single running sum
+  // would be a serial chain: floating-point addition is not reassociated without
+  // -ffast-math).
+  float acc[8] = {};
+  size_t i = 0;
   if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
-    float sum = 0;
-    for (size_t i = 0; i < dim_; ++i) {
-      float d = a[i] - b[i];
-      sum += d * d;
+    for (; i + 8 <= dim_; i += 8) {
+      for (size_t j = 0; j < 8; ++j) {
+        const float d = a[i + j] - b[i + j];
+        acc[j] += d * d;
+      }
     }
-    return sum;
+    for (; i < dim_; ++i) acc[0] += (a[i] - b[i]) * (a[i] - b[i]);
+  } else {
+    for (; i + 8 <= dim_; i += 8) {
+      for (size_t j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+    }
+    for (; i < dim_; ++i) acc[0] += a[i] * b[i];
   }
-  float dot = 0;
-  for (size_t i = 0; i < dim_; ++i) dot += a[i] * b[i];
-  return def_.distance_function == VectorDistanceFunction::kCosine ? 1.0 - dot : -dot;
+  const double sum = (double{acc[0]} + acc[4]) + (double{acc[1]} + acc[5]) +
+                     (double{acc[2]} + acc[6]) + (double{acc[3]} + acc[7]);
+  if (def_.distance_function == VectorDistanceFunction::kEuclidean) return sum;
+  return def_.distance_function == VectorDistanceFunction::kCosine ? 1.0 - sum : -sum;
 }
 
 double VectorIndex::ScoreOf(double distance) const {
@@ -350,36 +394,42 @@ std::vector<VectorIndex::Hit> VectorIndex::Search(const std::vector<float>& quer
   const size_t pool = candidates ? candidates->size() : slot_of_.size();
   if (!graph_ || pool < kVectorGraphThreshold) return ExactSearch(query, k, f, candidates);
   // Through the graph, asking for more neighbours while too few of them pass the filter; a
-  // filter that keeps few entries ends in the exact search.
+  // filter that keeps few entries ends in the exact search. The graph's candidates (at least
+  // its ef) are re-ranked with the exact distance from the flat store.
+  std::vector<float> graph_query_buffer;
+  const float* graph_query = query.data();
+  if (graph_->augmented) {
+    graph_query_buffer = query;
+    graph_query_buffer.push_back(0);
+    graph_query = graph_query_buffer.data();
+  }
   const bool filtered = candidates || !f.empty();
   for (size_t want = filtered ? k * 4 : k;; want *= 4) {
     std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
     try {
-      // searchKnn explores max(ef, want) candidates.
-      found = graph_->hnsw->searchKnn(query.data(), std::min(want, slot_of_.size()));
+      // searchKnn explores max(ef, asked) candidates and returns the closest `asked`.
+      found = graph_->hnsw->searchKnn(graph_query,
+                                      std::min(std::max(want, graph_->ef), slot_of_.size()));
     } catch (const std::exception&) {
       return ExactSearch(query, k, f, candidates);
     }
-    std::vector<Hit> hits;
-    std::vector<std::pair<float, uint32_t>> ordered;
-    while (!found.empty()) {
-      ordered.emplace_back(found.top().first, static_cast<uint32_t>(found.top().second));
-      found.pop();
-    }
-    std::reverse(ordered.begin(), ordered.end());  // closest first
-    for (const auto& [d, slot] : ordered) {
+    std::vector<std::pair<double, uint32_t>> ordered;
+    ordered.reserve(found.size());
+    for (; !found.empty(); found.pop()) {
+      const auto slot = static_cast<uint32_t>(found.top().second);
       if (slot >= slots_.size() || slots_[slot].key.empty()) continue;
       if (candidates && !candidates->count(slot)) continue;
       if (!Matches(slot, f)) continue;
-      // hnswlib's distances: squared L2, or 1 - inner product.
-      double distance = def_.distance_function == VectorDistanceFunction::kEuclidean ? d
-                        : def_.distance_function == VectorDistanceFunction::kCosine  ? d
-                                                                                     : d - 1.0;
-      hits.push_back(Hit{slots_[slot].key, ScoreOf(distance)});
-      if (hits.size() == k) return hits;
+      ordered.emplace_back(Distance(query.data(), data_.data() + static_cast<size_t>(slot) * dim_),
+                           slot);
     }
-    if (!filtered || want >= slot_of_.size() || want >= 64 * k) {
-      if (filtered && hits.size() < k) return ExactSearch(query, k, f, candidates);
+    std::sort(ordered.begin(), ordered.end());  // closest first, by the exact distance
+    if (ordered.size() >= k || !filtered || want >= slot_of_.size() || want >= 64 * k) {
+      if (filtered && ordered.size() < k) return ExactSearch(query, k, f, candidates);
+      std::vector<Hit> hits;
+      for (size_t i = 0; i < ordered.size() && hits.size() < k; ++i) {
+        hits.push_back(Hit{slots_[ordered[i].second].key, ScoreOf(ordered[i].first)});
+      }
       return hits;
     }
   }
@@ -403,21 +453,34 @@ bool VectorIndex::BuildGraph(unsigned threads) {
   auto graph = std::make_unique<Graph>();
   bool ok = true;
   try {
-    if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
+    graph->dim = dim_;
+    if (def_.distance_function == VectorDistanceFunction::kCosine) {
+      graph->space = std::make_unique<hnswlib::InnerProductSpace>(dim_);
+    } else if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
       graph->space = std::make_unique<hnswlib::L2Space>(dim_);
     } else {
-      graph->space = std::make_unique<hnswlib::InnerProductSpace>(dim_);
+      graph->augmented = true;
+      graph->dim = dim_ + 1;
+      for (uint32_t slot : live) {
+        const float* v = copy.data() + static_cast<size_t>(slot) * dim_;
+        double norm2 = 0;
+        for (size_t i = 0; i < dim_; ++i) norm2 += static_cast<double>(v[i]) * v[i];
+        graph->phi2 = std::max(graph->phi2, norm2);
+      }
+      graph->space = std::make_unique<hnswlib::L2Space>(graph->dim);
     }
     graph->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
         graph->space.get(), capacity, kHnswM, kHnswEfConstruction, /*random_seed=*/100);
-    graph->hnsw->setEf(kHnswEfSearch);
     graph->capacity = capacity;
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     auto work = [&] {
       try {
+        std::vector<float> scratch;  // per thread
         for (size_t i = next++; i < live.size() && !failed; i = next++) {
-          graph->hnsw->addPoint(copy.data() + static_cast<size_t>(live[i]) * dim_, live[i]);
+          graph->hnsw->addPoint(
+              graph->Form(copy.data() + static_cast<size_t>(live[i]) * dim_, dim_, scratch),
+              live[i]);
         }
       } catch (const std::exception&) {
         failed = true;
@@ -431,8 +494,19 @@ bool VectorIndex::BuildGraph(unsigned threads) {
   } catch (const std::exception&) {
     ok = false;
   }
+  // Which ef reaches kVectorRecallTarget on this data, and whether the graph at that ef is
+  // faster than the exact scan; a graph that is not is dropped (the exact scan is both
+  // correct and faster then: the case of data without neighbourhood structure, such as
+  // uniform random vectors in 128 dimensions).
+  std::optional<size_t> ef;
+  if (ok) ef = ef_search_ ? std::optional<size_t>(ef_search_) : Calibrate(*graph, live, copy);
   std::unique_lock lock(mu_);
   building_ = false;
+  if (ok && !ef) {
+    declined_at_ = live.size();
+    dirty_.clear();
+    return true;
+  }
   if (!ok) {
     dirty_.clear();
     return false;
@@ -445,7 +519,9 @@ bool VectorIndex::BuildGraph(unsigned threads) {
         graph->hnsw->resizeIndex(graph->capacity);
       }
       if (slot < slots_.size() && !slots_[slot].key.empty()) {
-        graph->hnsw->addPoint(data_.data() + static_cast<size_t>(slot) * dim_, slot);
+        graph->hnsw->addPoint(
+            graph->Form(data_.data() + static_cast<size_t>(slot) * dim_, dim_, graph->scratch),
+            slot);
       } else {
         try {
           graph->hnsw->markDelete(slot);
@@ -459,8 +535,67 @@ bool VectorIndex::BuildGraph(unsigned threads) {
     return false;
   }
   dirty_.clear();
+  graph->ef = *ef;
   graph_ = std::move(graph);
   return true;
+}
+
+std::optional<size_t> VectorIndex::Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
+                                             const std::vector<float>& data) const {
+  // Sample entries as queries (themselves left out of the answers); the data's own vectors
+  // stand for the queries' distribution.
+  constexpr size_t kSamples = 40, kK = 10;
+  using Clock = std::chrono::steady_clock;
+  const size_t samples = std::min(kSamples, live.size() / 2);
+  if (samples == 0) return kHnswEfSearch;
+  std::vector<uint32_t> queries;
+  for (size_t i = 0; i < samples; ++i) queries.push_back(live[i * (live.size() / samples)]);
+  auto vec = [&](uint32_t slot) { return data.data() + static_cast<size_t>(slot) * dim_; };
+  // The exact answers, timed: the cost of the exact scan.
+  std::vector<std::vector<uint32_t>> truth(samples);
+  const auto exact_start = Clock::now();
+  for (size_t q = 0; q < samples; ++q) {
+    std::priority_queue<std::pair<double, uint32_t>> best;
+    for (uint32_t slot : live) {
+      if (slot == queries[q]) continue;
+      const double d = Distance(vec(queries[q]), vec(slot));
+      if (best.size() < kK) {
+        best.emplace(d, slot);
+      } else if (d < best.top().first) {
+        best.pop();
+        best.emplace(d, slot);
+      }
+    }
+    for (; !best.empty(); best.pop()) truth[q].push_back(best.top().second);
+  }
+  const auto exact_time = Clock::now() - exact_start;
+  std::vector<float> query(graph.dim, 0.0f);
+  for (size_t ef = kHnswEfSearch; ef <= 16 * kHnswEfSearch; ef *= 2) {
+    size_t hits = 0;
+    const auto start = Clock::now();
+    for (size_t q = 0; q < samples; ++q) {
+      std::copy(vec(queries[q]), vec(queries[q]) + dim_, query.begin());
+      auto found = graph.hnsw->searchKnn(query.data(), std::min(ef, live.size()));
+      std::vector<std::pair<double, uint32_t>> ordered;
+      for (; !found.empty(); found.pop()) {
+        const auto slot = static_cast<uint32_t>(found.top().second);
+        if (slot != queries[q]) ordered.emplace_back(Distance(vec(queries[q]), vec(slot)), slot);
+      }
+      std::sort(ordered.begin(), ordered.end());
+      for (size_t i = 0; i < std::min(kK, ordered.size()); ++i) {
+        hits += std::count(truth[q].begin(), truth[q].end(), ordered[i].second);
+      }
+    }
+    const auto time = Clock::now() - start;
+    const bool recall_met =
+        static_cast<double>(hits) >= kVectorRecallTarget * static_cast<double>(samples * kK);
+    // At the base ef the graph's cost hardly grows with the index, the exact scan's does:
+    // the graph is kept then even when the scan is still as fast.
+    if (recall_met && ef == kHnswEfSearch) return ef;
+    if (time >= exact_time) return std::nullopt;  // slower than exact, and more so at a larger ef
+    if (recall_met) return ef;
+  }
+  return std::nullopt;
 }
 
 // --- VectorIndexes ---

@@ -15,6 +15,7 @@
 // share it, writes take it alone).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -47,6 +48,11 @@ inline constexpr size_t kVectorGraphThreshold = 20000;
 inline constexpr size_t kHnswM = 16;
 inline constexpr size_t kHnswEfConstruction = 100;
 inline constexpr size_t kHnswEfSearch = 160;
+// After a build, the graph is searched with the smallest ef of kHnswEfSearch * 2^i
+// (i = 0..4) that reaches this Recall@10 on a sample of the index's own vectors, or dropped
+// (searches stay exact, until the index doubles) when no such ef is faster than the exact
+// scan (kHnswEfSearch itself is always accepted when it reaches the target).
+inline constexpr double kVectorRecallTarget = 0.95;
 
 // Limits of vector indexes. Verified (API reference): Dimensions >= 1, TopK 1..100 (the
 // troubleshooting page). Guessed (the quota page was not available): the others.
@@ -100,6 +106,12 @@ class VectorIndex {
   // meanwhile and starts using it. Returns false when the library failed (logged by the
   // caller; searches stay exact). `threads` insert in parallel.
   bool BuildGraph(unsigned threads);
+  // The graph's candidate list while searching (hnswlib's ef; at least TopK is used) for
+  // graphs built from now on: 0 (the default) chooses it by calibration
+  // (kVectorRecallTarget), another value is used as it is. For bench/vector_bench.cc.
+  void SetEfSearch(size_t ef) { ef_search_ = ef; }
+  // The ef the graph is searched with; 0 without a graph.
+  size_t GraphEf() const;
 
  private:
   struct Graph;
@@ -115,6 +127,9 @@ class VectorIndex {
                                const std::vector<std::pair<size_t, const AttributeValue*>>& f,
                                const std::unordered_set<uint32_t>* candidates) const;
   void RemoveSlot(uint32_t slot);  // REQUIRES: mu_ held exclusively
+  // The ef for `graph` (built from `data`'s `live` slots), nullopt: exact search is better.
+  std::optional<size_t> Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
+                                  const std::vector<float>& data) const;
 
   const VectorIndexDefinition def_;
   const size_t dim_;
@@ -129,6 +144,8 @@ class VectorIndex {
   std::unique_ptr<Graph> graph_;        // guarded by mu_
   bool building_ = false;               // guarded by mu_
   std::unordered_set<uint32_t> dirty_;  // slots written while building_; guarded by mu_
+  std::atomic<size_t> ef_search_{0};
+  size_t declined_at_ = 0;  // the size at which a graph was built and dropped; guarded by mu_
 };
 
 // Every vector index of the engine, by (table id, index name), and the thread that builds
