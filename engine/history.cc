@@ -221,7 +221,10 @@ Status ChangesBetween(
       },
       /*reverse=*/false, at));
   if (bad) return Error::Internal("unreadable history record");
-  for (auto& [key, change] : changes) {
+  for (auto& entry : changes) {
+    // Not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot capture one.
+    const auto& key = entry.first;
+    auto& change = entry.second;
     if (change.after_known) continue;
     std::string end(key);
     end.push_back('\0');

@@ -132,8 +132,10 @@ TEST(History, ItemsAsOfUndoesEveryLaterChange) {
     if (it == at[t].end()) return std::nullopt;
     return it->second;
   };
-  for (auto [from, to] : std::vector<std::pair<uint64_t, uint64_t>>{
+  for (auto range : std::vector<std::pair<uint64_t, uint64_t>>{
            {1, 301}, {10, 21}, {150, 151}, {299, 301}, {40, 200}, {300, 301}}) {
+    // Not a structured binding: clang 14 (the sanitizer builds) cannot capture one.
+    const uint64_t from = range.first, to = range.second;
     std::map<std::string, uint64_t> want_last;
     for (uint64_t t = from; t < to; ++t) want_last[changed[t]] = t;
     std::map<std::string, uint64_t> got_last;
