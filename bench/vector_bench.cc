@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   size_t n = 100000, dims = 128, queries = 200, ef = 0;
   unsigned threads = 2;
   std::string only_data, only_function;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; i += 2) {  // flag, value
     if (!std::strcmp(argv[i], "--help") || i + 1 == argc) {
       std::printf(
           "vector_bench [--n 100000] [--dims 128] [--queries 200] [--threads 2] [--ef 0]\n"
@@ -105,7 +105,6 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--ef")) ef = std::stoul(argv[i + 1]);
     if (!std::strcmp(argv[i], "--data")) only_data = argv[i + 1];
     if (!std::strcmp(argv[i], "--function")) only_function = argv[i + 1];
-    ++i;
   }
   std::printf("n=%zu dims=%zu queries=%zu threads=%u M=%zu efC=%zu ef=%zu\n", n, dims, queries,
               threads, kHnswM, kHnswEfConstruction, ef);

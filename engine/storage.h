@@ -47,7 +47,7 @@ struct StorageOptions {
   bool sync_writes = false;
   // Where storage errors are described (the Error returned says only "Internal server
   // error"). Default: null, meaning StderrLogger()
-  Logger logger;
+  Logger logger{};
 };
 
 // Whether a write waits for stable storage in a store opened with sync_writes. Either way

@@ -87,7 +87,7 @@ struct EngineOptions {
   std::function<uint64_t()> clock_for_testing;
   // Receives every message the engine has (storage errors, skipped change records, failed
   // background work); see ddb/logger.h. Default: null, meaning StderrLogger()
-  Logger logger;
+  Logger logger{};
 };
 
 class Engine {
