@@ -14,9 +14,9 @@ struct CommandShape {
 };
 
 constexpr CommandShape kCommands[] = {
-    {"tables", 0, 0},     {"describe", 1, 1}, {"get", 1, 3},     {"put", 1, 2},
-    {"delete", 1, 3},     {"query", 2, 2},    {"scan", 1, 1},    {"partitions", 1, 1},
-    {"hot-keys", 1, 1},   {"dump", 1, 1},     {"load", 1, 1},
+    {"tables", 0, 0},   {"describe", 1, 1}, {"get", 1, 3},  {"put", 1, 2},
+    {"delete", 1, 3},   {"query", 2, 2},    {"scan", 1, 1}, {"partitions", 1, 1},
+    {"hot-keys", 1, 1}, {"dump", 1, 1},     {"load", 1, 1},
 };
 
 Result<int64_t> Integer(std::string_view flag, const std::string& text, int64_t min) {

@@ -23,26 +23,26 @@ struct Invocation {
   // http://127.0.0.1:8000).
   std::string endpoint;
   std::string data_dir;
-  bool json = false;         // --json: JSON on stdout instead of tables
-  bool quiet = false;        // --quiet: no progress bar
-  bool help = false;         // --help, -h, or `ddb help`
-  bool version = false;      // --version
-  std::string command;       // "tables", "get", ...
+  bool json = false;              // --json: JSON on stdout instead of tables
+  bool quiet = false;             // --quiet: no progress bar
+  bool help = false;              // --help, -h, or `ddb help`
+  bool version = false;           // --version
+  std::string command;            // "tables", "get", ...
   std::vector<std::string> args;  // the command's positional arguments
   // Options of reads.
-  std::optional<std::string> sk_prefix;                   // query --sk-prefix P
+  std::optional<std::string> sk_prefix;                           // query --sk-prefix P
   std::optional<std::pair<std::string, std::string>> sk_between;  // query --sk-between A B
-  std::string index;        // --index I
-  std::string filter;       // --filter EXPR (FilterExpression)
-  std::string names;        // --names JSON (ExpressionAttributeNames)
-  std::string values;       // --values JSON (ExpressionAttributeValues)
-  std::string projection;   // --projection EXPR
-  std::string key;          // --key JSON (get, delete: the whole key in DynamoDB JSON)
+  std::string index;                                              // --index I
+  std::string filter;            // --filter EXPR (FilterExpression)
+  std::string names;             // --names JSON (ExpressionAttributeNames)
+  std::string values;            // --values JSON (ExpressionAttributeValues)
+  std::string projection;        // --projection EXPR
+  std::string key;               // --key JSON (get, delete: the whole key in DynamoDB JSON)
   std::optional<int64_t> limit;  // --limit N: at most N items in all
-  bool consistent = false;  // --consistent: strongly consistent reads
-  bool descending = false;  // query --desc
-  int parallel = 0;         // load --parallel N (requests in flight), dump --segments
-  int top = 10;             // hot-keys --top N
+  bool consistent = false;       // --consistent: strongly consistent reads
+  bool descending = false;       // query --desc
+  int parallel = 0;              // load --parallel N (requests in flight), dump --segments
+  int top = 10;                  // hot-keys --top N
 };
 
 // argv[1..]: flags may come before or after the command. Errors: kValidation, with the

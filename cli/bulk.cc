@@ -67,8 +67,8 @@ void Backoff(int attempt) {
 
 uint64_t ItemCount(Transport& transport, const std::string& table, int* exit_code) {
   std::string response;
-  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + Quote(table) + "}",
-                    &response, exit_code)) {
+  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + Quote(table) + "}", &response,
+                    exit_code)) {
     return UINT64_MAX;
   }
   simdjson::dom::parser parser;
@@ -132,8 +132,8 @@ struct Batch {
   uint64_t first_line = 0;
   uint64_t last_line = 0;
   size_t items = 0;
-  uint64_t bytes = 0;      // of the input, for the progress bar
-  std::string requests;    // [{"PutRequest":{"Item":...}},...]
+  uint64_t bytes = 0;    // of the input, for the progress bar
+  std::string requests;  // [{"PutRequest":{"Item":...}},...]
 };
 
 // A bounded queue of batches between the reader and the writers.
@@ -183,9 +183,9 @@ class BatchQueue {
 };
 
 std::string Lines(const Batch& b) {
-  return b.first_line == b.last_line ? "line " + std::to_string(b.first_line)
-                                     : "lines " + std::to_string(b.first_line) + "-" +
-                                           std::to_string(b.last_line);
+  return b.first_line == b.last_line
+             ? "line " + std::to_string(b.first_line)
+             : "lines " + std::to_string(b.first_line) + "-" + std::to_string(b.last_line);
 }
 
 // Writes one batch, retrying its unprocessed items and throttled attempts.
@@ -218,10 +218,10 @@ void WriteBatch(const std::string& table, Transport& transport, const Batch& bat
     body = "{\"RequestItems\":{" + quoted + ":" + simdjson::to_string(unprocessed) + "}}";
     Backoff(attempt);
   }
-  failure->Set(kExitServiceError, "ProvisionedThroughputExceededException: " +
-                                      std::to_string(pending) + " items still unprocessed after " +
-                                      std::to_string(kMaxAttempts) + " attempts (" +
-                                      Lines(batch) + ")");
+  failure->Set(kExitServiceError,
+               "ProvisionedThroughputExceededException: " + std::to_string(pending) +
+                   " items still unprocessed after " + std::to_string(kMaxAttempts) +
+                   " attempts (" + Lines(batch) + ")");
 }
 
 // Reads stdin into batches; stops at a read error or a bad line (setting the failure).
@@ -237,8 +237,8 @@ void ReadBatches(BatchQueue* queue, FirstFailure* failure) {
     if (IsBlankLine(line)) return true;
     Result<std::string> item = ItemOfLine(parser, line);
     if (!item.ok()) {
-      failure->Set(kExitIo, "ddb: stdin line " + std::to_string(line_no) + ": " +
-                                item.error().message());
+      failure->Set(kExitIo,
+                   "ddb: stdin line " + std::to_string(line_no) + ": " + item.error().message());
       return false;
     }
     if (batch.items == 0) batch.first_line = line_no;
@@ -304,9 +304,9 @@ int RunDump(const Invocation& inv, Transport& transport) {
 
 int RunLoad(const Invocation& inv, Transport& transport) {
   struct stat st {};
-  const uint64_t total =
-      ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size)
-                                                             : 0;
+  const uint64_t total = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)
+                             ? static_cast<uint64_t>(st.st_size)
+                             : 0;
   const int writers = inv.parallel > 0 ? inv.parallel : transport.Parallelism();
   Progress progress("loaded", total, !inv.quiet && StderrIsTerminal());
   FirstFailure failure;

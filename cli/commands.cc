@@ -145,10 +145,10 @@ bool KeyOf(const Invocation& inv, Transport& transport, std::string* key, int* e
     *exit_code = kExitUsage;
     return false;
   }
-  *key = "{" + Quote(keys.table.partition.name) + ":" +
-         TypedValue(keys.table.partition, inv.args[1]);
-  if (keys.table.sort) *key += "," + Quote(keys.table.sort->name) + ":" +
-                               TypedValue(*keys.table.sort, inv.args[2]);
+  *key =
+      "{" + Quote(keys.table.partition.name) + ":" + TypedValue(keys.table.partition, inv.args[1]);
+  if (keys.table.sort)
+    *key += "," + Quote(keys.table.sort->name) + ":" + TypedValue(*keys.table.sort, inv.args[2]);
   *key += "}";
   return true;
 }
@@ -386,10 +386,10 @@ int Put(const Invocation& inv, Transport& transport) {
   if (obj.size() == 1 && !obj["Item"].get(inner)) obj = inner;
   int exit_code = kExitOk;
   std::string response;
-  if (!CallOrReport(transport, "PutItem",
-                    "{\"TableName\":" + Quote(inv.args[0]) +
-                        ",\"Item\":" + simdjson::to_string(obj) + "}",
-                    &response, &exit_code)) {
+  if (!CallOrReport(
+          transport, "PutItem",
+          "{\"TableName\":" + Quote(inv.args[0]) + ",\"Item\":" + simdjson::to_string(obj) + "}",
+          &response, &exit_code)) {
     return exit_code;
   }
   if (inv.json) Print(response + "\n");
@@ -426,8 +426,7 @@ int Query(const Invocation& inv, Transport& transport) {
   if (!inv.index.empty()) {
     auto it = keys.indexes.find(inv.index);
     if (it == keys.indexes.end()) {
-      std::fprintf(stderr,
-                   "ValidationException: The table does not have the specified index: %s\n",
+      std::fprintf(stderr, "ValidationException: The table does not have the specified index: %s\n",
                    inv.index.c_str());
       return kExitServiceError;
     }
@@ -452,8 +451,8 @@ int Query(const Invocation& inv, Transport& transport) {
                 ",\":ddb_b\":" + TypedValue(*ks->sort, inv.sk_between->second);
     }
   }
-  std::string members = "\"TableName\":" + Quote(inv.args[0]) +
-                        ",\"KeyConditionExpression\":" + Quote(condition);
+  std::string members =
+      "\"TableName\":" + Quote(inv.args[0]) + ",\"KeyConditionExpression\":" + Quote(condition);
   if (!inv.index.empty()) members += ",\"IndexName\":" + Quote(inv.index);
   if (inv.descending) members += ",\"ScanIndexForward\":false";
   if (!ExpressionMembers(inv, names, values, &members, &exit_code)) return exit_code;

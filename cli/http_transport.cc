@@ -85,9 +85,8 @@ class HttpTransport final : public Transport {
     req.set("X-Amz-Date", date);
     if (signer_) {
       req.set(http::field::authorization,
-              signer_->Authorization(endpoint_.host_header, "DynamoDB_20120810." +
-                                                                std::string(operation),
-                                     date, body));
+              signer_->Authorization(endpoint_.host_header,
+                                     "DynamoDB_20120810." + std::string(operation), date, body));
       if (!signer_->session_token().empty()) {
         req.set("X-Amz-Security-Token", signer_->session_token());
       }

@@ -39,8 +39,7 @@ class InProcessTransport final : public Transport {
 Logger QuietLogger() {
   return [](LogSeverity severity, std::string_view message) {
     if (severity == LogSeverity::kInfo) return;
-    std::fprintf(stderr, "ddb: engine: %.*s\n", static_cast<int>(message.size()),
-                 message.data());
+    std::fprintf(stderr, "ddb: engine: %.*s\n", static_cast<int>(message.size()), message.data());
   };
 }
 

@@ -37,10 +37,14 @@ TEST(CliJsonLines, RoundTrip) {
 
 TEST(CliJsonText, QuoteAndErrors) {
   EXPECT_EQ(Quote("a\"b\\c\x01"), "\"a\\\"b\\\\c\\u0001\"");
-  EXPECT_EQ(ErrorText(400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"})"),
-            "ResourceNotFoundException: Requested resource not found");
-  EXPECT_EQ(ErrorText(400, R"({"__type":"com.amazon.coral.validate#ValidationException","Message":"m"})"),
-            "ValidationException: m");
+  EXPECT_EQ(
+      ErrorText(
+          400,
+          R"({"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"})"),
+      "ResourceNotFoundException: Requested resource not found");
+  EXPECT_EQ(
+      ErrorText(400, R"({"__type":"com.amazon.coral.validate#ValidationException","Message":"m"})"),
+      "ValidationException: m");
   EXPECT_EQ(ErrorText(503, "busy"), "HTTP 503: busy");
   EXPECT_EQ(ErrorType(R"({"__type":"x#ThrottlingException"})"), "ThrottlingException");
 }

@@ -154,7 +154,7 @@ std::string Bar(double fraction, int width, bool unicode) {
     const int full = (eighths + 4) / 8;
     return std::string(full, '#') + std::string(width - full, ' ');
   }
-  static const char* const kParts[] = {"", "\u258F", "\u258E", "\u258D",
+  static const char* const kParts[] = {"",       "\u258F", "\u258E", "\u258D",
                                        "\u258C", "\u258B", "\u258A", "\u2589"};
   const int full = eighths / 8;
   for (int i = 0; i < full; ++i) out += "\u2588";

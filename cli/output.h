@@ -15,10 +15,10 @@ namespace ddb::cli {
 std::string ValueText(simdjson::dom::element value);
 
 // Columns padded to their widest cell (in code points), two spaces apart, a header line and
-// a dashed line under it (neither when every header is empty); cells longer than max_width end in "...".
+// a dashed line under it (neither when every header is empty); cells longer than max_width end in
+// "...".
 std::string RenderTable(const std::vector<std::string>& headers,
-                        const std::vector<std::vector<std::string>>& rows,
-                        size_t max_width = 48);
+                        const std::vector<std::vector<std::string>>& rows, size_t max_width = 48);
 
 // The items (DynamoDB JSON maps) as a table: the key attributes first, then every other
 // attribute name in the order met; an attribute an item lacks is an empty cell.

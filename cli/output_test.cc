@@ -32,8 +32,8 @@ TEST(CliOutput, TableAligned) {
 
 TEST(CliOutput, ItemsKeysFirst) {
   simdjson::dom::parser parser;
-  simdjson::dom::array items =
-      parser.parse(std::string(R"([{"v":{"N":"1"},"pk":{"S":"a"}},{"pk":{"S":"b"},"w":{"S":"x"}}])"));
+  simdjson::dom::array items = parser.parse(
+      std::string(R"([{"v":{"N":"1"},"pk":{"S":"a"}},{"pk":{"S":"b"},"w":{"S":"x"}}])"));
   std::vector<simdjson::dom::element> rows(items.begin(), items.end());
   EXPECT_EQ(RenderItems(rows, {"pk"}),
             "pk  v  w\n"

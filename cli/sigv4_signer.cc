@@ -63,20 +63,20 @@ std::string SigV4Signer::Authorization(std::string_view host, std::string_view t
                                        std::string_view amz_date, std::string_view body) const {
   const std::string date(amz_date.substr(0, 8));
   std::string signed_headers = "content-type;host;x-amz-date";
-  std::string canonical_headers = "content-type:application/x-amz-json-1.0\nhost:" +
-                                  std::string(host) + "\nx-amz-date:" + std::string(amz_date) +
-                                  "\n";
+  std::string canonical_headers =
+      "content-type:application/x-amz-json-1.0\nhost:" + std::string(host) +
+      "\nx-amz-date:" + std::string(amz_date) + "\n";
   if (!session_token_.empty()) {
     signed_headers += ";x-amz-security-token";
     canonical_headers += "x-amz-security-token:" + session_token_ + "\n";
   }
   signed_headers += ";x-amz-target";
   canonical_headers += "x-amz-target:" + std::string(target) + "\n";
-  const std::string canonical_request = "POST\n/\n\n" + canonical_headers + "\n" +
-                                        signed_headers + "\n" + Sha256Hex(body);
+  const std::string canonical_request =
+      "POST\n/\n\n" + canonical_headers + "\n" + signed_headers + "\n" + Sha256Hex(body);
   const std::string scope = date + "/" + region_ + "/dynamodb/aws4_request";
-  const std::string string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" +
-                                     scope + "\n" + Sha256Hex(canonical_request);
+  const std::string string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope +
+                                     "\n" + Sha256Hex(canonical_request);
   std::string key = Hmac("AWS4" + secret_key_, date);
   key = Hmac(key, region_);
   key = Hmac(key, "dynamodb");
