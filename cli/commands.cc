@@ -512,7 +512,8 @@ int Partitions(const Invocation& inv, Transport& transport) {
              ",\"read_units\":" + Num(p.read_units, "%.17g") +
              ",\"write_units\":" + Num(p.write_units, "%.17g") +
              ",\"read_throttles\":" + Num(p.read_throttles, "%.0f") +
-             ",\"write_throttles\":" + Num(p.write_throttles, "%.0f") + "}";
+             ",\"write_throttles\":" + Num(p.write_throttles, "%.0f") +
+             ",\"active\":" + (p.active ? "true" : "false") + "}";
     }
     Print(out + (parts.empty() ? "]\n" : "\n]\n"));
     return kExitOk;
@@ -531,6 +532,12 @@ int Partitions(const Invocation& inv, Transport& transport) {
   Print(RenderTable({"index", "partition", "token range", "items", "bytes", "RCU", "WCU",
                      "throttles r/w", "heat (RCU+WCU)"},
                     rows, 60));
+  if (std::any_of(parts.begin(), parts.end(), [](const PartitionRow& p) { return !p.active; })) {
+    std::fputs(
+        "(rows with no RCU/WCU: no reads or writes since the engine opened, so one "
+        "range with the stored figures)\n",
+        stderr);
+  }
   return kExitOk;
 }
 

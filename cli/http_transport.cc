@@ -73,7 +73,7 @@ class Connection {
 
 class HttpTransport final : public Transport {
  public:
-  HttpTransport(Endpoint endpoint, std::optional<SigV4Signer> signer)
+  HttpTransport(Endpoint endpoint, SigV4Signer signer)
       : endpoint_(std::move(endpoint)), signer_(std::move(signer)) {}
 
   Result<Response> Call(std::string_view operation, std::string body) override {
@@ -83,13 +83,11 @@ class HttpTransport final : public Transport {
     req.set("X-Amz-Target", "DynamoDB_20120810." + std::string(operation));
     const std::string date = AmzDate();
     req.set("X-Amz-Date", date);
-    if (signer_) {
-      req.set(http::field::authorization,
-              signer_->Authorization(endpoint_.host_header,
-                                     "DynamoDB_20120810." + std::string(operation), date, body));
-      if (!signer_->session_token().empty()) {
-        req.set("X-Amz-Security-Token", signer_->session_token());
-      }
+    req.set(http::field::authorization,
+            signer_.Authorization(endpoint_.host_header,
+                                  "DynamoDB_20120810." + std::string(operation), date, body));
+    if (!signer_.session_token().empty()) {
+      req.set("X-Amz-Security-Token", signer_.session_token());
     }
     req.body() = std::move(body);
     req.prepare_payload();
@@ -167,7 +165,7 @@ class HttpTransport final : public Transport {
   }
 
   Endpoint endpoint_;
-  std::optional<SigV4Signer> signer_;
+  SigV4Signer signer_;
   asio::io_context io_;  // only for the sockets: every call is synchronous
   std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;

@@ -98,6 +98,22 @@ std::vector<PartitionRow> PartitionsOf(const std::vector<MetricSample>& samples,
       (read ? row.read_throttles : row.write_throttles) = s.value;
     }
   }
+  // Tables and indexes the partition model has not seen since the engine opened.
+  for (const MetricSample& s : samples) {
+    if (s.name != "ddb_table_items" && s.name != "ddb_table_size_bytes") continue;
+    auto t = s.labels.find("table");
+    if (t == s.labels.end() || t->second != table) continue;
+    auto i = s.labels.find("index");
+    const std::string index = i == s.labels.end() ? "" : i->second;
+    auto seen = rows.lower_bound({index, 0});
+    if (seen != rows.end() && seen->first.first == index && seen->second.active) continue;
+    PartitionRow& row = rows[{index, 0}];
+    row.index = index;
+    row.active = false;
+    row.range_start = "0x0000000000000000";
+    row.range_end = "0xffffffffffffffff";
+    (s.name == "ddb_table_items" ? row.items : row.bytes) = s.value;
+  }
   std::vector<PartitionRow> out;
   for (auto& entry : rows) out.push_back(std::move(entry.second));
   return out;  // the map's order: the table ("") first, then indexes by name

@@ -31,6 +31,10 @@ struct PartitionRow {
   double write_units = 0;
   double read_throttles = 0;
   double write_throttles = 0;
+  // False for a table or index with no reads or writes since the engine opened: the partition
+  // model has no figures of it yet, so it is shown as one partition of the whole token range
+  // with the stored item count and size (ddb_table_items, ddb_table_size_bytes).
+  bool active = true;
 };
 
 // The partitions of `table` (the table's first, then each index's), in partition order.

@@ -45,7 +45,8 @@ TEST(CliOutput, ItemsKeysFirst) {
 TEST(CliOutput, BarsAndNumbers) {
   EXPECT_EQ(Bar(0.5, 4, false), "##  ");
   EXPECT_EQ(Bar(1, 2, true), "\u2588\u2588");
-  EXPECT_EQ(Bar(0.0625, 2, true), "\u258C ");
+  EXPECT_EQ(Bar(0.25, 2, true), "\u258C ");
+  EXPECT_EQ(Bar(0.0625, 2, true), "\u258F ");
   EXPECT_EQ(Bar(0, 3, true), "   ");
   EXPECT_EQ(Grouped(1234567), "1,234,567");
   EXPECT_EQ(Grouped(12), "12");

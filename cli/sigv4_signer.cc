@@ -48,10 +48,13 @@ SigV4Signer::SigV4Signer(std::string access_key_id, std::string secret_key,
       session_token_(std::move(session_token)),
       region_(std::move(region)) {}
 
-std::optional<SigV4Signer> SigV4Signer::FromEnvironment() {
+SigV4Signer SigV4Signer::FromEnvironment() {
   std::string key = Env("AWS_ACCESS_KEY_ID");
   std::string secret = Env("AWS_SECRET_ACCESS_KEY");
-  if (key.empty() || secret.empty()) return std::nullopt;
+  if (key.empty() || secret.empty()) {
+    key = "ddb";
+    secret = "ddb";
+  }
   std::string region = Env("AWS_REGION");
   if (region.empty()) region = Env("AWS_DEFAULT_REGION");
   if (region.empty()) region = "us-east-1";

@@ -4,7 +4,6 @@
 // Thread safety: const methods, callable concurrently.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,8 +15,10 @@ class SigV4Signer {
               std::string region);
 
   // From AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION /
-  // AWS_DEFAULT_REGION (default us-east-1); nullopt when either key variable is unset.
-  static std::optional<SigV4Signer> FromEnvironment();
+  // AWS_DEFAULT_REGION (default us-east-1). Without the key variables, a placeholder key
+  // ("ddb"/"ddb"): servers that do not verify signatures (ddb-server --auth off, DynamoDB
+  // Local) still want a well-formed Authorization header.
+  static SigV4Signer FromEnvironment();
 
   // The Authorization header of a request that sends exactly the headers content-type
   // (application/x-amz-json-1.0), host, x-amz-date and x-amz-target (and
