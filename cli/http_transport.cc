@@ -106,7 +106,7 @@ class HttpTransport final : public Transport {
   }
 
   int Parallelism() const override {
-    return static_cast<int>(std::max(4u, 2 * std::thread::hardware_concurrency()));
+    return static_cast<int>(std::max(8u, 2 * std::thread::hardware_concurrency()));
   }
 
  private:

@@ -51,20 +51,29 @@ SigV4Signer::SigV4Signer(std::string access_key_id, std::string secret_key,
 SigV4Signer SigV4Signer::FromEnvironment() {
   std::string key = Env("AWS_ACCESS_KEY_ID");
   std::string secret = Env("AWS_SECRET_ACCESS_KEY");
-  if (key.empty() || secret.empty()) {
+  const bool placeholder = key.empty() || secret.empty();
+  if (placeholder) {
     key = "ddb";
     secret = "ddb";
   }
   std::string region = Env("AWS_REGION");
   if (region.empty()) region = Env("AWS_DEFAULT_REGION");
   if (region.empty()) region = "us-east-1";
-  return SigV4Signer(std::move(key), std::move(secret), Env("AWS_SESSION_TOKEN"),
+  SigV4Signer signer(std::move(key), std::move(secret), placeholder ? "" : Env("AWS_SESSION_TOKEN"),
                      std::move(region));
+  signer.placeholder_ = placeholder;
+  return signer;
 }
 
 std::string SigV4Signer::Authorization(std::string_view host, std::string_view target,
                                        std::string_view amz_date, std::string_view body) const {
   const std::string date(amz_date.substr(0, 8));
+  if (placeholder_) {
+    return "AWS4-HMAC-SHA256 Credential=" + access_key_id_ + "/" + date + "/" + region_ +
+           "/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, "
+           "Signature=" +
+           std::string(64, '0');
+  }
   std::string signed_headers = "content-type;host;x-amz-date";
   std::string canonical_headers =
       "content-type:application/x-amz-json-1.0\nhost:" + std::string(host) +

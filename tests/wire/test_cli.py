@@ -19,8 +19,9 @@ from conftest import SERVER_BIN, ServerProcess, make_client, unique_name
 CLI_BIN = os.environ.get("DDB_CLI", str(Path(SERVER_BIN).parent / "ddb"))
 
 
-def run(*args, endpoint=None, data_dir=None, stdin=None, check=None, timeout=120):
-    """Runs ddb; returns CompletedProcess (text). check: the expected exit code."""
+def run(*args, endpoint=None, data_dir=None, stdin=None, check=None, timeout=120, aws=None):
+    """Runs ddb; returns CompletedProcess (text). check: the expected exit code. aws: the
+    AWS_* environment variables to give it (none otherwise)."""
     if not os.access(CLI_BIN, os.X_OK):
         pytest.fail(f"ddb not found: {CLI_BIN} (build it, or set DDB_CLI)")
     where = []
@@ -29,6 +30,7 @@ def run(*args, endpoint=None, data_dir=None, stdin=None, check=None, timeout=120
     if data_dir:
         where = ["--data-dir", str(data_dir)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(aws or {})
     p = subprocess.run([CLI_BIN, *where, *args], input=stdin, capture_output=True,
                        timeout=timeout, env=env,
                        **({"text": True} if not isinstance(stdin, bytes) else {}))
@@ -332,3 +334,24 @@ def test_data_dir_commands(tmp_path):
 def test_data_dir_missing(tmp_path):
     p = run("tables", data_dir=tmp_path / "nope", check=3)
     assert "no such data directory" in p.stderr
+
+
+# ------------------------------------------------------------------ SigV4 (--auth verify)
+
+def test_signed_requests(tmp_path):
+    key, secret = "AKIDCLITESTEXAMPLE", "cli/secret/key/for/the/wire/tests/only"
+    creds = tmp_path / "credentials"
+    creds.write_text(f"[default]\naws_access_key_id = {key}\naws_secret_access_key = {secret}\n")
+    srv = ServerProcess("--in-memory", "--auth", "verify", "--credentials", str(creds)).start()
+    try:
+        good = {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
+                "AWS_REGION": "us-east-1"}
+        assert run("tables", "--json", endpoint=srv.endpoint, aws=good, check=0).stdout \
+            .strip() == "[]"
+        bad = dict(good, AWS_SECRET_ACCESS_KEY="wrong")
+        p = run("tables", endpoint=srv.endpoint, aws=bad, check=1)
+        assert p.stderr.startswith("InvalidSignatureException: ")
+        p = run("tables", endpoint=srv.endpoint, check=1)  # no keys: the placeholder
+        assert p.stderr.startswith("UnrecognizedClientException: ")
+    finally:
+        srv.stop_and_check()
