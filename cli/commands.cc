@@ -226,7 +226,7 @@ int ReadPages(const Invocation& inv, Transport& transport, std::string_view oper
   if (parser.parse(collected).get(all)) return kExitIo;
   std::vector<simdjson::dom::element> rows(all.begin(), all.end());
   Print(RenderItems(rows, key_names));
-  std::fprintf(stderr, "(%s items)\n", Grouped(count).c_str());
+  std::fprintf(stderr, "(%s %s)\n", Grouped(count).c_str(), count == 1 ? "item" : "items");
   return kExitOk;
 }
 
