@@ -143,7 +143,8 @@ Where the tables are:
                      requests are signed (SigV4) when AWS_ACCESS_KEY_ID and
                      AWS_SECRET_ACCESS_KEY are set (region: AWS_REGION, else us-east-1)
   --data-dir DIR     the data directory itself, opened in this process (no server may be
-                     running on it)
+                     running on it); a server's --isolation account keeps each account's
+                     tables in DIR/accounts/ACCOUNT/REGION: name that directory
 
 Commands:
   tables                         the table names
