@@ -79,6 +79,15 @@ Result<Invocation> ParseArgs(const std::vector<std::string>& args) {
       if (i + 2 >= args.size()) return Error::Validation("--sk-between needs two values");
       inv.sk_between = std::make_pair(args[i + 1], args[i + 2]);
       i += 2;
+    } else if (a == "--timeout") {
+      st = value(&text);
+      if (!st.ok()) return st.error();
+      char* end = nullptr;
+      const double seconds = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !(seconds > 0) || seconds > 86400) {
+        return Error::Validation("--timeout needs a number of seconds, not '" + text + "'");
+      }
+      inv.timeout_ms = static_cast<int64_t>(seconds * 1000);
     } else if (a == "--limit" || a == "--parallel" || a == "--segments" || a == "--top") {
       const std::string flag = a;
       st = value(&text);
@@ -142,6 +151,8 @@ Where the tables are:
   --endpoint URL     a running server (default $DDB_ENDPOINT, else http://127.0.0.1:8000);
                      requests are signed (SigV4) when AWS_ACCESS_KEY_ID and
                      AWS_SECRET_ACCESS_KEY are set (region: AWS_REGION, else us-east-1)
+  --timeout S        give up on a server that does not connect or answer within S seconds
+                     (default 60; exit code 3)
   --data-dir DIR     the data directory itself, opened in this process (no server may be
                      running on it); a server's --isolation account keeps each account's
                      tables in DIR/accounts/ACCOUNT/REGION: name that directory

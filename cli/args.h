@@ -43,6 +43,7 @@ struct Invocation {
   bool descending = false;       // query --desc
   int parallel = 0;              // load --parallel N (requests in flight), dump --segments
   int top = 10;                  // hot-keys --top N
+  int64_t timeout_ms = 60000;    // --timeout SECONDS: each connect, request, response (HTTP)
 };
 
 // argv[1..]: flags may come before or after the command. Errors: kValidation, with the

@@ -55,6 +55,9 @@ TEST(CliArgs, HelpAndKeys) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().limit, 5);
   EXPECT_NE(Usage().find("Exit codes"), std::string::npos);
+  EXPECT_EQ(ParseArgs({"tables", "--timeout", "0.5"}).value().timeout_ms, 500);
+  EXPECT_FALSE(ParseArgs({"tables", "--timeout", "0"}).ok());
+  EXPECT_FALSE(ParseArgs({"tables", "--timeout", "x"}).ok());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The HTTP transport (--endpoint): Boost.Beast, synchronous, keep-alive connections kept in a
-// pool so that parallel callers (ddb load) each hold one. The only Beast/Asio user of cli/.
+// The HTTP transport (--endpoint): Boost.Beast, keep-alive connections kept in a pool so that
+// parallel callers (ddb load) each hold one. The only Beast/Asio user of cli/.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -20,8 +20,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-
-constexpr auto kTimeout = std::chrono::seconds(60);
 
 struct Endpoint {
   std::string host;  // without brackets
@@ -63,18 +61,35 @@ std::string AmzDate() {
   return buf;
 }
 
+// One keep-alive connection with its own event loop: each call runs its operations to the
+// end on the calling thread, under the deadline of tcp_stream (so a server that stops
+// answering is an error after the timeout, not a hang).
 class Connection {
  public:
-  explicit Connection(asio::io_context& io) : stream_(io) {}
-  beast::tcp_stream stream_;
+  // Runs one asynchronous operation (start(handler)) to completion or the deadline.
+  explicit Connection(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+
+  template <class Start>
+  beast::error_code Run(Start start) {
+    beast::error_code result = asio::error::would_block;
+    stream_.expires_after(timeout_);
+    start([&result](beast::error_code ec, auto&&...) { result = ec; });
+    io_.restart();
+    io_.run();
+    return result;
+  }
+
+  const std::chrono::milliseconds timeout_;
+  asio::io_context io_;  // before stream_, which uses it
+  beast::tcp_stream stream_{io_};
   beast::flat_buffer buffer_;
   bool open_ = false;
 };
 
 class HttpTransport final : public Transport {
  public:
-  HttpTransport(Endpoint endpoint, SigV4Signer signer)
-      : endpoint_(std::move(endpoint)), signer_(std::move(signer)) {}
+  HttpTransport(Endpoint endpoint, SigV4Signer signer, std::chrono::milliseconds timeout)
+      : endpoint_(std::move(endpoint)), signer_(std::move(signer)), timeout_(timeout) {}
 
   Result<Response> Call(std::string_view operation, std::string body) override {
     http::request<http::string_body> req{http::verb::post, "/", 11};
@@ -119,11 +134,10 @@ class HttpTransport final : public Transport {
       const bool reused = c->open_;
       beast::error_code ec;
       if (!c->open_) {
-        tcp::resolver resolver(io_);
+        tcp::resolver resolver(c->io_);
         const auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
         if (!ec) {
-          c->stream_.expires_after(kTimeout);
-          c->stream_.connect(results, ec);
+          ec = c->Run([&](auto handler) { c->stream_.async_connect(results, handler); });
         }
         if (ec) {
           return Error::Internal("cannot connect to " + endpoint_.host_header + ": " +
@@ -132,14 +146,16 @@ class HttpTransport final : public Transport {
         c->stream_.socket().set_option(tcp::no_delay(true));
         c->open_ = true;
       }
-      c->stream_.expires_after(kTimeout);
-      http::write(c->stream_, req, ec);
+      ec = c->Run([&](auto handler) { http::async_write(c->stream_, req, handler); });
       http::response_parser<http::string_body> parser;
       parser.body_limit(64 * 1024 * 1024);
-      if (!ec) http::read(c->stream_, c->buffer_, parser, ec);
+      if (!ec) {
+        ec = c->Run(
+            [&](auto handler) { http::async_read(c->stream_, c->buffer_, parser, handler); });
+      }
       if (ec) {
         last_error = ec.message();
-        c = std::make_unique<Connection>(io_);
+        c = std::make_unique<Connection>(timeout_);
         if (reused) continue;  // the server may have closed an idle connection
         break;
       }
@@ -153,7 +169,7 @@ class HttpTransport final : public Transport {
 
   std::unique_ptr<Connection> Take() {
     std::lock_guard lock(mu_);
-    if (idle_.empty()) return std::make_unique<Connection>(io_);
+    if (idle_.empty()) return std::make_unique<Connection>(timeout_);
     std::unique_ptr<Connection> c = std::move(idle_.back());
     idle_.pop_back();
     return c;
@@ -166,18 +182,19 @@ class HttpTransport final : public Transport {
 
   Endpoint endpoint_;
   SigV4Signer signer_;
-  asio::io_context io_;  // only for the sockets: every call is synchronous
+  const std::chrono::milliseconds timeout_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Transport>> OpenHttpTransport(const std::string& url) {
+Result<std::unique_ptr<Transport>> OpenHttpTransport(const std::string& url,
+                                                     std::chrono::milliseconds timeout) {
   Result<Endpoint> endpoint = ParseUrl(url);
   if (!endpoint.ok()) return endpoint.error();
-  return std::unique_ptr<Transport>(
-      std::make_unique<HttpTransport>(std::move(endpoint).value(), SigV4Signer::FromEnvironment()));
+  return std::unique_ptr<Transport>(std::make_unique<HttpTransport>(
+      std::move(endpoint).value(), SigV4Signer::FromEnvironment(), timeout));
 }
 
 }  // namespace ddb::cli

@@ -1,6 +1,7 @@
 // ddb: the command line (issue 20). Parses the command line, opens the transport (a server
 // at --endpoint, or the engine on --data-dir in this process) and runs one command. Exit
 // codes: args.h (0 ok, 1 service error, 2 usage, 3 connection or I/O error).
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -29,7 +30,9 @@ int Main(int argc, char** argv) {
     return kExitOk;
   }
   Result<std::unique_ptr<Transport>> transport =
-      inv.data_dir.empty() ? OpenHttpTransport(inv.endpoint) : OpenInProcessTransport(inv.data_dir);
+      inv.data_dir.empty()
+          ? OpenHttpTransport(inv.endpoint, std::chrono::milliseconds(inv.timeout_ms))
+          : OpenInProcessTransport(inv.data_dir);
   if (!transport.ok()) {
     const bool usage = transport.error().code() == ErrorCode::kValidation;
     std::fprintf(stderr, "ddb: %s\n", transport.error().message().c_str());

@@ -4,6 +4,7 @@
 // Thread safety: Call and Metrics may be called from several threads at once.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,8 +33,10 @@ class Transport {
 
 // --endpoint URL ("http://host:port"). Signs requests (SigV4) when AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY are set; region from AWS_REGION or AWS_DEFAULT_REGION (us-east-1).
+// timeout: for connecting, sending a request and reading its response, each.
 // Errors: kValidation (not an http:// URL).
-Result<std::unique_ptr<Transport>> OpenHttpTransport(const std::string& url);
+Result<std::unique_ptr<Transport>> OpenHttpTransport(const std::string& url,
+                                                     std::chrono::milliseconds timeout);
 
 // --data-dir DIR: opens the engine on DIR as ddb-server does (the server must not be running
 // on it). Errors: kInternal (the store cannot be opened, e.g. locked by a server).

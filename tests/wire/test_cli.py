@@ -97,6 +97,19 @@ def test_connection_error_is_3():
     assert p.stderr.startswith("ddb: cannot connect")
 
 
+def test_timeout_is_3():
+    # A server that accepts connections and never answers.
+    import socket
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        started = time.monotonic()
+        p = run("tables", "--timeout", "0.5", endpoint=f"http://127.0.0.1:{port}", check=3)
+        assert time.monotonic() - started < 10
+    assert p.stderr.startswith("ddb: request to 127.0.0.1:") and "timeout" in p.stderr
+
+
 def test_service_error_is_1(endpoint):
     p = run("describe", "no-such-table", endpoint=endpoint, check=1)
     assert p.stderr.startswith("ResourceNotFoundException: Requested resource not found")
