@@ -160,8 +160,8 @@ Where the tables are:
 Commands:
   tables                         the table names
   describe T                     keys, indexes, item count and size of table T
-  get T PK [SK]                  one item (key values typed from the table's schema; or
-                                 --key '{"pk":{"S":"a"}}')
+  get T PK [SK]                  one item (key values typed from the table's schema, B in
+                                 base64; or --key '{"pk":{"S":"a"}}')
   put T ITEM                     write an item, DynamoDB JSON ('{"pk":{"S":"a"},...}'; - or
                                  none reads it from stdin)
   delete T PK [SK]               delete one item (or --key JSON)

@@ -331,12 +331,12 @@ int Get(const Invocation& inv, Transport& transport) {
   int exit_code = kExitOk;
   std::string key;
   if (!KeyOf(inv, transport, &key, &exit_code)) return exit_code;
-  std::string body = "{\"TableName\":" + Quote(inv.args[0]) + ",\"Key\":" + key;
-  if (!ExpressionMembers(inv, "", "", &body, &exit_code)) return exit_code;
   if (!inv.filter.empty()) {
     std::fprintf(stderr, "ddb: get takes no --filter\n");
     return kExitUsage;
   }
+  std::string body = "{\"TableName\":" + Quote(inv.args[0]) + ",\"Key\":" + key;
+  if (!ExpressionMembers(inv, "", "", &body, &exit_code)) return exit_code;
   std::string response;
   if (!CallOrReport(transport, "GetItem", body + "}", &response, &exit_code)) return exit_code;
   simdjson::dom::parser parser;
