@@ -328,13 +328,13 @@ int DescribeCommand(const Invocation& inv, Transport& transport) {
 }
 
 int Get(const Invocation& inv, Transport& transport) {
-  int exit_code = kExitOk;
-  std::string key;
-  if (!KeyOf(inv, transport, &key, &exit_code)) return exit_code;
   if (!inv.filter.empty()) {
     std::fprintf(stderr, "ddb: get takes no --filter\n");
     return kExitUsage;
   }
+  int exit_code = kExitOk;
+  std::string key;
+  if (!KeyOf(inv, transport, &key, &exit_code)) return exit_code;
   std::string body = "{\"TableName\":" + Quote(inv.args[0]) + ",\"Key\":" + key;
   if (!ExpressionMembers(inv, "", "", &body, &exit_code)) return exit_code;
   std::string response;
