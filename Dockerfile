@@ -10,14 +10,16 @@ WORKDIR /src
 COPY tools/install-deps.sh tools/install-deps.sh
 RUN tools/install-deps.sh --build
 COPY . .
-# The runtime root: the stripped binary, each library ldd names (with the loader) at its own
+# The runtime root: the stripped binaries (the server and the `ddb` command line, for
+# `docker exec CONTAINER ddb tables`), each library ldd names (with the loader) at its own
 # path, users root and dynamodblocal (1000, as DynamoDB Local's image has: `user: root` and
 # `chown 1000` habits keep working), and the data directory it owns. Not a static binary:
 # Debian ships simdjson only as a shared library.
-RUN tools/build.sh --target ddb-server \
+RUN tools/build.sh --target ddb-server ddb \
  && mkdir -p /image/usr/local/bin /image/etc /image/tmp /image/home/dynamodblocal/data \
  && strip --strip-unneeded -o /image/usr/local/bin/ddb-server build/ddb-server \
- && for lib in $(ldd build/ddb-server | grep -o '/[^ ]*'); do cp -L --parents "$lib" /image; done \
+ && strip --strip-unneeded -o /image/usr/local/bin/ddb build/ddb \
+ && for lib in $( (ldd build/ddb-server; ldd build/ddb) | grep -o '/[^ ]*' | sort -u); do cp -L --parents "$lib" /image; done \
  && printf 'root:x:0:0:root:/root:/usr/sbin/nologin\ndynamodblocal:x:1000:1000::/home/dynamodblocal:/usr/sbin/nologin\n' > /image/etc/passwd \
  && printf 'root:x:0:\ndynamodblocal:x:1000:\n' > /image/etc/group \
  && chmod 1777 /image/tmp

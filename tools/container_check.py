@@ -305,6 +305,10 @@ def check_flags(c, podman, image):
     c.check("health check with -port", r.returncode == 0, r.stderr.strip())
     r = podman.run("exec", cid, "ddb-server", "--health-check", check=False)
     c.check("health check fails where nothing listens", r.returncode == 1)
+    r = podman.run("exec", cid, "ddb", "--endpoint", "http://127.0.0.1:8123", "--json", "tables",
+                   check=False)
+    c.check("the ddb command line is in the image", r.returncode == 0 and
+            r.stdout.strip().startswith("["), f"{r.returncode} {r.stdout} {r.stderr}")
     stop(podman, cid)
 
     # The image's default command: in memory, one database per access key and region.
