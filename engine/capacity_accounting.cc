@@ -221,6 +221,7 @@ EngineMetrics Engine::GetMetrics() {
     f.vectors = index->Size();
     f.memory_bytes = index->MemoryBytes();
     f.graph = index->HasGraph();
+    f.graph_declined = index->GraphDeclined();
     m.vector_indexes.push_back(std::move(f));
   }
   return m;

@@ -311,6 +311,11 @@ bool VectorIndex::HasGraph() const {
   return graph_ != nullptr;
 }
 
+bool VectorIndex::GraphDeclined() const {
+  std::shared_lock lock(mu_);
+  return graph_ == nullptr && declined_at_ > 0;
+}
+
 bool VectorIndex::WantsGraph() const {
   std::shared_lock lock(mu_);
   return !graph_ && !building_ &&

@@ -102,6 +102,8 @@ class VectorIndex {
   size_t Size() const;
   size_t MemoryBytes() const;
   bool HasGraph() const;
+  // Whether the last graph build found the exact scan cheaper (tried again at twice the size).
+  bool GraphDeclined() const;
   // Whether the graph should be built now (large enough, none yet, no build under way).
   bool WantsGraph() const;
   // Builds the graph from the entries as they are, then catches up with the writes made

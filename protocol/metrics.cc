@@ -321,6 +321,15 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
              f.graph ? 1 : 0);
     }
   }
+  Header(&out, "ddb_vector_index_graph_declined", "gauge",
+         "1 when a vector index's last graph build cost more per search than the exact scan at "
+         "the recall target (searched exactly; built again at twice the size).");
+  for (const auto& [ns, m] : all) {
+    for (const VectorIndexFigures& f : m.vector_indexes) {
+      Sample(&out, "ddb_vector_index_graph_declined", with(ns, TableLabels(f.table, f.index)),
+             f.graph_declined ? 1 : 0);
+    }
+  }
   return out;
 }
 

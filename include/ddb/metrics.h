@@ -78,10 +78,11 @@ struct ContributorRanking {
 struct VectorIndexFigures {
   std::string table;
   std::string index;
-  uint64_t vectors = 0;       // vectors indexed
-  uint64_t memory_bytes = 0;  // the flat store plus the graph, when there is one
-  bool graph = false;         // searched through the approximate (HNSW) graph
-  uint64_t searches = 0;      // SearchVectors calls since open
+  uint64_t vectors = 0;         // vectors indexed
+  uint64_t memory_bytes = 0;    // the flat store plus the graph, when there is one
+  bool graph = false;           // searched through the approximate (HNSW) graph
+  bool graph_declined = false;  // no graph: its last build cost more per search than a scan
+  uint64_t searches = 0;        // SearchVectors calls since open
 };
 
 struct EngineMetrics {

@@ -358,7 +358,7 @@ def test_rebuilt_on_restart(tmp_path):
 def graph_built(server, table):
     import urllib.request
     text = urllib.request.urlopen(server.endpoint + "/metrics", timeout=10).read().decode()
-    return any(l.startswith("ddb_vector_index_graph") and table in l and l.endswith(" 1")
+    return any(l.startswith("ddb_vector_index_graph{") and table in l and l.endswith(" 1")
                for l in text.splitlines())
 
 
