@@ -323,18 +323,22 @@ def test_metrics_report_vector_memory(raw, server, vtable):
     assert lines and float(lines[0].split()[-1]) > 0
 
 
+def caller(srv):
+    """call(op, body) -> RawResponse against `srv`, one connection per call."""
+    def call(op, body):
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        try:
+            return raw_post(conn, srv.endpoint, TARGET_PREFIX + op, body)
+        finally:
+            conn.close()
+    return call
+
+
 def test_rebuilt_on_restart(tmp_path):
-    import http.client
-    from conftest import ServerProcess, raw_post, TARGET_PREFIX
     srv = ServerProcess("--data-dir", str(tmp_path))
     srv.start()
     try:
-        def call(op, body):
-            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-            try:
-                return raw_post(c, srv.endpoint, TARGET_PREFIX + op, body)
-            finally:
-                c.close()
+        call = caller(srv)
         ok(create(call, "restart", [vector_index()]))
         ok(put(call, "restart", "a", [1, 0, 0]))
         ok(put(call, "restart", "b", [0, 1, 0]))
@@ -343,13 +347,7 @@ def test_rebuilt_on_restart(tmp_path):
     srv = ServerProcess("--data-dir", str(tmp_path))
     srv.start()
     try:
-        def call2(op, body):
-            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-            try:
-                return raw_post(c, srv.endpoint, TARGET_PREFIX + op, body)
-            finally:
-                c.close()
-        r = ok(search(call2, "restart", [0, 1, 0], k=2))
+        r = ok(search(caller(srv), "restart", [0, 1, 0], k=2))
         assert [x["Item"]["pk"]["S"] for x in r["SearchResults"]] == ["b", "a"]
     finally:
         srv.stop()
@@ -401,13 +399,7 @@ def test_propagation_delay_lags_vector_index_like_gsis():
     the table, so a deleted item drops out of results at once; its entry goes after the delay.)"""
     srv = ServerProcess("--in-memory", "--gsi-propagation-delay-ms", str(LAG_MS)).start()
     try:
-        def call(op, body):
-            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-            try:
-                return raw_post(conn, srv.endpoint, TARGET_PREFIX + op, body)
-            finally:
-                conn.close()
-
+        call = caller(srv)
         name = unique_name("veclag")
         ok(create(call, name, [vector_index()]))
 
