@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// bench/console_overhead.mjs: what the web console costs (docs/CONSOLE.md).
+//  1. First paint of /console from a loopback ddb-server holding 100 tables: headless
+//     Chromium's performance.getEntriesByType('paint'), and the time until the Tables view
+//     lists all 100 (median of --loads page loads, each in a fresh browser profile).
+//  2. GetItem throughput (bench/loadgen, as bench/compare.sh runs it) with the partition
+//     view's polling running (GET /console/api/partitions?table=bench once a second: the
+//     request the open page makes) and without, in the same run and on the same server,
+//     alternating closed/open/open/closed for --rounds rounds; --browser keeps a real
+//     headless page open on the partition view instead (Chromium then shares the CPUs).
+// Prints the machine, each case's req/s per round and the medians. Results are reported,
+// never asserted.
+//
+//   node bench/console_overhead.mjs [--duration S] [--rounds N] [--connections N]
+//                                   [--preload N] [--tables N] [--loads N] [--browser]
+// Environment: DDB_SERVER (default build/ddb-server), LOADGEN (default build/loadgen).
+// Needs tests/js's node_modules (cd tests/js && npm ci) and /usr/bin/chromium.
+import { spawn, execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const { launchBrowser } = await import(pathToFileURL(path.join(ROOT, "tests/js/helpers/browser.mjs")));
+const SERVER = process.env.DDB_SERVER ?? path.join(ROOT, "build/ddb-server");
+const LOADGEN = process.env.LOADGEN ?? path.join(ROOT, "build/loadgen");
+
+const opts = { duration: 10, rounds: 3, connections: 16, preload: 10000, tables: 100, loads: 5, browser: false };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const name = argv[i].replace(/^--/, "");
+  if (name === "browser") opts.browser = true;
+  else if (name in opts) opts[name] = Number(argv[++i]);
+  else { console.error(`unknown flag ${argv[i]}`); process.exit(2); }
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+function startServer() {
+  const proc = spawn(SERVER, ["--in-memory", "--port", "0", "--host", "127.0.0.1", "--log-level", "error"],
+    { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/LISTENING (\d+)/);
+      if (m) resolve({ proc, port: Number(m[1]), endpoint: `http://127.0.0.1:${m[1]}` });
+    });
+    proc.on("exit", (c) => reject(new Error(`server exited ${c}`)));
+  });
+}
+
+async function stopServer(srv) {
+  srv.proc.removeAllListeners("exit");
+  await new Promise((resolve) => { srv.proc.on("exit", resolve); srv.proc.kill("SIGTERM"); });
+}
+
+async function ddb(endpoint, op, body) {
+  const r = await fetch(endpoint, {
+    method: "POST", body: JSON.stringify(body),
+    headers: {
+      "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": `DynamoDB_20120810.${op}`,
+      Authorization: "AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0",
+    },
+  });
+  if (!r.ok) throw new Error(`${op}: ${await r.text()}`);
+  return r.json();
+}
+
+function machine() {
+  const cpu = (readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/) || [])[1];
+  return `${os.cpus().length} CPUs (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
+    `${os.type()} ${os.release()}, load average ${os.loadavg()[0].toFixed(2)}; chromium ` +
+    execFileSync("/usr/bin/chromium", ["--version"], { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().replace(/^Chromium /, "").split(" ")[0];
+}
+
+async function firstPaint() {
+  const srv = await startServer();
+  try {
+    for (let i = 0; i < opts.tables; i++) {
+      await ddb(srv.endpoint, "CreateTable", {
+        TableName: `table_${String(i).padStart(3, "0")}`,
+        AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }, { AttributeName: "sk", AttributeType: "S" }],
+        KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
+        BillingMode: "PAY_PER_REQUEST",
+      });
+    }
+    const fp = [], fcp = [], listed = [], api = [];
+    for (let i = 0; i < opts.loads; i++) {
+      const browser = await launchBrowser();
+      try {
+        await browser.page.goto(`${srv.endpoint}/console/`);
+        await browser.page.waitForFunction((n) => document.querySelectorAll("#tables-list tbody tr").length === n,
+          opts.tables, { polling: "raf" });
+        const t = await browser.page.evaluate(() => ({
+          paint: Object.fromEntries(performance.getEntriesByType("paint").map((e) => [e.name, e.startTime])),
+          now: performance.now(),
+          api: performance.getEntriesByType("resource").filter((e) => e.name.includes("/console/api/tables")).map((e) => e.duration)[0],
+        }));
+        fp.push(t.paint["first-paint"]);
+        fcp.push(t.paint["first-contentful-paint"]);
+        listed.push(t.now);
+        api.push(t.api);
+      } finally {
+        await browser.close();
+      }
+    }
+    console.log(`first paint with ${opts.tables} tables (${opts.loads} loads, fresh profile each, ms after navigation start):`);
+    console.log(`  first-paint            median ${median(fp).toFixed(1)}  all ${fp.map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(`  first-contentful-paint median ${median(fcp).toFixed(1)}  all ${fcp.map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(`  all ${opts.tables} tables listed  median ${median(listed).toFixed(1)}  (GET /console/api/tables ${median(api).toFixed(1)} ms)`);
+  } finally {
+    await stopServer(srv);
+  }
+}
+
+function loadgen(port, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(LOADGEN, ["--port", String(port), "--connections", String(opts.connections), "--no-progress", ...args],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    p.stdout.on("data", (d) => { out += d; });
+    p.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`loadgen exited ${code}\n${out}`))));
+  });
+}
+
+// The page's requests while the partition view is open: one snapshot a second.
+function startPoller(endpoint) {
+  let polls = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const started = Date.now();
+      const r = await fetch(`${endpoint}/console/api/partitions?table=bench`);
+      await r.arrayBuffer();
+      polls++;
+      await new Promise((res) => setTimeout(res, Math.max(0, 1000 - (Date.now() - started))));
+    }
+  })();
+  return { async stop() { stopped = true; await loop; return polls; } };
+}
+
+async function startPage(endpoint) {
+  const browser = await launchBrowser();
+  await browser.page.goto(`${endpoint}/console/?table=bench#partitions`);
+  await browser.page.locator('.resource[data-resource="bench"] canvas').waitFor();
+  return { async stop() { await browser.close(); return "-"; } };
+}
+
+async function throughput() {
+  const srv = await startServer();
+  try {
+    await loadgen(srv.port, ["--workload", "none", "--preload", String(opts.preload), "--table", "bench"]);
+    const rps = { closed: [], open: [] };
+    const order = [];
+    for (let r = 0; r < opts.rounds; r++) order.push(...(r % 2 ? ["open", "closed"] : ["closed", "open"]));
+    for (const [i, mode] of order.entries()) {
+      const console_ = mode === "open" ? await (opts.browser ? startPage(srv.endpoint) : startPoller(srv.endpoint)) : null;
+      const out = await loadgen(srv.port, ["--no-create", "--keyspace", String(opts.preload), "--workload", "get",
+        "--table", "bench", "--duration", String(opts.duration), "--warmup", "1", "--server-pid", String(srv.proc.pid),
+        "--label", mode]);
+      const polls = console_ ? await console_.stop() : 0;
+      const line = out.split("\n").find((l) => l.startsWith("RESULT") && / op=GetItem /.test(l));
+      const v = Number(line.match(/ rps=([\d.]+)/)[1]);
+      const cpu = (line.match(/ server_cpu_us_per_req=([\d.]+)/) || [])[1];
+      rps[mode].push(v);
+      console.log(`  case ${i + 1}: console ${mode.padEnd(6)} GetItem ${v.toFixed(0)} req/s, server CPU ${cpu} us/req` +
+        (mode === "open" ? `, ${polls} polls` : ""));
+    }
+    const c = median(rps.closed), o = median(rps.open);
+    console.log(`GetItem, ${opts.connections} connections, ${opts.duration} s per case, ${opts.preload} items, ` +
+      `console ${opts.browser ? "open in headless Chromium" : "polling 1/s"}:`);
+    console.log(`  closed median ${c.toFixed(0)} req/s, open median ${o.toFixed(0)} req/s, open/closed ${(o / c).toFixed(3)}`);
+  } finally {
+    await stopServer(srv);
+  }
+}
+
+console.log(`machine: ${machine()}`);
+await firstPaint();
+await throughput();
