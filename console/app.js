@@ -33,7 +33,7 @@ const ctx = {
     const keep = this.table || new URL(location.href).searchParams.get('table') || '';
     select.replaceChildren(new Option('(none)', ''), ...tables.map((t) => new Option(t.name, t.name)));
     const name = this.find(keep) ? keep : (tables[0] ? tables[0].name : '');
-    this.table = '';
+    select.value = name;
     this.pick(name);
     return tables;
   },

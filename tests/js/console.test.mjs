@@ -40,10 +40,10 @@ before(async () => {
       IndexName: "by-status",
       KeySchema: [{ AttributeName: "status", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
       Projection: { ProjectionType: "ALL" },
-      ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
+      ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 200 },
     }],
-    // Small provisioned capacity, so that load on one key throttles.
-    ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
+    // Few read units, so that reads of one key throttle; writes to spare for the setup.
+    ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 200 },
     StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
   }));
   for (let i = 0; i < 12; i++) {

@@ -41,8 +41,8 @@ def console_table(console_server):
                                  "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
                                  "Projection": {"ProjectionType": "KEYS_ONLY"},
                                  "ProvisionedThroughput": {"ReadCapacityUnits": 5,
-                                                           "WriteCapacityUnits": 5}}],
-        ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+                                                           "WriteCapacityUnits": 50}}],
+        ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 50},
     )
     ddb.update_time_to_live(TableName=name,
                             TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
@@ -113,7 +113,7 @@ def test_partitions_endpoint(console_server, console_table):
     assert set(by_index) == {"", "by-g"}
     table = by_index[""]
     assert table["simulated"] is True and table["on_demand"] is False
-    assert table["read_limit"] == 5 and table["write_limit"] == 5
+    assert table["read_limit"] == 5 and table["write_limit"] == 50
     assert table["consumed_read_units"] > 0 and table["consumed_write_units"] == 4
     # 30 reads at 5 RCU: some were throttled, by the table's capacity (not the key range).
     assert table["read_throttles"] > 0
