@@ -17,6 +17,9 @@ let history = new Map();  // resource name -> [{t, parts: [...]}], oldest first
 let previous = new Map(); // resource name -> last raw snapshot (for deltas)
 const events = [];
 
+// Scans are charged to no key ("").
+function keyText(key) { return key === '' ? '(scans)' : key; }
+
 function resourceName(r) { return r.index ? `${r.table} / ${r.index}` : r.table; }
 
 // Rates between two snapshots of one resource, per partition of the newer one. A partition
@@ -108,6 +111,8 @@ function renderResource(r, samples, seconds) {
     box = el('div', { class: 'resource', dataset: { resource: name } },
       el('h3', {}, name), el('div', { class: 'figures' }),
       el('canvas', { class: 'heatmap', 'aria-label': `heat map of ${name}` }),
+      el('div', { class: 'muted axis' }, 'rows: partitions in token order, as in the table below; ' +
+        'columns: seconds, now at the right; colour: units per second against the partition\'s limit'),
       el('div', { class: 'hotkeys' }), el('table', { class: 'grid parts' }));
     document.getElementById('p-resources').append(box);
   }
@@ -121,7 +126,7 @@ function renderResource(r, samples, seconds) {
   const hot = r.hot_keys.slice(0, 5);
   box.querySelector('.hotkeys').replaceChildren(el('b', {}, 'Hot keys: '),
     hot.length ? el('ol', { class: 'hot-keys' }, ...hot.map((k) =>
-      el('li', { dataset: { key: k.key } }, `${k.key}: ${units(hotRates.get(k.key) || 0)} units/s, ${units(k.units)} total`)))
+      el('li', { dataset: { key: k.key } }, `${keyText(k.key)}: ${units(hotRates.get(k.key) || 0)} units/s, ${units(k.units)} total`)))
       : el('span', { class: 'muted' }, 'none yet'));
   const rows = r.partitions.map((p, i) => {
     const s = parts.find((q) => q.start === p.start) || { rr: 0, wr: 0 };
@@ -138,7 +143,7 @@ function renderResource(r, samples, seconds) {
       el('td', {}, keyRange + capacity ? `key range ${keyRange}, capacity ${capacity}` : ''),
       el('td', { class: 'num' }, burst(p.read_tokens, p.read_limit, r.simulated)),
       el('td', { class: 'num' }, burst(p.write_tokens, p.write_limit, r.simulated)),
-      el('td', {}, p.hot_keys.map((k) => `${k.key} (${units(k.units)})`).join(', ')));
+      el('td', {}, p.hot_keys.map((k) => `${keyText(k.key)} (${units(k.units)})`).join(', ')));
   });
   box.querySelector('.parts').replaceChildren(
     el('thead', {}, el('tr', {}, ...['#', 'tokens', 'items', 'size', 'RCU/s / limit', 'WCU/s / limit',

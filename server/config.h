@@ -137,10 +137,10 @@ std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --durability MODE, --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N, --console on|off, --auth MODE, --isolation MODE, --credentials F, --health-check and
-// --help (-h), each value flag also as --flag=value. Later flags override earlier ones. Errors:
-// kValidation (unknown flag, missing or malformed value, positional argument); the message names
-// the flag and is meant to be printed before Usage().
+// --partition-split-bytes N, --console on|off, --auth MODE, --isolation MODE, --credentials F,
+// --health-check and --help (-h), each value flag also as --flag=value. Later flags override
+// earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
+// argument); the message names the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);
 
 }  // namespace ddb::server

@@ -81,8 +81,8 @@ bool IsConsolePath(std::string_view path) {
   return path == kPrefix || (path.starts_with(kPrefix) && path[kPrefix.size()] == '/');
 }
 
-HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request,
-                          std::string_view path, std::string_view query) {
+HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request, std::string_view path,
+                          std::string_view query) {
   if (request.method != "GET" && request.method != "HEAD") {
     HttpResponse response = Text(405, "Method Not Allowed\n");
     response.allow = "GET, HEAD";
@@ -94,8 +94,8 @@ HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request,
     return response;
   }
   if (path.starts_with(kApiPrefix)) {
-    protocol::WireResponse wire = protocol::RenderConsoleApi(
-        namespaces.Sources(), path.substr(kApiPrefix.size()), query);
+    protocol::WireResponse wire =
+        protocol::RenderConsoleApi(namespaces.Sources(), path.substr(kApiPrefix.size()), query);
     HttpResponse response;
     response.status = wire.status;
     response.content_type = "application/json";

@@ -24,7 +24,7 @@ bool IsConsolePath(std::string_view path);
 //                                   Content-Security-Policy (nothing from other origins)
 //   GET /console/api/<resource>  -> JSON (protocol::RenderConsoleApi), Cache-Control: no-store
 //   other methods -> 405; unknown files -> 404.
-HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request,
-                          std::string_view path, std::string_view query);
+HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request, std::string_view path,
+                          std::string_view query);
 
 }  // namespace ddb::server

@@ -1150,19 +1150,19 @@ void HttpServer::Impl::BeginShutdown() {
 
 HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer([&namespaces, verifier, cors = options.cors_origins,
-                  console = ConsoleEnabled(options)](HttpRequest* request) {
-        return Route(namespaces, request, verifier, cors, console);
-      },
-                 options) {}
+    : HttpServer(
+          [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options)](
+              HttpRequest* request) { return Route(namespaces, request, verifier, cors, console); },
+          options) {}
 
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer([shared = std::make_shared<Namespaces>(engine), verifier,
-                  console = ConsoleEnabled(options)](HttpRequest* request) {
-        return Route(*shared, request, verifier, "*", console);
-      },
-                 options) {}
+    : HttpServer(
+          [shared = std::make_shared<Namespaces>(engine), verifier,
+           console = ConsoleEnabled(options)](HttpRequest* request) {
+            return Route(*shared, request, verifier, "*", console);
+          },
+          options) {}
 
 HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
     : impl_(std::make_unique<Impl>(std::move(handler), options)) {}

@@ -83,8 +83,8 @@ struct HttpResponse {
 // `console`: GET /console and /console/... serve the web console (server/console.h);
 // otherwise they are 404 like any other path.
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
-                   const SignatureVerifier* verifier = nullptr,
-                   std::string_view cors_origins = "*", bool console = false);
+                   const SignatureVerifier* verifier = nullptr, std::string_view cors_origins = "*",
+                   bool console = false);
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
 // selects the 1.1 content type.

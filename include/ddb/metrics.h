@@ -61,10 +61,10 @@ struct ResourceSnapshot {
   int64_t read_throttles = 0;
   int64_t write_throttles = 0;
   int64_t splits = 0;
-  bool simulated = false;   // capacity is simulated (--simulate-capacity): throttles happen
-  bool on_demand = true;    // on-demand capacity mode, else provisioned
-  double read_limit = 0;    // the table's (or GSI's) units per second: provisioned, or the
-  double write_limit = 0;   // on-demand maximum (max of warm throughput and 2x peak)
+  bool simulated = false;  // capacity is simulated (--simulate-capacity): throttles happen
+  bool on_demand = true;   // on-demand capacity mode, else provisioned
+  double read_limit = 0;   // the table's (or GSI's) units per second: provisioned, or the
+  double write_limit = 0;  // on-demand maximum (max of warm throughput and 2x peak)
   std::vector<PartitionSnapshot> partitions;
   std::vector<HotKey> hottest_keys;  // the keys that consumed the most units, most first
   std::vector<PartitionHotKeys> partition_hot_keys;  // per partition, up to 3 keys each
