@@ -41,8 +41,7 @@ function sample(prev, cur, dt) {
   });
 }
 
-function color(util, throttled) {
-  if (throttled) return '#000';
+function color(util) {
   const stops = [[0, [238, 241, 245]], [0.5, [245, 179, 66]], [1, [215, 48, 31]]];
   const u = Math.min(1, Math.max(0, util));
   let i = 0;
@@ -67,18 +66,33 @@ function drawHeatmap(canvas, samples, current, seconds) {
   const cellW = w / seconds;
   const cellH = h / rows;
   const now = samples.length ? samples[samples.length - 1].t : 0;
-  for (const s of samples) {
+  for (const [k, s] of samples.entries()) {
+    // A sample covers the time since the one before it, so that jitter in the polls leaves
+    // no gaps.
+    const since = k > 0 ? samples[k - 1].t : s.t - POLL_MS;
     const age = (now - s.t) / 1000;
     if (age >= seconds) continue;
-    const x = w - (age + 1) * cellW;
+    const x = w - ((now - since) / 1000) * cellW;
+    const width = Math.ceil(((s.t - since) / 1000) * cellW) + 1;
     for (let i = 0; i < rows; i++) {
       // The partition of that moment holding this row's first token (ranges only split).
       const start = current[i].start;
       const p = s.parts.find((q) => q.start <= start && start <= q.end);
       if (!p) continue;
-      g.fillStyle = color(p.util, p.rt + p.wt > 0);
-      g.fillRect(x, i * cellH, Math.ceil(cellW), Math.max(1, cellH - (rows < 40 ? 1 : 0)));
+      const h = Math.max(1, cellH - (rows < 40 ? 1 : 0));
+      g.fillStyle = color(p.util);
+      g.fillRect(x, i * cellH, width, h);
+      if (p.rt + p.wt > 0) {  // throttled: a black band across the cell's middle
+        g.fillStyle = '#000';
+        g.fillRect(x, i * cellH + h * 0.35, width, Math.max(1, h * 0.3));
+      }
     }
+  }
+  if (cellH >= 11) {  // row labels: the partition's number in the table below
+    g.font = '10px system-ui, sans-serif';
+    g.fillStyle = '#556';
+    g.textBaseline = 'middle';
+    for (let i = 0; i < rows; i++) g.fillText(`#${i}`, 3, i * cellH + cellH / 2);
   }
 }
 
