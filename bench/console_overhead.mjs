@@ -168,6 +168,20 @@ async function throughput() {
   const srv = await startServer();
   try {
     await loadgen(srv.port, ["--workload", "none", "--preload", String(opts.preload), "--table", "bench"]);
+    // What one poll costs the server: CPU time (/proc/<pid>/stat) over many polls in a row.
+    const cpu = () => {
+      const f = readFileSync(`/proc/${srv.proc.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return (Number(f[11]) + Number(f[12])) / 100;  // utime + stime, clock ticks of 10 ms
+    };
+    const polls = 500;
+    const cpu0 = cpu(), t0 = performance.now();
+    for (let i = 0; i < polls; i++) {
+      await (await fetch(`${srv.endpoint}/console/api/partitions?table=bench`)).arrayBuffer();
+    }
+    const perPoll = ((cpu() - cpu0) / polls) * 1e6, wall = ((performance.now() - t0) / polls) * 1000;
+    console.log(`one poll (GET /console/api/partitions?table=bench, ${polls} in a row): ` +
+      `${perPoll.toFixed(0)} us of server CPU, ${wall.toFixed(0)} us wall; at 1/s that is ` +
+      `${(perPoll / 1e4).toFixed(4)} % of one core`);
     const rps = { closed: [], open: [] };
     const order = [];
     for (let r = 0; r < opts.rounds; r++) order.push(...(r % 2 ? ["open", "closed"] : ["closed", "open"]));
