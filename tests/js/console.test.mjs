@@ -12,9 +12,11 @@ import { startServer, uniqueName } from "./helpers/server.mjs";
 import { haveChromium, launchBrowser } from "./helpers/browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(here, "artifacts");
+// Screenshots: $DDB_ARTIFACTS, default tests/js/artifacts/ (gitignored).
+const ARTIFACTS = process.env.DDB_ARTIFACTS ?? path.join(here, "artifacts");
 const TABLE = uniqueName("console");
-const skip = haveChromium() ? false : "no chromium (apt-get install chromium)";
+// Without Chromium the tests are skipped, except under CI (tools/install-deps.sh installs it).
+const skip = haveChromium() || process.env.CI ? false : "no chromium (apt-get install chromium)";
 
 let srv, ddb, browser, page;
 const foreign = [];  // requests to anything but the server
@@ -127,6 +129,14 @@ test("an item put in the editor is found by a Query in the item browser", { skip
   assert.match(await page.locator("#q-summary").innerText(), /more pages/);
   await page.click("#q-next");
   await page.locator("#q-summary", { hasText: "scanned" }).waitFor();
+
+  // Delete the item open in the editor (order#777, from the index query).
+  await page.click("#e-delete");
+  await page.locator("#editor").waitFor({ state: "hidden" });
+  const gone = await ddb.send(new GetItemCommand({
+    TableName: TABLE, Key: { pk: { S: "customer#9" }, sk: { S: "order#777" } },
+  }));
+  assert.equal(gone.Item, undefined);
 });
 
 test("a hot key shows in the partition view under load", { skip }, async () => {
@@ -158,9 +168,11 @@ test("a hot key shows in the partition view under load", { skip }, async () => {
 
 test("the stream tail shows the records with their images", { skip }, async () => {
   await page.goto(`${srv.endpoint}/console/?table=${TABLE}#stream`);
-  await page.locator("#stream-list tbody tr", { hasText: "from the console" }).waitFor();
+  // Its INSERT and its REMOVE.
+  await page.locator("#stream-list tbody tr", { hasText: "from the console" }).nth(1).waitFor();
   const text = await page.locator("#stream-list tbody").innerText();
   assert.match(text, /INSERT/);
+  assert.match(text, /REMOVE/);
   await shot("console-stream");
   assert.deepEqual(foreign, []);
 });
