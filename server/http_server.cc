@@ -240,6 +240,9 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request, const SignatureVerifier* verifier,
                    std::string_view cors_origins, bool console) {
   HttpResponse response = RouteRequest(namespaces, request, verifier, console);
+  // The console is same-origin only: no CORS answers for its files and endpoints.
+  const std::string_view path = request->target.substr(0, request->target.find('?'));
+  if (console && IsConsolePath(path)) return response;
   AddCorsHeaders(*request, request->method == "OPTIONS", cors_origins, &response);
   return response;
 }

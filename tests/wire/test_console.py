@@ -85,6 +85,13 @@ def test_assets_have_types_and_etags(console_server):
     assert resp.status == 404
 
 
+def test_no_cors_for_the_console(console_server):
+    # Same-origin only: another site's page may not read the console's endpoints.
+    resp, _ = get(console_server, "/console/api/tables", {"Origin": "http://example.com"})
+    assert resp.status == 200
+    assert resp.getheader("Access-Control-Allow-Origin") is None
+
+
 def test_tables_endpoint(console_server, console_table):
     resp, body = get(console_server, "/console/api/tables")
     assert resp.status == 200
