@@ -24,9 +24,11 @@ async function post(prefix, operation, body) {
     },
     body: JSON.stringify(body),
   });
-  const json = await response.json();
+  const text = await response.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = { message: text }; }
   if (!response.ok) {
-    const type = String(json.__type || response.status).split('#').pop();
+    const type = String(json.__type || `HTTP ${response.status}`).split('#').pop();
     throw new DynamoError(type, json.message || json.Message || '');
   }
   return json;

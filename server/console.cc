@@ -64,7 +64,7 @@ HttpResponse ServeAsset(const HttpRequest& request, std::string_view file) {
     response.status = 304;
     return response;
   }
-  if (request.method != "HEAD") response.body = std::string(asset->data);
+  response.body = std::string(asset->data);
   return response;
 }
 
@@ -83,9 +83,9 @@ bool IsConsolePath(std::string_view path) {
 
 HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request, std::string_view path,
                           std::string_view query) {
-  if (request.method != "GET" && request.method != "HEAD") {
+  if (request.method != "GET") {
     HttpResponse response = Text(405, "Method Not Allowed\n");
-    response.allow = "GET, HEAD";
+    response.allow = "GET";
     return response;
   }
   if (path == kPrefix) {

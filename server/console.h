@@ -23,7 +23,7 @@ bool IsConsolePath(std::string_view path);
 //                                   Cache-Control: no-cache and the console's
 //                                   Content-Security-Policy (nothing from other origins)
 //   GET /console/api/<resource>  -> JSON (protocol::RenderConsoleApi), Cache-Control: no-store
-//   other methods -> 405; unknown files -> 404.
+//   other methods (HEAD too) -> 405 with Allow: GET; unknown files -> 404.
 HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request, std::string_view path,
                           std::string_view query);
 

@@ -154,6 +154,7 @@ def test_console_methods(console_server):
         resp = conn.getresponse()
         resp.read()
         assert resp.status == 405
+        assert resp.getheader("Allow") == "GET"
     finally:
         conn.close()
 
