@@ -101,8 +101,24 @@ async function firstPaint() {
         api: performance.getEntriesByType("resource").find((e) => e.name.includes("/console/api/tables")).duration,
       }));
     };
-    const cold = [], warm = [];
+    // The browser's own share: the first paint of the server's one-line health check
+    // (GET /, text/plain), the least a page from this server can cost.
+    const blank = async (page) => {
+      await page.goto(`${srv.endpoint}/`);
+      const paint = await page.waitForFunction(() =>
+        performance.getEntriesByType("paint").find((e) => e.name === "first-paint")?.startTime, null, { polling: "raf" });
+      return paint.jsonValue();
+    };
+    const cold = [], warm = [], baseCold = [], baseWarm = [];
     for (let i = 0; i < opts.loads; i++) {
+      const base = await launchBrowser();
+      try {
+        baseCold.push(await blank(base.page));
+        const page = await base.context.newPage();
+        baseWarm.push(await blank(page));
+      } finally {
+        await base.close();
+      }
       // Cold: the first page of a browser just started with a fresh profile. Warm: further
       // tabs of it (the files revalidated with their ETags: 304s).
       const browser = await launchBrowser();
@@ -120,6 +136,7 @@ async function firstPaint() {
     const show = (name, xs) => `median ${median(xs).toFixed(1)}  all ${xs.map((x) => x.toFixed(0)).join(" ")}`;
     console.log(`first paint with ${opts.tables} tables, ms after navigation start (${opts.loads} browsers, ` +
       `each: its first page cold, then 3 more tabs warm):`);
+    console.log(`  baseline: GET / (one line of text), first-paint cold ${show("", baseCold)}; warm ${show("", baseWarm)}`);
     for (const [label, runs] of [["cold", cold], ["warm", warm]]) {
       console.log(`  ${label} first-paint             ${show("", runs.map((r) => r.fp))}`);
       console.log(`  ${label} first-contentful-paint  ${show("", runs.map((r) => r.fcp))}`);
