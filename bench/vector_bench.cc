@@ -15,6 +15,7 @@
 
 #include "ddb/attribute_value.h"
 #include "ddb/number.h"
+#include "engine/vector_distance.h"
 #include "engine/vector_index.h"
 
 using namespace ddb;
@@ -106,8 +107,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--data")) only_data = argv[i + 1];
     if (!std::strcmp(argv[i], "--function")) only_function = argv[i + 1];
   }
-  std::printf("n=%zu dims=%zu queries=%zu threads=%u M=%zu efC=%zu ef=%zu\n", n, dims, queries,
-              threads, kHnswM, kHnswEfConstruction, ef);
+  std::printf("n=%zu dims=%zu queries=%zu threads=%u M=%zu efC=%zu ef=%zu kernels=%s\n", n, dims,
+              queries, threads, kHnswM, kHnswEfConstruction, ef,
+              VectorKernelsUseAvx2() ? "avx2+fma" : "portable");
   std::printf("%-9s %-11s %10s %10s %6s %8s %9s %9s %9s %10s\n", "data", "function", "enter/s",
               "build/s", "ef", "recall", "p50_us", "p99_us", "exact_us", "bytes/vec");
   const auto centres = MakeCentres(dims, 1);

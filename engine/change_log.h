@@ -1,7 +1,8 @@
 // The change log: with simulated GSI lag (EngineOptions::gsi_propagation_delay_ms > 0), one
-// record per committed write of a table with GSIs, written in the same WriteBatch as the
-// item, in the changes column family, for the GSI applier (trimmed once applied; without lag
-// GSI entries are written with the item instead). Stream records use the same encoding and
+// record per committed write of a table with GSIs or vector indexes, written in the same
+// WriteBatch as the item, in the changes column family, for the GSI applier (trimmed once
+// applied; without lag GSI entries are written with the item and vector indexes follow the
+// commit instead). Stream records use the same encoding and
 // sequences but live in the streams family (streams.h):
 //
 //   record key   := sequence (fixed64 BE), allocated by Begin()

@@ -102,6 +102,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->gsi_applier = std::make_unique<GsiApplier>(
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
       static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
+  impl->gsi_applier->SetAppliedHook(
+      [raw = impl.get()](const TableInfo& table, const ChangeRecord& record) {
+        raw->ApplyVectorChange(table, record);
+      });
   if (impl->GsisInline()) {
     // GSIs are written with their items; a backlog left by a run with simulated lag (or
     // by a crash during one) is applied before the first request.

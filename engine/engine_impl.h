@@ -114,6 +114,8 @@ class EngineImpl {
   std::shared_ptr<VectorIndex> VectorIndexOf(const TableInfo& table,
                                              const VectorIndexDefinition& def);
   // AddWrite's part: the vector indexes of `table` learn of the write once it commits.
+  // The applier's part under simulated lag: the change record's new image, once applied.
+  void ApplyVectorChange(const TableInfo& table, const ChangeRecord& record);
   void AddVectorUpdates(const TableInfo& table, const std::string& key,
                         const std::optional<Item>& updated, Storage::Batch* batch);
   std::atomic<uint64_t> vector_searches{0};

@@ -165,10 +165,12 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
   if (last <= from) return Round::kNotReady;
   Storage::Batch batch(*storage_);
   IndexStatsDeltas stats;  // one counter merge per index and round, not per record
+  std::vector<std::pair<std::shared_ptr<const TableInfo>, const ChangeRecord*>> hooked;
   for (const ChangeRecord& r : records) {
     auto table = catalog_->FindById(r.table_id);
     if (!table) continue;  // deleted since
     AddIndexUpdates(*table, /*global=*/true, r.old_image, r.new_image, &batch, &stats);
+    if (applied_hook_ && !table->description.vector_indexes.empty()) hooked.emplace_back(table, &r);
   }
   for (const auto& [index_id, delta] : stats) {
     if (delta.first || delta.second) {
@@ -187,6 +189,7 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
     return Round::kFailed;
   }
   if (trim) trimmed_to_ = last;
+  for (const auto& [table, record] : hooked) applied_hook_(*table, *record);
   {
     std::lock_guard applied(applied_mu_);
     watermark_ = last;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,11 @@ class GsiApplier {
   // Applies everything ready now on the calling thread and trims it (a backlog found on
   // open, when no thread is started).
   void Drain();
+  // Called, on the applier's thread and in sequence order, with each record once its round is
+  // written: how the in-memory vector indexes follow the log under simulated lag. Set before
+  // Start().
+  using AppliedHook = std::function<void(const TableInfo& table, const ChangeRecord& record)>;
+  void SetAppliedHook(AppliedHook hook) { applied_hook_ = std::move(hook); }
 
   // The last applied sequence, and how far the log is ahead of it.
   uint64_t watermark() const { return watermark_.load(); }
@@ -89,6 +95,7 @@ class GsiApplier {
   std::mutex applied_mu_;  // with applied_cv_: watermark_ moved
   std::condition_variable applied_cv_;
   std::thread thread_;
+  AppliedHook applied_hook_;
 };
 
 // Meta key of the GSI applier's watermark.

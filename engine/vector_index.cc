@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <queue>
 
+#include "engine/vector_distance.h"
+
 namespace ddb {
 namespace {
 
@@ -137,6 +139,32 @@ Result<std::vector<float>> SearchVectorOf(const std::vector<AttributeValue>& val
 }
 
 // --- VectorIndex ---
+
+namespace {
+// hnswlib spaces over vector_distance.h's kernels (run-time AVX2 where the CPU has it).
+class KernelSpace final : public hnswlib::SpaceInterface<float> {
+ public:
+  enum class Kind { kSquaredL2, kOneMinusInnerProduct };
+  KernelSpace(Kind kind, size_t dim) : kind_(kind), dim_(dim) {}
+  size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override {
+    return kind_ == Kind::kSquaredL2 ? &L2 : &OneMinusIp;
+  }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  static float L2(const void* a, const void* b, const void* dim) {
+    return SquaredL2(static_cast<const float*>(a), static_cast<const float*>(b),
+                     *static_cast<const size_t*>(dim));
+  }
+  static float OneMinusIp(const void* a, const void* b, const void* dim) {
+    return 1.0f - InnerProduct(static_cast<const float*>(a), static_cast<const float*>(b),
+                               *static_cast<const size_t*>(dim));
+  }
+  Kind kind_;
+  size_t dim_;
+};
+}  // namespace
 
 // The graph's space. COSINE: the normalised vectors in inner-product space (1 - cos, a
 // metric on the unit sphere). EUCLIDEAN: squared L2. DOT_PRODUCT: inner product is not a
@@ -308,29 +336,9 @@ size_t VectorIndex::MemoryBytes() const {
 }
 
 double VectorIndex::Distance(const float* a, const float* b) const {
-  // Eight partial sums, which the compiler keeps in SIMD registers (a single running sum
-  // would be a serial chain: floating-point addition is not reassociated without
-  // -ffast-math).
-  float acc[8] = {};
-  size_t i = 0;
-  if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
-    for (; i + 8 <= dim_; i += 8) {
-      for (size_t j = 0; j < 8; ++j) {
-        const float d = a[i + j] - b[i + j];
-        acc[j] += d * d;
-      }
-    }
-    for (; i < dim_; ++i) acc[0] += (a[i] - b[i]) * (a[i] - b[i]);
-  } else {
-    for (; i + 8 <= dim_; i += 8) {
-      for (size_t j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
-    }
-    for (; i < dim_; ++i) acc[0] += a[i] * b[i];
-  }
-  const double sum = (double{acc[0]} + acc[4]) + (double{acc[1]} + acc[5]) +
-                     (double{acc[2]} + acc[6]) + (double{acc[3]} + acc[7]);
-  if (def_.distance_function == VectorDistanceFunction::kEuclidean) return sum;
-  return def_.distance_function == VectorDistanceFunction::kCosine ? 1.0 - sum : -sum;
+  if (def_.distance_function == VectorDistanceFunction::kEuclidean) return SquaredL2(a, b, dim_);
+  const double dot = InnerProduct(a, b, dim_);
+  return def_.distance_function == VectorDistanceFunction::kCosine ? 1.0 - dot : -dot;
 }
 
 double VectorIndex::ScoreOf(double distance) const {
@@ -466,9 +474,9 @@ bool VectorIndex::BuildGraph(unsigned threads) {
   try {
     graph->dim = dim_;
     if (def_.distance_function == VectorDistanceFunction::kCosine) {
-      graph->space = std::make_unique<hnswlib::InnerProductSpace>(dim_);
+      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kOneMinusInnerProduct, dim_);
     } else if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
-      graph->space = std::make_unique<hnswlib::L2Space>(dim_);
+      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, dim_);
     } else {
       graph->augmented = true;
       graph->dim = dim_ + 1;
@@ -478,39 +486,75 @@ bool VectorIndex::BuildGraph(unsigned threads) {
         for (size_t i = 0; i < dim_; ++i) norm2 += static_cast<double>(v[i]) * v[i];
         graph->phi2 = std::max(graph->phi2, norm2);
       }
-      graph->space = std::make_unique<hnswlib::L2Space>(graph->dim);
+      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, graph->dim);
     }
     graph->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
         graph->space.get(), capacity, kHnswM, kHnswEfConstruction, /*random_seed=*/100);
     graph->capacity = capacity;
-    std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
-    auto work = [&] {
-      try {
-        std::vector<float> scratch;  // per thread
-        for (size_t i = next++; i < live.size() && !failed; i = next++) {
-          graph->hnsw->addPoint(
-              graph->Form(copy.data() + static_cast<size_t>(live[i]) * dim_, dim_, scratch),
-              live[i]);
+    auto insert = [&](size_t begin, size_t end) {  // live[begin, end), on `threads` threads
+      std::atomic<size_t> next{begin};
+      auto work = [&] {
+        try {
+          std::vector<float> scratch;  // per thread
+          for (size_t i = next++; i < end && !failed; i = next++) {
+            graph->hnsw->addPoint(
+                graph->Form(copy.data() + static_cast<size_t>(live[i]) * dim_, dim_, scratch),
+                live[i]);
+          }
+        } catch (const std::exception&) {
+          failed = true;
         }
-      } catch (const std::exception&) {
-        failed = true;
-      }
+      };
+      std::vector<std::thread> pool;
+      for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+      work();
+      for (auto& t : pool) t.join();
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+    // Probes first: graphs of an eighth and of a quarter of the vectors. A search's work at
+    // the recall target grows with the graph; when even the first probe is costlier than an
+    // exact scan of all the vectors, or the growth between the probes, carried over the two
+    // doublings left, makes the whole graph so, the rest is not built (data without
+    // neighbourhood structure, where that work grows almost as the data does).
+    const size_t eighth = live.size() / 8, quarter = live.size() / 4;
+    size_t built = 0;
+    if (!ef_search_) {
+      auto probe = [&](size_t size) {
+        insert(built, size);
+        built = size;
+        const std::vector<uint32_t> probed(live.begin(), live.begin() + size);
+        return failed ? std::nullopt : Calibrate(*graph, probed, copy, live.size());
+      };
+      std::optional<Calibration> first = probe(eighth);
+      std::optional<Calibration> second = first ? probe(quarter) : std::nullopt;
+      if (!failed &&
+          (!second ||
+           second->cost_share *
+                   std::pow(std::max(1.0, second->cost_share / std::max(first->cost_share, 1e-9)),
+                            2) >=
+               1.0)) {
+        std::unique_lock lock(mu_);
+        building_ = false;
+        declined_at_ = live.size();
+        dirty_.clear();
+        return true;
+      }
+    }
+    insert(built, live.size());
     ok = !failed;
   } catch (const std::exception&) {
     ok = false;
   }
   // Which ef reaches kVectorRecallTarget on this data, and whether the graph at that ef is
-  // faster than the exact scan; a graph that is not is dropped (the exact scan is both
+  // cheaper than the exact scan; a graph that is not is dropped (the exact scan is both
   // correct and faster then: the case of data without neighbourhood structure, such as
   // uniform random vectors in 128 dimensions).
   std::optional<size_t> ef;
-  if (ok) ef = ef_search_ ? std::optional<size_t>(ef_search_) : Calibrate(*graph, live, copy);
+  if (ok && ef_search_) {
+    ef = ef_search_;
+  } else if (ok) {
+    if (auto calibrated = Calibrate(*graph, live, copy, live.size())) ef = calibrated->ef;
+  }
   std::unique_lock lock(mu_);
   building_ = false;
   if (ok && !ef) {
@@ -551,20 +595,20 @@ bool VectorIndex::BuildGraph(unsigned threads) {
   return true;
 }
 
-std::optional<size_t> VectorIndex::Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
-                                             const std::vector<float>& data) const {
+std::optional<VectorIndex::Calibration> VectorIndex::Calibrate(const Graph& graph,
+                                                               const std::vector<uint32_t>& live,
+                                                               const std::vector<float>& data,
+                                                               size_t scanned) const {
   // Sample entries as queries (themselves left out of the answers); the data's own vectors
   // stand for the queries' distribution.
   constexpr size_t kSamples = 40, kK = 10;
-  using Clock = std::chrono::steady_clock;
   const size_t samples = std::min(kSamples, live.size() / 2);
-  if (samples == 0) return kHnswEfSearch;
+  if (samples == 0) return Calibration{kHnswEfSearch, 0};
   std::vector<uint32_t> queries;
   for (size_t i = 0; i < samples; ++i) queries.push_back(live[i * (live.size() / samples)]);
   auto vec = [&](uint32_t slot) { return data.data() + static_cast<size_t>(slot) * dim_; };
-  // The exact answers, timed: the cost of the exact scan.
+  // The exact answers.
   std::vector<std::vector<uint32_t>> truth(samples);
-  const auto exact_start = Clock::now();
   for (size_t q = 0; q < samples; ++q) {
     std::priority_queue<std::pair<double, uint32_t>> best;
     for (uint32_t slot : live) {
@@ -579,11 +623,17 @@ std::optional<size_t> VectorIndex::Calibrate(const Graph& graph, const std::vect
     }
     for (; !best.empty(); best.pop()) truth[q].push_back(best.top().second);
   }
-  const auto exact_time = Clock::now() - exact_start;
+  // Costs are counted in distance computations, not timed: timings on a loaded machine made
+  // the choice flip (a graph kept at twice the exact scan's latency). The exact scan reads
+  // vectors in order; a graph's reads are scattered and come with heap work, hence
+  // kGraphDistanceCost per graph distance.
+  constexpr double kGraphDistanceCost = 4.0;
+  const double exact_cost = static_cast<double>(samples) * static_cast<double>(scanned);
   std::vector<float> query(graph.dim, 0.0f);
   for (size_t ef = kHnswEfSearch; ef <= 16 * kHnswEfSearch; ef *= 2) {
     size_t hits = 0;
-    const auto start = Clock::now();
+    const long computed_before = graph.hnsw->metric_distance_computations.load();
+    double reranked = 0;
     for (size_t q = 0; q < samples; ++q) {
       std::copy(vec(queries[q]), vec(queries[q]) + dim_, query.begin());
       auto found = graph.hnsw->searchKnn(query.data(), std::min(ef, live.size()));
@@ -592,19 +642,24 @@ std::optional<size_t> VectorIndex::Calibrate(const Graph& graph, const std::vect
         const auto slot = static_cast<uint32_t>(found.top().second);
         if (slot != queries[q]) ordered.emplace_back(Distance(vec(queries[q]), vec(slot)), slot);
       }
+      reranked += static_cast<double>(ordered.size());
       std::sort(ordered.begin(), ordered.end());
       for (size_t i = 0; i < std::min(kK, ordered.size()); ++i) {
         hits += std::count(truth[q].begin(), truth[q].end(), ordered[i].second);
       }
     }
-    const auto time = Clock::now() - start;
+    const double graph_cost =
+        kGraphDistanceCost *
+            static_cast<double>(graph.hnsw->metric_distance_computations.load() - computed_before) +
+        reranked;
     const bool recall_met =
         static_cast<double>(hits) >= kVectorRecallTarget * static_cast<double>(samples * kK);
     // At the base ef the graph's cost hardly grows with the index, the exact scan's does:
     // the graph is kept then even when the scan is still as fast.
-    if (recall_met && ef == kHnswEfSearch) return ef;
-    if (time >= exact_time) return std::nullopt;  // slower than exact, and more so at a larger ef
-    if (recall_met) return ef;
+    const Calibration here{ef, graph_cost / exact_cost};
+    if (recall_met && ef == kHnswEfSearch) return here;
+    if (graph_cost >= exact_cost) return std::nullopt;  // costlier, more so at a larger ef
+    if (recall_met) return here;
   }
   return std::nullopt;
 }

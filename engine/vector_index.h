@@ -46,12 +46,14 @@ inline constexpr size_t kVectorGraphThreshold = 20000;
 // bench/vector_bench.cc for Recall@10 >= 0.95 on random and clustered 128-dimension data
 // (bench/RESULTS.md).
 inline constexpr size_t kHnswM = 16;
-inline constexpr size_t kHnswEfConstruction = 100;
+inline constexpr size_t kHnswEfConstruction = 64;
 inline constexpr size_t kHnswEfSearch = 160;
 // After a build, the graph is searched with the smallest ef of kHnswEfSearch * 2^i
 // (i = 0..4) that reaches this Recall@10 on a sample of the index's own vectors, or dropped
-// (searches stay exact, until the index doubles) when no such ef is faster than the exact
-// scan (kHnswEfSearch itself is always accepted when it reaches the target).
+// (searches stay exact, until the index doubles) when no such ef costs less than the exact
+// scan, in distance computations (kHnswEfSearch itself is always accepted when it reaches the
+// target). Graphs of an eighth and a quarter of the vectors are probed first, so that data
+// on which the whole graph would be dropped costs no whole build.
 inline constexpr double kVectorRecallTarget = 0.95;
 
 // Limits of vector indexes. Verified (API reference): Dimensions >= 1, TopK 1..100 (the
@@ -127,9 +129,15 @@ class VectorIndex {
                                const std::vector<std::pair<size_t, const AttributeValue*>>& f,
                                const std::unordered_set<uint32_t>* candidates) const;
   void RemoveSlot(uint32_t slot);  // REQUIRES: mu_ held exclusively
-  // The ef for `graph` (built from `data`'s `live` slots), nullopt: exact search is better.
-  std::optional<size_t> Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
-                                  const std::vector<float>& data) const;
+  // The ef for `graph` (built from `data`'s `live` slots) at the recall target, and the work
+  // of a search at that ef as a share of an exact scan of `scanned` vectors; nullopt: the
+  // exact scan is cheaper.
+  struct Calibration {
+    size_t ef = 0;
+    double cost_share = 0;
+  };
+  std::optional<Calibration> Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
+                                       const std::vector<float>& data, size_t scanned) const;
 
   const VectorIndexDefinition def_;
   const size_t dim_;

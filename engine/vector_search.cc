@@ -185,6 +185,15 @@ void EngineImpl::AddVectorUpdates(const TableInfo& table, const std::string& key
   }
 }
 
+void EngineImpl::ApplyVectorChange(const TableInfo& table, const ChangeRecord& record) {
+  for (const auto& def : table.description.vector_indexes) {
+    std::shared_ptr<VectorIndex> index = vectors->Find(table.id, def.index_name);
+    if (!index) continue;  // not filled yet: its fill reads the item
+    index->Apply(record.item_key, record.new_image);
+    if (index->WantsGraph()) vectors->Nudge();
+  }
+}
+
 std::shared_ptr<VectorIndex> EngineImpl::VectorIndexOf(const TableInfo& table,
                                                        const VectorIndexDefinition& def) {
   if (auto index = vectors->Find(table.id, def.index_name)) return index;

@@ -197,26 +197,26 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
     std::optional<uint64_t> put = AddTtlEntryUpdates(table_id, *ttl, key, old, updated, batch);
     if (put) ttl_notes.Note(table_id, *put);
   }
-  // Vector indexes (in memory) learn of the write once the batch commits, still under the
-  // item's lock, so an index is never behind the items a reader has seen written.
-  if (!current->description.vector_indexes.empty()) {
-    AddVectorUpdates(*current, key, updated, batch);
-  }
-  // GSIs: in read-your-writes mode (the default) their entries go into this batch, as the
-  // LSIs' do; with simulated lag they learn of the write from the change log, appended in
-  // the same batch, with the sequence taken under the item's lock so that one item's
+  // GSIs and vector indexes: in read-your-writes mode (the default) GSI entries go into this
+  // batch, as the LSIs' do, and vector indexes (in memory) learn of the write once the batch
+  // commits, still under the item's lock, so an index is never behind the items a reader has
+  // seen written. With simulated lag both learn of the write from the change log, appended
+  // in the same batch, with the sequence taken under the item's lock so that one item's
   // changes are logged in order. The table's stream gets a record with the same sequence,
   // unless nothing changed (the service writes no stream record for a write that leaves
   // the item as it was).
   const TableDescription& d = current->description;
-  bool gsi = current->has_gsi();
-  if (gsi && GsisInline()) {
-    AddIndexUpdates(*current, /*global=*/true, old, updated, batch, nullptr, storage.get());
-    gsi = false;
+  bool logged = current->has_gsi() || !d.vector_indexes.empty();
+  if (GsisInline()) {
+    if (current->has_gsi()) {
+      AddIndexUpdates(*current, /*global=*/true, old, updated, batch, nullptr, storage.get());
+    }
+    if (!d.vector_indexes.empty()) AddVectorUpdates(*current, key, updated, batch);
+    logged = false;
   }
   bool stream = d.stream_specification && d.latest_stream_label && (old || updated) &&
                 !(old && updated && *old == *updated);
-  if (gsi || stream) {
+  if (logged || stream) {
     uint64_t sequence = sequencer->Begin();
     sequences->push_back(sequence);
     std::string old_value;
@@ -234,7 +234,7 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
       batch->Put(Cf::kStreams, StreamRecordKey(table_id, *d.latest_stream_label, sequence),
                  EncodeStreamRecord(origin, change));
     }
-    if (gsi) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
+    if (logged) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
   }
   return Status::Ok();
 }

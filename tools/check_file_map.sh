@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fails when docs/ARCHITECTURE.md's file map and the tree disagree: every source file of
-# include/ddb/, engine/, protocol/ and server/ (unit tests aside) is named in its layer's
+# include/ddb/, engine/, protocol/, server/ and cli/ (unit tests aside) is named in its layer's
 # table, and every file a table names exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 doc=docs/ARCHITECTURE.md
 fail=0
-for dir in include/ddb engine protocol server; do
+for dir in include/ddb engine protocol server cli; do
   # The table after the "<dir>/" line of the "## File map" section: its first column.
   listed=$(awk -v d="$dir/" '
     /^## File map/ { in_map = 1; next }

@@ -6,6 +6,8 @@
 #             headers (include/ddb/), except that unit tests may use engine/*_testing.h
 #   server/   no RocksDB, no simdjson; of the engine only include/ddb/; of protocol/ only
 #             handler.h
+#   cli/      the command line: like server/ (no RocksDB; of the engine only include/ddb/; of
+#             protocol/ only handler.h), and nothing from server/
 #   RocksDB headers only in engine/storage.cc
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,16 +22,17 @@ check() {  # dir, regex, what
 check engine 'boost/beast|boost/asio|simdjson|protocol/|server/' 'engine must not see HTTP, JSON or upper layers'
 check protocol 'rocksdb/|boost/beast|boost/asio|server/' 'protocol must not see RocksDB, HTTP or the server'
 check server 'rocksdb/|simdjson' 'server sees only protocol/handler.h'
+check cli 'rocksdb/|server/' 'cli sees only include/ddb and protocol/handler.h'
 hits=$(grep -rnE '^\s*#\s*include\s*"' include | grep -vE '#\s*include\s*"ddb/' || true)
 if [[ -n "$hits" ]]; then echo "public headers include non-public ones:"; echo "$hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include\s*[<"](rocksdb|boost|simdjson|xxhash)' include || true)
 if [[ -n "$hits" ]]; then echo "public headers include third-party headers:"; echo "$hits"; fail=1; fi
-hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol server --include='*.h' --include='*.cc' |
+hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol server cli --include='*.h' --include='*.cc' |
        grep -vE '^protocol/[a-z_]+_test\.cc:[0-9]+:#include "engine/[a-z_]+_testing\.h"' || true)
 if [[ -n "$hits" ]]; then echo "engine internals included above the engine (use include/ddb/):"; echo "$hits"; fail=1; fi
 hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --include='*.cc' | grep -v '^engine/storage.cc$' || true)
 if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage.cc: $hits"; fail=1; fi
-hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' server --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)
-if [[ -n "$hits" ]]; then echo "server includes protocol internals:"; echo "$hits"; fail=1; fi
+hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' server cli --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)
+if [[ -n "$hits" ]]; then echo "server or cli includes protocol internals:"; echo "$hits"; fail=1; fi
 [[ $fail -eq 0 ]] && echo "check_layers: ok"
 exit $fail

@@ -6,13 +6,14 @@ function, TopK 1..100, and the troubleshooting page's messages. Messages the doc
 does not give are checked by substring only (engine/vector_search.cc says which are guessed).
 """
 
+import http.client
 import math
 import random
 import time
 
 import pytest
 
-from conftest import unique_name
+from conftest import TARGET_PREFIX, ServerProcess, raw_post, unique_name
 
 ERR = "com.amazonaws.dynamodb.v20120810#"
 
@@ -389,3 +390,53 @@ def test_recall_against_exact_above_graph_threshold(raw, server):
         assert hits / (10 * len(queries)) >= 0.95
     finally:
         raw("DeleteTable", {"TableName": name})
+
+
+LAG_MS = 1500
+
+
+def test_propagation_delay_lags_vector_index_like_gsis():
+    """Under --gsi-propagation-delay-ms the vector index follows the change log, as GSIs do:
+    a new vector and a removed one show in searches only after the delay. (Hits are read from
+    the table, so a deleted item drops out of results at once; its entry goes after the delay.)"""
+    srv = ServerProcess("--in-memory", "--gsi-propagation-delay-ms", str(LAG_MS)).start()
+    try:
+        def call(op, body):
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+            try:
+                return raw_post(conn, srv.endpoint, TARGET_PREFIX + op, body)
+            finally:
+                conn.close()
+
+        name = unique_name("veclag")
+        ok(create(call, name, [vector_index()]))
+
+        def found():
+            return [(r["Item"]["pk"]["S"]) for r in
+                    ok(search(call, name, [1, 0, 0], k=5))["SearchResults"]]
+
+        def after_lag(t0, expected):
+            # Not visible before the delay (unless this machine stalled past it), visible after.
+            seen = found()
+            if time.monotonic() - t0 < 0.8 * LAG_MS / 1000:
+                assert seen != expected, seen
+            deadline = time.monotonic() + 10
+            while found() != expected:
+                assert time.monotonic() < deadline, found()
+                time.sleep(0.1)
+            assert time.monotonic() - t0 >= LAG_MS / 1000 * 0.9
+
+        t0 = time.monotonic()
+        ok(put(call, name, "a", [1, 0, 0]))
+        after_lag(t0, ["a"])
+        t0 = time.monotonic()
+        ok(put(call, name, "a"))  # the vector removed from the item
+        after_lag(t0, [])
+        t0 = time.monotonic()
+        ok(put(call, name, "b", [0, 1, 0]))
+        after_lag(t0, ["b"])
+        ok(call("DeleteItem", {"TableName": name, "Key": {"pk": {"S": "b"}}}))
+        assert found() == []
+        ok(call("DeleteTable", {"TableName": name}))
+    finally:
+        srv.stop_and_check()
