@@ -1,4 +1,5 @@
 // The web console's JSON endpoints (handler.h RenderConsoleApi; docs/CONSOLE.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
