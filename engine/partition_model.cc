@@ -16,6 +16,7 @@ constexpr double kWarmReadUnits = 12000;
 constexpr double kWarmWriteUnits = 4000;
 constexpr size_t kMaxTrackedKeys = 4096;
 constexpr size_t kHottestKeys = 10;
+constexpr size_t kPartitionHotKeys = 3;
 // Throttles within one heat window that make a partition split.
 constexpr int64_t kHeatSplitThrottles = 200;
 constexpr double kHeatWindowSeconds = 10;
@@ -217,6 +218,9 @@ Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::s
   // Out of the partition's hard ceiling: a key-range limit; otherwise the table (or its
   // on-demand maximum) is what ran out.
   bool key_range = ceiling.tokens <= 0;
+  if (key_range) {
+    (write ? p.figures.write_key_range_throttles : p.figures.read_key_range_throttles)++;
+  }
   std::string reason = std::string(index.empty() ? "Table" : "Index") + kind +
                        (key_range            ? "KeyRangeThroughputExceeded"
                         : capacity.on_demand ? "MaxOnDemandThroughputExceeded"
@@ -321,11 +325,39 @@ std::vector<ResourceSnapshot> PartitionModel::Snapshot() const {
     s.read_throttles = r->read_throttles;
     s.write_throttles = r->write_throttles;
     s.splits = r->splits;
+    s.simulated = options_.simulate;
+    s.on_demand = r->capacity.on_demand;
+    s.read_limit = r->TableRate(false);
+    s.write_limit = r->TableRate(true);
+    const Clock::time_point now = Clock::now();
+    const double burst = r->capacity.on_demand ? 1 : kBurstSeconds;
     for (size_t i = 0; i < r->partitions.size(); ++i) {
-      PartitionSnapshot p = r->partitions[i].figures;
-      p.start = r->partitions[i].start;
+      const Partition& part = r->partitions[i];
+      PartitionSnapshot p = part.figures;
+      p.start = part.start;
       p.end = i + 1 < r->partitions.size() ? r->partitions[i + 1].start - 1 : UINT64_MAX;
+      p.read_limit = r->ShareRate(false);
+      p.write_limit = r->ShareRate(true);
+      if (options_.simulate) {
+        // The buckets as Admit would see them now, without refilling them here.
+        Bucket read = part.read, write = part.write;
+        read.Refill(p.read_limit, burst, now);
+        write.Refill(p.write_limit, burst, now);
+        p.read_tokens = read.tokens;
+        p.write_tokens = write.tokens;
+      }
       s.partitions.push_back(p);
+      if (!part.key_units.empty()) {
+        PartitionHotKeys hot;
+        hot.start = part.start;
+        for (const auto& [key, units] : part.key_units) hot.keys.push_back({key, units});
+        size_t k = std::min(kPartitionHotKeys, hot.keys.size());
+        std::partial_sort(hot.keys.begin(), hot.keys.begin() + static_cast<std::ptrdiff_t>(k),
+                          hot.keys.end(),
+                          [](const HotKey& a, const HotKey& b) { return a.units > b.units; });
+        hot.keys.resize(k);
+        s.partition_hot_keys.push_back(std::move(hot));
+      }
     }
     std::vector<HotKey> keys;
     keys.reserve(r->key_units.size());

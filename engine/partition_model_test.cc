@@ -623,5 +623,73 @@ TEST(PartitionModel, FewKeysAreAllListed) {
   EXPECT_EQ(hot[1].key, "small");
 }
 
+// What the web console reads besides /metrics' figures: limits, the buckets' tokens, throttles
+// by reason and each partition's hottest keys.
+TEST(PartitionModel, SnapshotCarriesLimitsCreditReasonsAndPartitionHotKeys) {
+  PartitionModel model(Simulating());
+  const ResourceCapacity capacity = Provisioned(10, 4);
+  // A fresh table holds one second of its share: 10 read tokens. Reads of 1 unit run them
+  // out; the next is throttled by the table's capacity, not the partition's ceiling.
+  int throttled = 0;
+  for (int i = 0; i < 40; ++i) {
+    if (model.Admit(1, "t", "", capacity, 5, false).ok()) {
+      model.Charge(1, "t", "", capacity, 5, "hot", 1, false, 0, 0);
+    } else {
+      ++throttled;
+    }
+  }
+  model.Charge(1, "t", "", capacity, 6, "cold", 0.5, false, 0, 0);
+  ASSERT_GT(throttled, 0);
+  const ResourceSnapshot r = Only(model.Snapshot());
+  EXPECT_TRUE(r.simulated);
+  EXPECT_FALSE(r.on_demand);
+  EXPECT_EQ(r.read_limit, 10);
+  EXPECT_EQ(r.write_limit, 4);
+  ASSERT_EQ(r.partitions.size(), 1u);
+  const PartitionSnapshot& p = r.partitions[0];
+  EXPECT_EQ(p.read_limit, 10);
+  EXPECT_EQ(p.write_limit, 4);
+  EXPECT_EQ(p.read_throttles, throttled);
+  EXPECT_EQ(p.read_key_range_throttles, 0);
+  EXPECT_LT(p.read_tokens, 10);  // spent (refilled at 10/s since)
+  EXPECT_GT(p.write_tokens, 0);  // untouched: one second's worth, refilling
+  ASSERT_EQ(r.partition_hot_keys.size(), 1u);
+  EXPECT_EQ(r.partition_hot_keys[0].start, p.start);
+  ASSERT_EQ(r.partition_hot_keys[0].keys.size(), 2u);
+  EXPECT_EQ(r.partition_hot_keys[0].keys[0].key, "hot");
+  EXPECT_EQ(r.partition_hot_keys[0].keys[1].key, "cold");
+
+  // Without simulation nothing is throttled and the buckets are not reported.
+  PartitionModel plain(PartitionModelOptions{});
+  plain.Charge(1, "t", "", capacity, 5, "k", 1, false, 0, 0);
+  const ResourceSnapshot q = Only(plain.Snapshot());
+  EXPECT_FALSE(q.simulated);
+  EXPECT_EQ(q.partitions[0].read_tokens, 0);
+  EXPECT_EQ(q.partitions[0].read_limit, 10);
+}
+
+// On demand, a key beyond the partition's ceiling is throttled by the key range.
+TEST(PartitionModel, KeyRangeThrottlesAreCountedApart) {
+  PartitionModel model(Simulating());
+  int throttled = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (model.Admit(1, "t", "", OnDemand(), 5, true).ok()) {
+      model.Charge(1, "t", "", OnDemand(), 5, "hot", 100, true, 0, 0);
+    } else {
+      ++throttled;
+    }
+  }
+  ASSERT_GT(throttled, 0);
+  const ResourceSnapshot r = Only(model.Snapshot());
+  int64_t key_range = 0, all = 0;
+  for (const PartitionSnapshot& p : r.partitions) {
+    key_range += p.write_key_range_throttles;
+    all += p.write_throttles;
+    EXPECT_EQ(p.write_limit, 1000);
+  }
+  EXPECT_EQ(all, throttled);
+  EXPECT_EQ(key_range, throttled);
+}
+
 }  // namespace
 }  // namespace ddb

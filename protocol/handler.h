@@ -48,6 +48,17 @@ WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ct
 std::string RenderMetricsText(Engine& engine);
 std::string RenderMetricsText(const std::vector<MetricsSource>& sources);
 
+// GET /console/api/<resource>: the web console's JSON (docs/CONSOLE.md), built from
+// Engine::GetMetrics (the figures /metrics shows) and the tables' descriptions; the console
+// computes rates from successive snapshots, so nothing is kept between calls.
+//   "tables"                -> every table: description, TTL, item counts and sizes
+//   "partitions?table=<T>"  -> table T's and its GSIs' partitions (cumulative units,
+//                              throttles by reason, limits, burst credit, hot keys), GSI lag
+// `query` is the URL's query string. Status 200, 400 (no table=), 404 (unknown resource or
+// table). Never throws unless allocation does.
+WireResponse RenderConsoleApi(const std::vector<MetricsSource>& sources, std::string_view resource,
+                              std::string_view query);
+
 // The wire form of an error: status 400 (500 for kInternal) and
 // {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.
 WireResponse ErrorResponse(const Error& error);

@@ -44,29 +44,6 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
-// Partition keys are raw bytes (B keys too): labels must be UTF-8 (Escape handles quotes,
-// backslashes and newlines), so anything else is shown as hex.
-std::string KeyLabel(std::string_view key) {
-  bool printable = true;
-  for (size_t i = 0; i < key.size() && printable;) {
-    auto c = static_cast<unsigned char>(key[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > key.size()) printable = false;
-    for (size_t k = 1; k < len && printable; ++k) {
-      if ((static_cast<unsigned char>(key[i + k]) >> 6) != 2) printable = false;
-    }
-    i += len ? len : 1;
-  }
-  if (printable) return std::string(key);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "0x";
-  for (char ch : key) {
-    out.push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
-    out.push_back(kHex[static_cast<unsigned char>(ch) & 15]);
-  }
-  return out;
-}
-
 std::string Num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -104,6 +81,27 @@ std::string Hex(uint64_t v) {
 }
 
 }  // namespace
+
+std::string KeyLabel(std::string_view key) {
+  bool printable = true;
+  for (size_t i = 0; i < key.size() && printable;) {
+    auto c = static_cast<unsigned char>(key[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > key.size()) printable = false;
+    for (size_t k = 1; k < len && printable; ++k) {
+      if ((static_cast<unsigned char>(key[i + k]) >> 6) != 2) printable = false;
+    }
+    i += len ? len : 1;
+  }
+  if (printable) return std::string(key);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (char ch : key) {
+    out.push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
+    out.push_back(kHex[static_cast<unsigned char>(ch) & 15]);
+  }
+  return out;
+}
 
 void RecordRequest(std::string_view operation, double seconds, int status,
                    std::string_view error_type) {

@@ -23,4 +23,8 @@ void RecordRequest(std::string_view operation, double seconds, int status,
 std::string RenderMetrics(const std::vector<MetricsSource>& sources);
 std::string RenderMetrics(Engine& engine);
 
+// A partition key as text: its bytes when they are UTF-8, else "0x" and hex (B keys), so
+// that labels and the console's JSON stay valid UTF-8.
+std::string KeyLabel(std::string_view key);
+
 }  // namespace ddb::protocol

@@ -107,6 +107,9 @@ std::string Usage(std::string_view program) {
       "                   the most history a table with point-in-time recovery keeps; past\n"
       "                   it the oldest goes and EarliestRestorableDateTime moves up\n"
       "                   (default 1 GiB; what on-demand backups need is always kept)\n"
+      "  --console on|off the web console at /console: tables, an item browser, the live\n"
+      "                   partition view and a stream tail (default: on when --host is a\n"
+      "                   loopback address, off otherwise)\n"
       "  --credentials F  keys for --auth verify: an AWS shared-credentials INI file\n"
       "                   (aws_access_key_id, aws_secret_access_key, optional\n"
       "                   aws_session_token, account_id, principal_arn per profile); the\n"
@@ -128,6 +131,25 @@ std::string Usage(std::string_view program) {
       "\n"
       "Once listening, prints \"LISTENING <port>\" on stdout.\n");
   return usage;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  // 127.0.0.0/8, written as a dotted quad.
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
+bool ConsoleEnabled(const ServerOptions& options) {
+  return options.console.value_or(IsLoopbackHost(options.host));
 }
 
 // Hand-written rather than Boost.Program_options or gflags: a handful of flags do not justify a
@@ -181,7 +203,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
-        flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes") {
+        flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
+        flag != "--console") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -270,6 +293,14 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         options.durability = Durability::kFsync;
       } else {
         return BadValue(flag, value, "process or fsync");
+      }
+    } else if (flag == "--console") {
+      if (value == "on") {
+        options.console = true;
+      } else if (value == "off") {
+        options.console = false;
+      } else {
+        return BadValue(flag, value, "on or off");
       }
     } else if (flag == "--credentials") {
       if (value.empty()) return BadValue(flag, value, "a file");

@@ -121,17 +121,26 @@ struct ServerOptions {
   // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB
   // Local's -cors). Default: "*"
   std::string cors_origins = "*";
+  // The web console at /console (docs/CONSOLE.md): --console on|off. Default: none given,
+  // which means on when `host` is a loopback address, off otherwise (ConsoleEnabled)
+  std::optional<bool> console;
 };
+
+// Whether `host` names the loopback interface: 127.0.0.0/8, ::1 ([::1]) or "localhost".
+bool IsLoopbackHost(std::string_view host);
+
+// Whether the server serves /console: --console if given, else IsLoopbackHost(host).
+bool ConsoleEnabled(const ServerOptions& options);
 
 // The --help text, starting with "Usage: <program> [flags]".
 std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --durability MODE, --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
-// --partition-split-bytes N, --auth MODE, --isolation MODE, --credentials F, --health-check and
-// --help (-h), each value flag also as --flag=value. Later flags override earlier ones. Errors:
-// kValidation (unknown flag, missing or malformed value, positional argument); the message names
-// the flag and is meant to be printed before Usage().
+// --partition-split-bytes N, --console on|off, --auth MODE, --isolation MODE, --credentials F,
+// --health-check and --help (-h), each value flag also as --flag=value. Later flags override
+// earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
+// argument); the message names the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);
 
 }  // namespace ddb::server

@@ -59,5 +59,27 @@ TEST(ServerConfig, UsageNamesEngineThreads) {
   EXPECT_NE(Usage("ddb-server").find("--engine-threads N"), std::string::npos);
 }
 
+TEST(ServerConfig, ConsoleDefaultsToOnOnlyOnLoopback) {
+  Result<ServerOptions> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(ConsoleEnabled(parsed.value()));
+  parsed = Parse({"--host", "0.0.0.0"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(ConsoleEnabled(parsed.value()));
+  parsed = Parse({"--host", "0.0.0.0", "--console", "on"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(ConsoleEnabled(parsed.value()));
+  parsed = Parse({"--console=off"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(ConsoleEnabled(parsed.value()));
+  EXPECT_FALSE(Parse({"--console", "maybe"}).ok());
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(IsLoopbackHost("127.1.2.3"));
+  EXPECT_TRUE(IsLoopbackHost("::1"));
+  EXPECT_TRUE(IsLoopbackHost("localhost"));
+  EXPECT_FALSE(IsLoopbackHost("127.example.com"));
+  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
+}
+
 }  // namespace
 }  // namespace ddb::server

@@ -41,6 +41,7 @@
 #include "ddb/engine.h"
 #include "protocol/handler.h"
 #include "server/byte_budget.h"
+#include "server/console.h"
 #include "server/content_coding.h"
 #include "server/engine_slots.h"
 #include "server/log.h"
@@ -232,13 +233,16 @@ void AddCorsHeaders(const HttpRequest& request, bool preflight, std::string_view
 }
 
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
-                          const SignatureVerifier* verifier);
+                          const SignatureVerifier* verifier, bool console);
 
 }  // namespace
 
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request, const SignatureVerifier* verifier,
-                   std::string_view cors_origins) {
-  HttpResponse response = RouteRequest(namespaces, request, verifier);
+                   std::string_view cors_origins, bool console) {
+  HttpResponse response = RouteRequest(namespaces, request, verifier, console);
+  // The console is same-origin only: no CORS answers for its files and endpoints.
+  const std::string_view path = request->target.substr(0, request->target.find('?'));
+  if (console && IsConsolePath(path)) return response;
   AddCorsHeaders(*request, request->method == "OPTIONS", cors_origins, &response);
   return response;
 }
@@ -276,9 +280,15 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
 }
 
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
-                          const SignatureVerifier* verifier) {
+                          const SignatureVerifier* verifier, bool console) {
   const std::string_view target = request->target;
-  const std::string_view path = target.substr(0, target.find('?'));
+  const size_t question = target.find('?');
+  const std::string_view path = target.substr(0, question);
+  if (console && IsConsolePath(path)) {
+    const std::string_view query =
+        question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+    return ServeConsole(namespaces, *request, path, query);
+  }
   if (path == "/metrics" && request->method == "GET") {
     HttpResponse response = PlainResponse(200, protocol::RenderMetricsText(namespaces.Sources()));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -1143,15 +1153,19 @@ void HttpServer::Impl::BeginShutdown() {
 
 HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer([&namespaces, verifier, cors = options.cors_origins](
-                     HttpRequest* request) { return Route(namespaces, request, verifier, cors); },
-                 options) {}
+    : HttpServer(
+          [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options)](
+              HttpRequest* request) { return Route(namespaces, request, verifier, cors, console); },
+          options) {}
 
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options,
                        const SignatureVerifier* verifier)
-    : HttpServer([shared = std::make_shared<Namespaces>(engine),
-                  verifier](HttpRequest* request) { return Route(*shared, request, verifier); },
-                 options) {}
+    : HttpServer(
+          [shared = std::make_shared<Namespaces>(engine), verifier,
+           console = ConsoleEnabled(options)](HttpRequest* request) {
+            return Route(*shared, request, verifier, "*", console);
+          },
+          options) {}
 
 HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
     : impl_(std::make_unique<Impl>(std::move(handler), options)) {}

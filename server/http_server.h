@@ -80,9 +80,11 @@ struct HttpResponse {
 // with the verifier's error.
 // May move request->body. Does not throw unless the engine or allocation does.
 // `cors_origins`: "*" (any origin) or a comma-separated allow-list (ServerOptions).
+// `console`: GET /console and /console/... serve the web console (server/console.h), with
+// no CORS headers (it is same-origin only); otherwise they are 404 like any other path.
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
-                   const SignatureVerifier* verifier = nullptr,
-                   std::string_view cors_origins = "*");
+                   const SignatureVerifier* verifier = nullptr, std::string_view cors_origins = "*",
+                   bool console = false);
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
 // selects the 1.1 content type.

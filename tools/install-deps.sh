@@ -9,9 +9,10 @@ set -euo pipefail
 build_pkgs=(cmake g++ make pkg-config librocksdb-dev libboost-dev libsimdjson-dev
             libxxhash-dev zlib1g-dev libzstd-dev libssl-dev libgtest-dev libhnswlib-dev)
 # clang, libclang-rt-14-dev: the fuzz targets and the sanitizer smoke; fuse3, libfuse3-dev: the
-# power-cut test's file system; ccache: the extra builds those need.
+# power-cut test's file system; ccache: the extra builds those need; chromium: the web
+# console's browser test (tests/js/console.test.mjs, driven by playwright-core).
 test_pkgs=(python3 python3-boto3 python3-pytest awscli fuse3 libfuse3-dev clang libclang-rt-14-dev
-           ccache)
+           ccache chromium)
 # The JS wire tests need node >= 20 and npm: Debian 12's nodejs is 18, so only install
 # Debian's when there is no node at all (tests/js/package.json states the engine).
 

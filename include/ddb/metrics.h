@@ -23,12 +23,32 @@ struct PartitionSnapshot {
   int64_t write_throttles = 0;
   int64_t items = 0;
   int64_t bytes = 0;
+  // Throttles by reason: the partition's hard ceiling (3,000 RCU / 1,000 WCU per second, the
+  // service's *KeyRangeThroughputExceeded) or the table's capacity (provisioned or on-demand
+  // maximum, *ProvisionedThroughputExceeded / *MaxOnDemandThroughputExceeded).
+  int64_t read_key_range_throttles = 0;
+  int64_t write_key_range_throttles = 0;
+  // Units per second this partition may use: its share of the table's provisioned
+  // throughput (on demand: the per-partition ceiling).
+  double read_limit = 0;
+  double write_limit = 0;
+  // Units in the partition's buckets now, burst credit included (provisioned tables keep up
+  // to 300 s of unused share). Only under simulated capacity; 0 otherwise.
+  double read_tokens = 0;
+  double write_tokens = 0;
 };
 
 // A partition key and the units it consumed (contributor-insights style).
 struct HotKey {
   std::string key;
   double units = 0;
+};
+
+// The hottest keys of one partition, most first: units since the partition began (a split
+// starts afresh) or since its last 10 s heat window with throttles.
+struct PartitionHotKeys {
+  uint64_t start = 0;  // the partition's first token
+  std::vector<HotKey> keys;
 };
 
 // One table or GSI in the partition model.
@@ -41,8 +61,13 @@ struct ResourceSnapshot {
   int64_t read_throttles = 0;
   int64_t write_throttles = 0;
   int64_t splits = 0;
+  bool simulated = false;  // capacity is simulated (--simulate-capacity): throttles happen
+  bool on_demand = true;   // on-demand capacity mode, else provisioned
+  double read_limit = 0;   // the table's (or GSI's) units per second: provisioned, or the
+  double write_limit = 0;  // on-demand maximum (max of warm throughput and 2x peak)
   std::vector<PartitionSnapshot> partitions;
   std::vector<HotKey> hottest_keys;  // the keys that consumed the most units, most first
+  std::vector<PartitionHotKeys> partition_hot_keys;  // per partition, up to 3 keys each
 };
 
 // Items and item bytes of a table or one of its indexes.
