@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -34,6 +35,7 @@
 #include "ddb/attribute_value.h"
 #include "ddb/error.h"
 #include "ddb/types.h"
+#include "engine/scan_helpers.h"
 
 namespace ddb {
 
@@ -76,7 +78,8 @@ Result<std::vector<float>> SearchVectorOf(const std::vector<AttributeValue>& val
 
 class VectorIndex {
  public:
-  explicit VectorIndex(VectorIndexDefinition def);
+  // `helpers` (may be null: serial) run parts of large exact scans; they outlive the index.
+  explicit VectorIndex(VectorIndexDefinition def, ScanHelpers* helpers = nullptr);
   ~VectorIndex();
   VectorIndex(const VectorIndex&) = delete;
   VectorIndex& operator=(const VectorIndex&) = delete;
@@ -127,6 +130,11 @@ class VectorIndex {
   bool Matches(uint32_t slot, const std::vector<std::pair<size_t, const AttributeValue*>>& f) const;
   double Distance(const float* a, const float* b) const;  // smaller is closer
   double ScoreOf(double distance) const;
+  using Nearest = std::priority_queue<std::pair<double, uint32_t>>;  // the k smallest at most
+  // Adds `slot` to `best` when it is live, matches `f` and is among the k nearest.
+  void Consider(const std::vector<float>& query, size_t k,
+                const std::vector<std::pair<size_t, const AttributeValue*>>& f, uint32_t slot,
+                Nearest* best) const;
   std::vector<Hit> ExactSearch(const std::vector<float>& query, size_t k,
                                const std::vector<std::pair<size_t, const AttributeValue*>>& f,
                                const std::unordered_set<uint32_t>* candidates) const;
@@ -142,6 +150,7 @@ class VectorIndex {
                                        const std::vector<float>& data, size_t scanned) const;
 
   const VectorIndexDefinition def_;
+  ScanHelpers* const helpers_;
   const size_t dim_;
   std::optional<size_t> hash_position_;  // the HASH attribute's place in the SearchSchema
   mutable std::shared_mutex mu_;
@@ -177,6 +186,7 @@ class VectorIndexes {
 
  private:
   void BuildLoop();
+  ScanHelpers helpers_;  // declared first: destroyed after the indexes it serves
   mutable std::mutex mu_;
   std::map<std::pair<uint32_t, std::string>, std::shared_ptr<VectorIndex>> indexes_;
   std::condition_variable cv_;
