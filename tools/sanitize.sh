@@ -35,7 +35,7 @@ build() {  # build DIR SANITIZERS
   cmake --build "$1" -j"$(nproc)"
 }
 
-concurrency_unit='Transactions|GsiModes|GsiApplier|InlineAndApplier|Streams|EngineSlots|SpareThreads|PartitionModel|HttpServer|TtlEngine|Concurrent'
+concurrency_unit='ScanHelpers|Transactions|GsiModes|GsiApplier|InlineAndApplier|Streams|EngineSlots|SpareThreads|PartitionModel|HttpServer|TtlEngine|Concurrent'
 concurrency_wire=(tests/wire/test_concurrency.py tests/wire/test_concurrency_stress.py
                   tests/wire/test_engine_threads.py tests/wire/test_gsi_steady_state.py
                   tests/wire/test_streams.py)  # and test_transactions.py, apart (below)
