@@ -113,6 +113,50 @@ Result<std::optional<OnDemandThroughput>> ReadOnDemand(
   return std::optional<OnDemandThroughput>(t);
 }
 
+// A Projection member (of a secondary or a vector index) into *out; "p" is the index's
+// member path for constraint messages.
+Status ReadProjection(const JsonObject& proj, const std::string& p, Violations* v,
+                      IndexProjection* out) {
+  DDB_ASSIGN_OR_RETURN(auto type, GetString(proj, "ProjectionType"));
+  if (type) {
+    if (auto t = v->EnumValue<ProjectionType>(*type, p + ".projection.projectionType",
+                                              "ALL, INCLUDE, KEYS_ONLY")) {
+      out->projection_type = *t;
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(auto nka, GetArray(proj, "NonKeyAttributes"));
+  if (nka) {
+    bool bad_length = false;
+    for (JsonElement n : *nka) {
+      std::string_view s;
+      if (n.get(s) != simdjson::SUCCESS) return WrongType("NonKeyAttributes", "a list of strings");
+      bad_length = bad_length || s.empty() || s.size() > 255;
+      out->non_key_attributes.emplace_back(s);
+    }
+    if (bad_length) {
+      std::string list = "[";
+      for (const std::string& n : out->non_key_attributes) {
+        list += (list.size() > 1 ? ", " : "") + n;
+      }
+      v->Add("Value '" + list + "]' at '" + p +
+             ".projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy "
+             "constraint: [Member must have length less than or equal to 255, Member must have "
+             "length greater than or equal to 1]");
+    }
+    if (out->non_key_attributes.size() > 20) {
+      std::string list = "[";
+      for (const std::string& n : out->non_key_attributes) {
+        list += (list.size() > 1 ? ", " : "") + n;
+      }
+      v->Add("Value '" + list + "]' at '" + p +
+             ".projection.nonKeyAttributes' failed to satisfy constraint: Member must have "
+             "length less than or equal to 20");
+    }
+  }
+  if (!type) return Error::Validation("Unknown ProjectionType: null");
+  return Status::Ok();
+}
+
 // One LocalSecondaryIndex/GlobalSecondaryIndex (or GlobalSecondaryIndexUpdate.Create);
 // "p" is its member path for constraint messages.
 Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::string& p,
@@ -134,44 +178,7 @@ Result<SecondaryIndexDefinition> ReadIndex(const JsonObject& o, const std::strin
   if (!proj) {
     v->NotNull(p + ".projection");
   } else {
-    DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
-    if (type) {
-      if (auto t = v->EnumValue<ProjectionType>(*type, p + ".projection.projectionType",
-                                                "ALL, INCLUDE, KEYS_ONLY")) {
-        idx.projection.projection_type = *t;
-      }
-    }
-    DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
-    if (nka) {
-      bool bad_length = false;
-      for (JsonElement n : *nka) {
-        std::string_view s;
-        if (n.get(s) != simdjson::SUCCESS)
-          return WrongType("NonKeyAttributes", "a list of strings");
-        bad_length = bad_length || s.empty() || s.size() > 255;
-        idx.projection.non_key_attributes.emplace_back(s);
-      }
-      if (bad_length) {
-        std::string list = "[";
-        for (const std::string& n : idx.projection.non_key_attributes) {
-          list += (list.size() > 1 ? ", " : "") + n;
-        }
-        v->Add("Value '" + list + "]' at '" + p +
-               ".projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy "
-               "constraint: [Member must have length less than or equal to 255, Member must have "
-               "length greater than or equal to 1]");
-      }
-      if (idx.projection.non_key_attributes.size() > 20) {
-        std::string list = "[";
-        for (const std::string& n : idx.projection.non_key_attributes) {
-          list += (list.size() > 1 ? ", " : "") + n;
-        }
-        v->Add("Value '" + list + "]' at '" + p +
-               ".projection.nonKeyAttributes' failed to satisfy constraint: Member must have "
-               "length less than or equal to 20");
-      }
-    }
-    if (!type) return Error::Validation("Unknown ProjectionType: null");
+    DDB_RETURN_IF_ERROR(ReadProjection(*proj, p, v, &idx.projection));
   }
   DDB_ASSIGN_OR_RETURN(idx.provisioned_throughput,
                        ReadThroughput(o, p + ".provisionedThroughput", v));
@@ -251,24 +258,7 @@ Result<VectorIndexDefinition> ReadVectorIndex(const JsonObject& o, const std::st
   if (!proj) {
     v->NotNull(p + ".projection");
   } else {
-    DDB_ASSIGN_OR_RETURN(auto type, GetString(*proj, "ProjectionType"));
-    if (type) {
-      if (auto t = v->EnumValue<ProjectionType>(*type, p + ".projection.projectionType",
-                                                "ALL, INCLUDE, KEYS_ONLY")) {
-        idx.projection.projection_type = *t;
-      }
-    }
-    DDB_ASSIGN_OR_RETURN(auto nka, GetArray(*proj, "NonKeyAttributes"));
-    if (nka) {
-      for (JsonElement n : *nka) {
-        std::string_view str;
-        if (n.get(str) != simdjson::SUCCESS) {
-          return WrongType("NonKeyAttributes", "a list of strings");
-        }
-        idx.projection.non_key_attributes.emplace_back(str);
-      }
-    }
-    if (!type) return Error::Validation("Unknown ProjectionType: null");
+    DDB_RETURN_IF_ERROR(ReadProjection(*proj, p, v, &idx.projection));
   }
   return idx;
 }

@@ -1,5 +1,6 @@
 #include "server/console.h"
 
+#include <boost/beast/core/string.hpp>
 #include <string>
 
 #include "protocol/handler.h"
@@ -29,21 +30,10 @@ HttpResponse Text(int status, std::string body) {
   return response;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // Whether If-None-Match lists `etag` (or is "*").
 bool NotModified(const HttpRequest& request, std::string_view etag) {
   for (const HeaderField& f : request.headers) {
-    if (!EqualsIgnoreCase(f.name, "if-none-match")) continue;
+    if (!boost::beast::iequals(f.name, "if-none-match")) continue;
     if (f.value == "*" || f.value.find(etag) != std::string_view::npos) return true;
   }
   return false;

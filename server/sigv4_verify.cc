@@ -6,6 +6,7 @@
 #include <openssl/params.h>
 
 #include <algorithm>
+#include <boost/beast/core/string.hpp>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -147,21 +148,10 @@ const QueryParam* FindParam(const std::vector<QueryParam>& params, std::string_v
   return nullptr;
 }
 
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 std::optional<std::string_view> FindHeader(std::span<const HeaderField> headers,
                                            std::string_view name) {
   for (const HeaderField& h : headers) {
-    if (IEquals(h.name, name)) return h.value;
+    if (boost::beast::iequals(h.name, name)) return h.value;
   }
   return std::nullopt;
 }
@@ -435,7 +425,7 @@ Result<std::string> CanonicalRequest(const SignedRequest& request,
     out += ':';
     bool found = false;
     for (const HeaderField& h : request.headers) {
-      if (!IEquals(h.name, name)) continue;
+      if (!boost::beast::iequals(h.name, name)) continue;
       if (found) out += ',';
       found = true;
       AppendFolded(h.value, &out);
