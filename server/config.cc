@@ -1,7 +1,10 @@
 #include "server/config.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -55,7 +58,8 @@ std::string Usage(std::string_view program) {
       "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
       "  --s3-dir D       the directory standing in for S3 (ImportTable, exports): bucket =\n"
-      "                   subdirectory (default <data-dir>/s3; in memory, a temporary dir)\n"
+      "                   subdirectory (default <data-dir>/s3; in memory, a temporary dir);\n"
+      "                   also an S3 endpoint on this port for requests signed for s3\n"
       "  --durability MODE\n"
       "                   process: a write is answered once it is in RocksDB's write-ahead\n"
       "                   log, which survives a crash of the server but not of the machine\n"
@@ -146,6 +150,15 @@ bool IsLoopbackHost(std::string_view host) {
     }
   }
   return dots == 3;
+}
+
+std::string S3Directory(const ServerOptions& options) {
+  if (!options.s3_dir.empty()) return options.s3_dir;
+  if (options.in_memory) {
+    return (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
+        .string();
+  }
+  return (std::filesystem::path(options.data_dir) / "s3").string();
 }
 
 bool ConsoleEnabled(const ServerOptions& options) {

@@ -132,6 +132,9 @@ bool IsLoopbackHost(std::string_view host);
 // Whether the server serves /console: --console if given, else IsLoopbackHost(host).
 bool ConsoleEnabled(const ServerOptions& options);
 
+// The directory standing in for S3: options.s3_dir, or its default (see ServerOptions).
+std::string S3Directory(const ServerOptions& options);
+
 // The --help text, starting with "Usage: <program> [flags]".
 std::string Usage(std::string_view program);
 

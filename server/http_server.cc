@@ -46,6 +46,8 @@
 #include "server/engine_slots.h"
 #include "server/log.h"
 #include "server/namespaces.h"
+#include "server/s3_api.h"
+#include "server/s3_store.h"
 #include "server/sigv4.h"
 #include "server/spare_threads.h"
 
@@ -233,13 +235,13 @@ void AddCorsHeaders(const HttpRequest& request, bool preflight, std::string_view
 }
 
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
-                          const SignatureVerifier* verifier, bool console);
+                          const SignatureVerifier* verifier, bool console, LocalS3Store* s3);
 
 }  // namespace
 
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request, const SignatureVerifier* verifier,
-                   std::string_view cors_origins, bool console) {
-  HttpResponse response = RouteRequest(namespaces, request, verifier, console);
+                   std::string_view cors_origins, bool console, LocalS3Store* s3) {
+  HttpResponse response = RouteRequest(namespaces, request, verifier, console, s3);
   // The console is same-origin only: no CORS answers for its files and endpoints.
   const std::string_view path = request->target.substr(0, request->target.find('?'));
   if (console && IsConsolePath(path)) return response;
@@ -280,7 +282,8 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
 }
 
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
-                          const SignatureVerifier* verifier, bool console) {
+                          const SignatureVerifier* verifier, bool console, LocalS3Store* s3) {
+  if (s3 && IsS3Request(*request)) return ServeS3(*s3, request, verifier);
   const std::string_view target = request->target;
   const size_t question = target.find('?');
   const std::string_view path = target.substr(0, question);
@@ -507,11 +510,13 @@ class ArenaAllocator {
 };
 
 // The requests that need an engine slot: DynamoDB operations (POST /, whatever the query
-// string). Everything else Route answers without the engine or with a call that takes no
-// lock a blocked one holds (GET /metrics: Engine::GetMetrics), so it needs no slot and answers
-// while every slot is busy: health checks, CORS preflights, 404 and 405.
+// string) and S3 ones (file I/O, which must not hold up an I/O thread either). Everything else
+// Route answers without the engine or with a call that takes no lock a blocked one holds (GET
+// /metrics: Engine::GetMetrics), so it needs no slot and answers while every slot is busy: health
+// checks, CORS preflights, 404 and 405.
 bool IsEngineRequest(const HttpRequest& request) {
-  return request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/";
+  return (request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/") ||
+         IsS3Request(request);
 }
 
 // Operations that write, and so wait for an fsync under --durability fsync.
@@ -810,8 +815,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
-    server_.EnterEngine(server_.options().durability == Durability::kFsync &&
-                        IsWriteOperation(request_.amz_target));
+    server_.EnterEngine(IsS3Request(request_) ||
+                        (server_.options().durability == Durability::kFsync &&
+                         IsWriteOperation(request_.amz_target)));
     InvokeHandler();
     server_.LeaveEngine();
     if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
@@ -914,7 +920,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     head_ += "\r\n";
     head_ += response.extra_headers;
     head_ += "Content-Length: ";
-    AppendDecimal(&head_, response.body.size());
+    AppendDecimal(&head_, response.head_content_length.value_or(response.body.size()));
     head_ += "\r\n\r\n";
   }
 
@@ -1154,8 +1160,12 @@ void HttpServer::Impl::BeginShutdown() {
 HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
                        const SignatureVerifier* verifier)
     : HttpServer(
-          [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options)](
-              HttpRequest* request) { return Route(namespaces, request, verifier, cors, console); },
+          [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options),
+           s3 = std::make_shared<LocalS3Store>(S3Directory(options),
+                                               options.durability == Durability::kFsync)](
+              HttpRequest* request) {
+            return Route(namespaces, request, verifier, cors, console, s3.get());
+          },
           options) {}
 
 HttpServer::HttpServer(Engine& engine, const ServerOptions& options,

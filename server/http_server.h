@@ -20,7 +20,8 @@
 namespace ddb {
 class Engine;
 namespace server {
-class Namespaces;  // namespaces.h
+class Namespaces;    // namespaces.h
+class LocalS3Store;  // s3_store.h
 }  // namespace server
 }  // namespace ddb
 
@@ -58,6 +59,8 @@ struct HttpResponse {
   // Further header lines, each ending in "\r\n" (CORS), or "".
   std::string extra_headers;
   std::string body;
+  // An answer to HEAD: the Content-Length the GET's body would have; no body is sent.
+  std::optional<uint64_t> head_content_length;
 };
 
 // Routes one request:
@@ -82,9 +85,10 @@ struct HttpResponse {
 // `cors_origins`: "*" (any origin) or a comma-separated allow-list (ServerOptions).
 // `console`: GET /console and /console/... serve the web console (server/console.h), with
 // no CORS headers (it is same-origin only); otherwise they are 404 like any other path.
+// `s3`: requests signed for S3 (server/s3_api.h) are answered from it; nullptr: no S3 API.
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
                    const SignatureVerifier* verifier = nullptr, std::string_view cors_origins = "*",
-                   bool console = false);
+                   bool console = false, LocalS3Store* s3 = nullptr);
 
 // A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
 // selects the 1.1 content type.

@@ -119,14 +119,7 @@ int Main(int argc, char** argv) {
   // Account isolation by default where callers are known (--auth verify).
   const Isolation isolation = options.isolation.value_or(
       options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
-  std::string s3_dir = options.s3_dir;
-  if (s3_dir.empty()) {
-    s3_dir =
-        options.in_memory
-            ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
-                  .string()
-            : (std::filesystem::path(options.data_dir) / "s3").string();
-  }
+  const std::string s3_dir = S3Directory(options);
   Namespaces namespaces(
       EngineOptions{.data_dir = options.data_dir,
                     .in_memory = options.in_memory,

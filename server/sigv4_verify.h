@@ -30,13 +30,9 @@
 
 #include "ddb/error.h"
 #include "server/credentials.h"
+#include "server/url_coding.h"
 
 namespace ddb::server {
-
-struct HeaderField {
-  std::string_view name;  // as sent; compared case-insensitively
-  std::string_view value;
-};
 
 // What verification needs of a request; the views are valid during Verify.
 struct SignedRequest {
@@ -88,6 +84,11 @@ class SignatureVerifier {
 
   // `keys` must outlive the verifier.
   explicit SignatureVerifier(const CredentialStore* keys) : keys_(keys) {}
+
+  // Whether the access key id is one of the known keys (S3 requests: server/s3_api.h).
+  bool KnowsAccessKey(std::string_view access_key_id) const {
+    return keys_->Find(access_key_id) != nullptr;
+  }
 
   // Checks the request's signature at time `now`. Errors: as listed at the top of this file.
   Result<VerifiedCaller> Verify(const SignedRequest& request,

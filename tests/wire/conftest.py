@@ -398,10 +398,11 @@ def aws_cli_path():
     return shutil.which("aws")
 
 
-def run_aws_cli(endpoint_url, *args, check=True, timeout=60):
-    """Run `aws dynamodb <args> --endpoint-url ... --output json`.
+def run_aws_cli(endpoint_url, *args, check=True, timeout=60, service="dynamodb"):
+    """Run `aws <service> <args> --endpoint-url ... --output json`.
 
-    Returns (CompletedProcess, parsed JSON or None).
+    Returns (CompletedProcess, parsed JSON or None; None too for output that is not JSON,
+    such as `aws s3`'s).
     """
     aws = aws_cli_path()
     if aws is None:
@@ -421,13 +422,19 @@ def run_aws_cli(endpoint_url, *args, check=True, timeout=60):
     })
     env.pop("AWS_PROFILE", None)
     env.pop("AWS_SESSION_TOKEN", None)
-    cmd = [aws, "dynamodb", *args, "--endpoint-url", endpoint_url, "--output", "json"]
+    cmd = [aws, service, *args, "--endpoint-url", endpoint_url, "--output", "json"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if check:
         assert proc.returncode == 0, (f"{' '.join(cmd)} failed (rc={proc.returncode}):\n"
                                       f"stdout: {proc.stdout}\nstderr: {proc.stderr}")
     out = proc.stdout.strip()
-    parsed = json.loads(out) if (proc.returncode == 0 and out) else None
+    parsed = None
+    if proc.returncode == 0 and out:
+        try:
+            parsed = json.loads(out)
+        except ValueError:
+            if service == "dynamodb":
+                raise
     return proc, parsed
 
 
