@@ -401,6 +401,41 @@ def sigv4_seeds():
         "%s: %s\n" % h for h in token_headers + [("Authorization", auth)]).encode() + b"\n{}")
 
 
+def s3_request(method, target, headers=(), payload=b""):
+    head = "".join("%s: %s\n" % h for h in headers)
+    return ("%s\n%s\n%s\n" % (method, target, head)).encode() + payload
+
+
+def s3_seeds():
+    write("s3", "create-bucket", s3_request("PUT", "/bkt"))
+    write("s3", "put-object", s3_request("PUT", "/bkt/dir/a%20b.json?x-id=PutObject",
+                                         [("Content-MD5", "XrY7u+Ae7tCTyyK7j1rNww==")],
+                                         b"hello world"))
+    write("s3", "put-chunked", s3_request(
+        "PUT", "/bkt/c.txt", [("Content-Encoding", "aws-chunked"),
+                              ("x-amz-content-sha256", "STREAMING-UNSIGNED-PAYLOAD-TRAILER"),
+                              ("x-amz-decoded-content-length", "11"),
+                              ("x-amz-trailer", "x-amz-checksum-crc32")],
+        b"6\r\nhello \r\n5\r\nworld\r\n0\r\nx-amz-checksum-crc32:DUoRhQ==\r\n\r\n"))
+    write("s3", "get-range", s3_request("GET", "/bkt/dir/a%20b.json", [("Range", "bytes=2-")]))
+    write("s3", "head", s3_request("HEAD", "/bkt/dir/a%20b.json", [("If-None-Match", "*")]))
+    write("s3", "list-v2", s3_request(
+        "GET", "/bkt?list-type=2&prefix=dir%2F&delimiter=%2F&max-keys=1&encoding-type=url"))
+    write("s3", "list-v1", s3_request("GET", "/bkt?marker=a&max-keys=2"))
+    write("s3", "list-buckets", s3_request("GET", "/"))
+    write("s3", "copy", s3_request("PUT", "/bkt/copy", [("x-amz-copy-source", "/bkt/c.txt")]))
+    write("s3", "delete-objects", s3_request(
+        "POST", "/bkt?delete",
+        payload=b"<Delete><Object><Key>c.txt</Key></Object><Quiet>true</Quiet></Delete>"))
+    write("s3", "multipart-create", s3_request("POST", "/bkt/big?uploads"))
+    write("s3", "multipart-complete", s3_request(
+        "POST", "/bkt/big?uploadId=abcdefghijklmnopqrstuvwxyz012345",
+        payload=b"<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+                b"<ETag>\"5eb63bbbe01eeed093cb22bb8f5acdc3\"</ETag></Part></CompleteMultipartUpload>"))
+    write("s3", "escape", s3_request("PUT", "/bkt/..%2F..%2Fescape", payload=b"x"))
+    write("s3", "delete-bucket", s3_request("DELETE", "/bkt"))
+
+
 if __name__ == "__main__":
     request_seeds()
     attribute_value_seeds()
@@ -411,3 +446,4 @@ if __name__ == "__main__":
     http_seeds()
     sigv4_seeds()
     import_formats_seeds()
+    s3_seeds()

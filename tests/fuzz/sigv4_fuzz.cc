@@ -18,18 +18,11 @@
 #include "server/sigv4.h"
 #include "server/sigv4_verify.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_lines.h"
 
 namespace {
 
 namespace server = ddb::server;
-
-std::string_view TakeLine(std::string_view* in) {
-  size_t end = in->find('\n');
-  std::string_view line = in->substr(0, end);
-  in->remove_prefix(end == std::string_view::npos ? in->size() : end + 1);
-  if (line.ends_with('\r')) line.remove_suffix(1);
-  return line;
-}
 
 void Authorization(std::string_view in) {
   auto parsed = server::ParseAuthorization(in);
