@@ -30,6 +30,10 @@ struct Scratch {
     fs::remove_all(parent);
     fs::create_directories(root);
   }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(parent, ec);
+  }
 };
 
 }  // namespace
