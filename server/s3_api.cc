@@ -6,6 +6,7 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <charconv>
+#include <chrono>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -27,11 +28,11 @@ constexpr size_t kMaxDeleteKeys = 1000;
 // Query parameters that select no subresource: listing arguments, the SDKs' x-id, presigning.
 bool IsPlainParameter(std::string_view name) {
   static constexpr std::string_view kPlain[] = {
-      "x-id",        "list-type",     "prefix",
-      "delimiter",   "max-keys",      "marker",
-      "start-after", "encoding-type", "continuation-token",
-      "fetch-owner", "partNumber",    "uploadId",
-      "uploads",     "delete",        "location"};
+      "x-id", "list-type", "prefix", "delimiter", "max-keys", "marker", "start-after",
+      "encoding-type", "continuation-token", "fetch-owner", "partNumber", "uploadId", "uploads",
+      "delete", "location",
+      // SigV2 presigned URLs
+      "AWSAccessKeyId", "Signature", "Expires"};
   if (name.starts_with("X-Amz-") || name.starts_with("response-")) return true;
   return std::find(std::begin(kPlain), std::end(kPlain), name) != std::end(kPlain);
 }
@@ -673,18 +674,55 @@ HttpResponse ServeObject(LocalS3Store& store, const S3Call& call, HttpRequest* r
   return put.ok() ? PutResponse(etag, payload) : ErrorResponse(put.error(), call.resource, false);
 }
 
+// The verifier's refusal (DynamoDB's error codes) in S3's terms.
+S3Error AuthError(const Error& error) {
+  const std::string& m = error.message();
+  switch (error.code()) {
+    case ErrorCode::kMissingAuthenticationToken:
+      return S3Error{403, "AccessDenied", "Access Denied"};
+    case ErrorCode::kIncompleteSignature:
+      return S3Error{400, "AuthorizationHeaderMalformed", m};
+    case ErrorCode::kUnrecognizedClient:
+      return S3Error{403, "InvalidAccessKeyId",
+                     "The AWS Access Key Id you provided does not exist in our records."};
+    default:
+      break;
+  }
+  constexpr std::string_view kMismatch = "XAmzContentSHA256Mismatch: ";
+  if (m.starts_with(kMismatch)) {
+    return S3Error{400, "XAmzContentSHA256Mismatch", m.substr(kMismatch.size())};
+  }
+  if (m.starts_with("The request signature we calculated")) {
+    return S3Error{403, "SignatureDoesNotMatch",
+                   "The request signature we calculated does not match the signature you "
+                   "provided. Check your key and signing method."};
+  }
+  if (m.starts_with("Signature expired") || m.starts_with("Signature not yet current")) {
+    return S3Error{403, "RequestTimeTooSkewed",
+                   "The difference between the request time and the current time is too large."};
+  }
+  return S3Error{403, "AccessDenied", m};
+}
+
 }  // namespace
 
 bool IsS3Request(const HttpRequest& request) {
   // "Credential=AKID/20261202/us-east-1/s3/aws4_request", in the header or (presigned) the
   // query's X-Amz-Credential (with '/' as %2F).
+  // S3's older signatures count too ("AWS AKID:signature", and presigned URLs with
+  // AWSAccessKeyId, as boto3 still makes by default): DynamoDB never had them. They are
+  // refused under --auth verify, which checks SigV4 only (as S3 does for new buckets).
   if (request.authorization) {
     const std::string_view auth = *request.authorization;
+    if (auth.starts_with("AWS ")) return true;
     return auth.starts_with("AWS4-HMAC-SHA256") && auth.find("/s3/aws4_request") != auth.npos;
   }
   const size_t question = request.target.find('?');
   if (question == std::string_view::npos) return false;
   const std::string_view query = request.target.substr(question);
+  if (query.find("AWSAccessKeyId=") != query.npos && query.find("Signature=") != query.npos) {
+    return true;
+  }
   return query.find("X-Amz-Credential=") != query.npos &&
          (query.find("%2Fs3%2Faws4_request") != query.npos ||
           query.find("/s3/aws4_request") != query.npos);
@@ -693,19 +731,13 @@ bool IsS3Request(const HttpRequest& request) {
 HttpResponse ServeS3(LocalS3Store& store, HttpRequest* request, const SignatureVerifier* verifier) {
   const S3Call call = ReadCall(*request);
   if (verifier) {
-    // The access key, from the header or the presigned query.
-    std::string key;
-    if (request->authorization) {
-      key = ContextFromAuthorization(*request->authorization).access_key_id;
-    } else if (const std::string* credential = call.Param("X-Amz-Credential")) {
-      key = credential->substr(0, credential->find('/'));
-    }
-    if (!verifier->KnowsAccessKey(key)) {
-      return ErrorResponse(S3Error{403, "InvalidAccessKeyId",
-                                   "The AWS Access Key Id you provided does not exist in our "
-                                   "records."},
-                           call.resource, call.head);
-    }
+    Result<VerifiedCaller> caller =
+        verifier->Verify(SignedRequest{.method = request->method,
+                                       .target = request->target,
+                                       .headers = request->headers,
+                                       .body = request->body},
+                         std::chrono::system_clock::now(), SignedService::kS3);
+    if (!caller.ok()) return ErrorResponse(AuthError(caller.error()), call.resource, call.head);
   }
   for (const QueryParam& p : call.query) {
     if (!IsPlainParameter(p.name)) return ErrorResponse(NotImplemented(), call.resource, call.head);

@@ -9,7 +9,8 @@
 // If-None-Match), HeadObject, DeleteObject, DeleteObjects, CreateMultipartUpload, UploadPart,
 // CompleteMultipartUpload, AbortMultipartUpload. Any other subresource or operation answers
 // 501 NotImplemented. Errors are S3's XML documents with its codes and messages.
-// Signatures are not verified; under --auth verify the access key must be a known one.
+// Under --auth verify, signatures are checked as S3 checks them (SignedService::kS3), before
+// anything else.
 // A request body is limited like any other (--max-body-memory, 16 MiB a request): larger
 // objects go up in parts, as the SDKs' and CLI's uploaders do by themselves.
 // Thread safety: ServeS3 may be called concurrently.
@@ -26,7 +27,7 @@ class SignatureVerifier;
 bool IsS3Request(const HttpRequest& request);
 
 // Answers an S3 request. May move request->body. `verifier`: under --auth verify, to check
-// the access key; nullptr otherwise.
+// the signature; nullptr otherwise.
 HttpResponse ServeS3(LocalS3Store& store, HttpRequest* request, const SignatureVerifier* verifier);
 
 }  // namespace ddb::server

@@ -4,7 +4,7 @@
 // trailing checksums), then Content-MD5 and the x-amz-checksum-* values checked, as S3 does.
 // CRC32, SHA-1 and SHA-256 checksums are verified (zlib, OpenSSL); CRC32C and CRC64NVME are
 // accepted as sent (neither library has them, and a fixture store does not need a third).
-// Chunk signatures are not verified (ddb does not check S3 signatures: server/s3_api.h).
+// Chunk signatures are not verified (the request's own signature is: server/sigv4_verify.h).
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html
 // Thread safety: pure functions.
 #pragma once

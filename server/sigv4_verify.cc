@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 constexpr std::string_view kService = "dynamodb";
+constexpr std::string_view kS3Service = "s3";
 constexpr int64_t kMaxPresignedExpiresSeconds = 7 * 24 * 3600;  // the SigV4 limit
 
 Error Incomplete(std::string m) { return {ErrorCode::kIncompleteSignature, std::move(m)}; }
@@ -268,6 +269,30 @@ std::string Sha256Hex(std::string_view data) {
   return Hex(md, n);
 }
 
+namespace {
+
+// The payload hash an S3 request signs: x-amz-content-sha256 as sent (header auth requires
+// it), UNSIGNED-PAYLOAD for a presigned URL without it. A hex hash must be the body's.
+Result<std::string> S3PayloadHash(std::optional<std::string_view> content_sha, bool header_auth,
+                                  std::string_view body) {
+  if (!content_sha) {
+    if (!header_auth) return std::string("UNSIGNED-PAYLOAD");
+    return Invalid(
+        "XAmzContentSHA256Mismatch: Missing required header for this request: "
+        "x-amz-content-sha256");
+  }
+  const std::string_view value = *content_sha;
+  if (value == "UNSIGNED-PAYLOAD" || value.starts_with("STREAMING-")) return std::string(value);
+  if (value != Sha256Hex(body)) {
+    return Invalid(
+        "XAmzContentSHA256Mismatch: The provided 'x-amz-content-sha256' header does not match "
+        "what was computed.");
+  }
+  return std::string(value);
+}
+
+}  // namespace
+
 std::string HmacSha256Hex(std::string_view key, std::string_view data) {
   const std::string mac = HmacRaw(key, data);
   return Hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
@@ -329,13 +354,17 @@ std::string CanonicalQuery(std::string_view query) {
 
 Result<std::string> CanonicalRequest(const SignedRequest& request,
                                      std::span<const std::string> signed_headers,
-                                     std::string_view payload_hash) {
+                                     std::string_view payload_hash, bool s3_uri) {
   const size_t q = request.target.find('?');
   std::string out;
   out.reserve(512);
   out += request.method;
   out += '\n';
-  out += CanonicalUri(request.target.substr(0, q));
+  if (s3_uri) {
+    out += request.target.substr(0, q);
+  } else {
+    out += CanonicalUri(request.target.substr(0, q));
+  }
   out += '\n';
   if (q != std::string_view::npos) out += CanonicalQuery(request.target.substr(q + 1));
   out += '\n';
@@ -378,19 +407,21 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
 }
 
 std::string SignatureVerifier::SigningKey(const AccessKey& key, std::string_view date,
-                                          std::string_view region) const {
+                                          std::string_view region, std::string_view service) const {
   thread_local std::string cache_key;  // its capacity reused from request to request
   cache_key.assign(key.access_key_id);
   cache_key += '/';
   cache_key += date;
   cache_key += '/';
   cache_key += region;
+  cache_key += '/';
+  cache_key += service;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = signing_keys_.find(cache_key);
     if (it != signing_keys_.end()) return it->second;
   }
-  std::string derived = DeriveSigningKey(key.secret_access_key, date, region, kService);
+  std::string derived = DeriveSigningKey(key.secret_access_key, date, region, service);
   std::lock_guard<std::mutex> lock(mu_);
   // Bounded: a key's entries are one per day and region in use; drop them all past a size
   // that only churning dates or regions reach.
@@ -400,7 +431,10 @@ std::string SignatureVerifier::SigningKey(const AccessKey& key, std::string_view
 }
 
 Result<VerifiedCaller> SignatureVerifier::Verify(const SignedRequest& request,
-                                                 std::chrono::system_clock::time_point now) const {
+                                                 std::chrono::system_clock::time_point now,
+                                                 SignedService signed_service) const {
+  const bool s3 = signed_service == SignedService::kS3;
+  const std::string_view service_name = s3 ? kS3Service : kService;
   // 1. and 2.: a signature, complete.
   const size_t q = request.target.find('?');
   const std::vector<QueryParam> query = q == std::string_view::npos
@@ -430,8 +464,8 @@ Result<VerifiedCaller> SignatureVerifier::Verify(const SignedRequest& request,
   }
 
   // 5. The credential scope.
-  if (parts.service != kService) {
-    return Invalid("Credential should be scoped to correct service: '" + std::string(kService) +
+  if (parts.service != service_name) {
+    return Invalid("Credential should be scoped to correct service: '" + std::string(service_name) +
                    "'. ");
   }
   if (parts.scope_date != parts.amz_date.substr(0, 8)) {
@@ -449,14 +483,21 @@ Result<VerifiedCaller> SignatureVerifier::Verify(const SignedRequest& request,
 
   // 7. The signature.
   std::optional<std::string_view> content_sha = FindHeader(request.headers, "X-Amz-Content-Sha256");
-  const std::string payload_hash = content_sha && *content_sha == "UNSIGNED-PAYLOAD"
-                                       ? std::string(*content_sha)
-                                       : Sha256Hex(request.body);
-  Result<std::string> canonical = CanonicalRequest(request, parts.signed_headers, payload_hash);
+  std::string payload_hash;
+  if (s3) {
+    Result<std::string> hash = S3PayloadHash(content_sha, authorization.has_value(), request.body);
+    if (!hash.ok()) return hash.error();
+    payload_hash = std::move(*hash);
+  } else {
+    payload_hash = content_sha && *content_sha == "UNSIGNED-PAYLOAD" ? std::string(*content_sha)
+                                                                     : Sha256Hex(request.body);
+  }
+  Result<std::string> canonical =
+      CanonicalRequest(request, parts.signed_headers, payload_hash, /*s3_uri=*/s3);
   if (!canonical.ok()) return canonical.error();
   const std::string string_to_sign = StringToSign(parts.amz_date, parts.scope, *canonical);
   const std::string expected =
-      HmacSha256Hex(SigningKey(*key, parts.scope_date, parts.region), string_to_sign);
+      HmacSha256Hex(SigningKey(*key, parts.scope_date, parts.region, service_name), string_to_sign);
   if (expected.size() != parts.signature.size() ||
       CRYPTO_memcmp(expected.data(), parts.signature.data(), expected.size()) != 0) {
     return Invalid(

@@ -6,7 +6,7 @@
 //   2. complete: Credential, Signature, SignedHeaders, a date      IncompleteSignature
 //   3. date within 15 minutes of now (presigned: not expired)      InvalidSignature
 //   4. host among the signed headers, every signed header present  IncompleteSignature
-//   5. credential scope: its date is the request's, service dynamodb  InvalidSignature
+//   5. credential scope: its date is the request's, service dynamodb (or s3)  InvalidSignature
 //   6. access key known                                            UnrecognizedClient
 //   7. signature (constant-time compare)                           InvalidSignature, with the
 //      canonical request and string to sign the server computed, as the service shows them
@@ -69,10 +69,19 @@ std::string CanonicalQuery(std::string_view query);
 
 // The canonical request: method, URI, query, the signed headers' lines, the signed header
 // list, the payload hash. `signed_headers` lowercase, as in the Authorization header.
+// `s3_uri`: the URI as S3 signs it, the path exactly as sent (no normalising, no second
+// encoding); otherwise CanonicalUri's.
 // Errors: kIncompleteSignature when a signed header is not in the request.
 Result<std::string> CanonicalRequest(const SignedRequest& request,
                                      std::span<const std::string> signed_headers,
-                                     std::string_view payload_hash);
+                                     std::string_view payload_hash, bool s3_uri = false);
+
+// The service a request is signed for: DynamoDB's (also DynamoDB Streams') or S3's
+// (server/s3_api.h). For S3 the canonical URI is the path as sent and the payload hash is
+// x-amz-content-sha256 as sent (a hex SHA-256 must match the body: kInvalidSignature with
+// "XAmzContentSHA256Mismatch" at the start of the message; STREAMING-* and UNSIGNED-PAYLOAD
+// are taken as they are, chunk signatures unchecked); presigned URLs sign UNSIGNED-PAYLOAD.
+enum class SignedService { kDynamoDb, kS3 };
 
 // "AWS4-HMAC-SHA256\n<amz date>\n<scope>\n<hex sha256 of the canonical request>".
 std::string StringToSign(std::string_view amz_date, std::string_view scope,
@@ -85,19 +94,15 @@ class SignatureVerifier {
   // `keys` must outlive the verifier.
   explicit SignatureVerifier(const CredentialStore* keys) : keys_(keys) {}
 
-  // Whether the access key id is one of the known keys (S3 requests: server/s3_api.h).
-  bool KnowsAccessKey(std::string_view access_key_id) const {
-    return keys_->Find(access_key_id) != nullptr;
-  }
-
   // Checks the request's signature at time `now`. Errors: as listed at the top of this file.
   Result<VerifiedCaller> Verify(const SignedRequest& request,
-                                std::chrono::system_clock::time_point now) const;
+                                std::chrono::system_clock::time_point now,
+                                SignedService service = SignedService::kDynamoDb) const;
 
  private:
   // DeriveSigningKey, cached per key, date and region (a day's key serves all its requests).
-  std::string SigningKey(const AccessKey& key, std::string_view date,
-                         std::string_view region) const;
+  std::string SigningKey(const AccessKey& key, std::string_view date, std::string_view region,
+                         std::string_view service) const;
 
   const CredentialStore* keys_;
   mutable std::mutex mu_;

@@ -4,7 +4,8 @@
 //      lenient ContextFromAuthorization
 //   1  a request path and query: CanonicalUri, CanonicalQuery
 //   2  a credentials file: CredentialStore::AddIniText
-//   3  a whole request for SignatureVerifier::Verify, at 2025-01-01T00:00:05Z, with the key
+//   3  a whole request for SignatureVerifier::Verify (as DynamoDB and as S3 check it), at
+//   2025-01-01T00:00:05Z, with the key
 //      AKIDFUZZ / fuzzsecret: line 1 the method, line 2 the target, then "name: value" header
 //      lines up to an empty line, then the body
 #include <chrono>
@@ -66,6 +67,7 @@ void Verify(std::string_view in) {
   request.body = in;
   const auto now = std::chrono::system_clock::from_time_t(1735689605);  // 2025-01-01T00:00:05Z
   (void)verifier.Verify(request, now);
+  (void)verifier.Verify(request, now, server::SignedService::kS3);
 }
 
 }  // namespace
