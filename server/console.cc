@@ -1,11 +1,11 @@
 #include "server/console.h"
 
-#include <boost/beast/core/string.hpp>
 #include <string>
 
 #include "protocol/handler.h"
 #include "server/console_assets.h"
 #include "server/namespaces.h"
+#include "server/url_coding.h"
 
 namespace ddb::server {
 namespace {
@@ -33,7 +33,7 @@ HttpResponse Text(int status, std::string body) {
 // Whether If-None-Match lists `etag` (or is "*").
 bool NotModified(const HttpRequest& request, std::string_view etag) {
   for (const HeaderField& f : request.headers) {
-    if (!boost::beast::iequals(f.name, "if-none-match")) continue;
+    if (!EqualsIgnoreCase(f.name, "if-none-match")) continue;
     if (f.value == "*" || f.value.find(etag) != std::string_view::npos) return true;
   }
   return false;

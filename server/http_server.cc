@@ -50,6 +50,7 @@
 #include "server/s3_store.h"
 #include "server/sigv4.h"
 #include "server/spare_threads.h"
+#include "server/url_coding.h"
 
 namespace ddb::server {
 namespace {
@@ -648,7 +649,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       idle_ = false;
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
-      if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      if (EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
         const unsigned version = parser_->get().version();
         head_.assign("HTTP/1.1 100 Continue\r\n\r\n");
         head_[5] = static_cast<char>('0' + version / 10 % 10);
@@ -777,7 +778,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
           if (request_.cors_request_headers.empty()) request_.cors_request_headers = f.value();
           break;
         case http::field::unknown:
-          if (!amz_target && beast::iequals(f.name_string(), "X-Amz-Target")) {
+          if (!amz_target && EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
             amz_target = true;
             request_.amz_target = f.value();
           }

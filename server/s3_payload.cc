@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
-#include <boost/beast/core/string.hpp>
 #include <charconv>
 #include <cstdint>
 
@@ -111,23 +110,23 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
 // The raw checksum of `data` by the algorithm a header names ("x-amz-checksum-crc32"), or
 // nullopt for one this reader does not compute.
 std::optional<std::string> Checksum(std::string_view header, std::string_view data) {
-  if (boost::beast::iequals(header, "x-amz-checksum-crc32")) {
+  if (EqualsIgnoreCase(header, "x-amz-checksum-crc32")) {
     const uint32_t crc = static_cast<uint32_t>(
         crc32_z(0, reinterpret_cast<const unsigned char*>(data.data()), data.size()));
     const char bytes[4] = {static_cast<char>(crc >> 24), static_cast<char>(crc >> 16),
                            static_cast<char>(crc >> 8), static_cast<char>(crc)};
     return std::string(bytes, 4);
   }
-  if (boost::beast::iequals(header, "x-amz-checksum-sha1")) return Digest(EVP_sha1(), data);
-  if (boost::beast::iequals(header, "x-amz-checksum-sha256")) return Digest(EVP_sha256(), data);
+  if (EqualsIgnoreCase(header, "x-amz-checksum-sha1")) return Digest(EVP_sha1(), data);
+  if (EqualsIgnoreCase(header, "x-amz-checksum-sha256")) return Digest(EVP_sha256(), data);
   return std::nullopt;
 }
 
 bool IsChecksumHeader(std::string_view name) {
-  return name.size() > 15 && boost::beast::iequals(name.substr(0, 15), "x-amz-checksum-") &&
-         !boost::beast::iequals(name, "x-amz-checksum-algorithm") &&
-         !boost::beast::iequals(name, "x-amz-checksum-type") &&
-         !boost::beast::iequals(name, "x-amz-checksum-mode");
+  return name.size() > 15 && EqualsIgnoreCase(name.substr(0, 15), "x-amz-checksum-") &&
+         !EqualsIgnoreCase(name, "x-amz-checksum-algorithm") &&
+         !EqualsIgnoreCase(name, "x-amz-checksum-type") &&
+         !EqualsIgnoreCase(name, "x-amz-checksum-mode");
 }
 
 }  // namespace

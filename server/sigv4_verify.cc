@@ -6,7 +6,6 @@
 #include <openssl/params.h>
 
 #include <algorithm>
-#include <boost/beast/core/string.hpp>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -374,7 +373,7 @@ Result<std::string> CanonicalRequest(const SignedRequest& request,
     out += ':';
     bool found = false;
     for (const HeaderField& h : request.headers) {
-      if (!boost::beast::iequals(h.name, name)) continue;
+      if (!EqualsIgnoreCase(h.name, name)) continue;
       if (found) out += ',';
       found = true;
       AppendFolded(h.value, &out);

@@ -1,7 +1,5 @@
 #include "server/url_coding.h"
 
-#include <boost/beast/core/string.hpp>
-
 namespace ddb::server {
 namespace {
 
@@ -17,7 +15,17 @@ int HexValue(char c) {
   return -1;
 }
 
+char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 }  // namespace
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  }
+  return true;
+}
 
 void AppendEncoded(std::string_view s, bool keep_slash, std::string* out) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
@@ -78,7 +86,7 @@ const QueryParam* FindParam(const std::vector<QueryParam>& params, std::string_v
 std::optional<std::string_view> FindHeader(std::span<const HeaderField> headers,
                                            std::string_view name) {
   for (const HeaderField& h : headers) {
-    if (boost::beast::iequals(h.name, name)) return h.value;
+    if (EqualsIgnoreCase(h.name, name)) return h.value;
   }
   return std::nullopt;
 }
