@@ -15,7 +15,7 @@ COPY . .
 # path, users root and dynamodblocal (1000, as DynamoDB Local's image has: `user: root` and
 # `chown 1000` habits keep working), and the data directory it owns. Not a static binary:
 # Debian ships simdjson only as a shared library.
-RUN tools/build.sh --target ddb-server ddb \
+RUN tools/build.sh --target ddb-server ddb_cli_main \
  && mkdir -p /image/usr/local/bin /image/etc /image/tmp /image/home/dynamodblocal/data \
  && strip --strip-unneeded -o /image/usr/local/bin/ddb-server build/ddb-server \
  && strip --strip-unneeded -o /image/usr/local/bin/ddb build/ddb \
