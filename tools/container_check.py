@@ -61,6 +61,7 @@ class Podman:
         with open(conf, "w") as f:
             f.write(CONTAINERS_CONF)
         self.env = dict(os.environ, CONTAINERS_CONF=conf)
+        self.workdir = workdir
         self.containers = []
         self.volumes = []
 
@@ -144,15 +145,51 @@ def started_at(podman, cid):
     return datetime.datetime.fromisoformat(f"{date}.{digits[:6]}{zone}").timestamp()
 
 
-def aws(port, *args, key="check", region="us-east-1"):
+def aws(port, *args, key="check", region="us-east-1", service="dynamodb"):
     env = dict(os.environ, AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY="secret",
                AWS_DEFAULT_REGION=region, AWS_PAGER="")
     env.pop("AWS_PROFILE", None)
     r = subprocess.run(["aws", "--endpoint-url", f"http://127.0.0.1:{port}", "--output", "json",
-                        "dynamodb", *args], env=env, capture_output=True, text=True, timeout=60)
+                        service, *args], env=env, capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
-        raise RuntimeError(f"aws dynamodb {' '.join(args)}: {r.stderr.strip()}")
+        raise RuntimeError(f"aws {service} {' '.join(args)}: {r.stderr.strip()}")
+    if service != "dynamodb":
+        return r.stdout  # `aws s3` prints text
     return json.loads(r.stdout) if r.stdout.strip() else {}
+
+
+def check_s3_import(c, port, workdir):
+    """The S3 endpoint on the same port: a fixture put with `aws s3 cp`, then ImportTable."""
+    fixture = os.path.join(workdir, "fixture.json")
+    with open(fixture, "w") as f:
+        f.write('{"Item": {"pk": {"S": "f"}, "sk": {"S": "1"}, "n": {"N": "7"}}}\n')
+    try:
+        aws(port, "mb", "s3://fixtures", service="s3")
+        aws(port, "cp", fixture, "s3://fixtures/seed/fixture.json", service="s3")
+        listing = aws(port, "ls", "--recursive", "s3://fixtures/", service="s3")
+        imp = aws(port, "import-table", "--s3-bucket-source",
+                  "S3Bucket=fixtures,S3KeyPrefix=seed/", "--input-format", "DYNAMODB_JSON",
+                  "--table-creation-parameters",
+                  "TableName=imported,KeySchema=[{AttributeName=pk,KeyType=HASH},"
+                  "{AttributeName=sk,KeyType=RANGE}],AttributeDefinitions=[{AttributeName=pk,"
+                  "AttributeType=S},{AttributeName=sk,AttributeType=S}],"
+                  "BillingMode=PAY_PER_REQUEST")
+        arn = imp["ImportTableDescription"]["ImportArn"]
+        status = "IN_PROGRESS"
+        for _ in range(100):
+            status = aws(port, "describe-import", "--import-arn", arn)[
+                "ImportTableDescription"]["ImportStatus"]
+            if status != "IN_PROGRESS":
+                break
+            time.sleep(0.1)
+        got = aws(port, "get-item", "--table-name", "imported", "--key",
+                  '{"pk": {"S": "f"}, "sk": {"S": "1"}}')
+        c.check("`aws s3 cp` a fixture to the same port, ImportTable it",
+                "seed/fixture.json" in listing and status == "COMPLETED" and
+                got.get("Item", {}).get("n") == {"N": "7"}, f"{status} {got}")
+        aws(port, "delete-table", "--table-name", "imported")
+    except RuntimeError as e:
+        c.check("`aws s3 cp` a fixture to the same port, ImportTable it", False, str(e))
 
 
 def create_table(port, name, *extra, key="check", region="us-east-1"):
@@ -260,6 +297,7 @@ def check_drop_in_line(c, podman, image):
     c.check("AWS CLI delete-item", "Item" not in got)
     aws(port, "delete-table", "--table-name", "check")
     c.check("AWS CLI delete-table", table_names(port) == [])
+    check_s3_import(c, port, podman.workdir)
 
     took, code = stop(podman, cid)
     c.figure("clean stop on SIGTERM (`podman stop`)", f"{took * 1000:.0f} ms")
