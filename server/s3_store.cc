@@ -170,7 +170,19 @@ S3Status CheckObjectKey(std::string_view key) {
 }
 
 LocalS3Store::LocalS3Store(fs::path root, bool sync)
-    : root_(std::move(root)), temp_dir_(root_ / kTempDirName), sync_(sync) {}
+    : root_(std::move(root)), temp_dir_(root_ / kTempDirName), sync_(sync) {
+  // Half-written objects a crash left behind (their writer's pid is in the name): never
+  // renamed into place, so nobody reads them.
+  const std::string mine = "put-" + std::to_string(::getpid()) + "-";
+  std::error_code ec;
+  for (fs::directory_iterator it(temp_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with("put-") && !name.starts_with(mine)) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
 
 fs::path LocalS3Store::BucketPath(std::string_view bucket) const { return root_ / bucket; }
 

@@ -9,6 +9,7 @@
 // default, binary/octet-stream); ETags are MD5s, cached by size and modification time.
 // Writes go to <root>/.ddb-tmp and are renamed into place, so a reader never sees half an
 // object; with `sync` (--durability fsync) the file and its directory are fsynced first.
+// Construction removes the temporary files of earlier processes (a crash's leftovers).
 // Multipart uploads keep their parts under <root>/.ddb-tmp/uploads/<upload id>/.
 // Thread safety: every member may be called concurrently; concurrent writes of one key end
 // with one of them whole.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -146,6 +147,19 @@ TEST_F(S3StoreTest, MultipartUploadJoinsPartsInOrder) {
                 .code,
             "EntityTooSmall");
   EXPECT_TRUE(store_->AbortMultipartUpload("bucket", "small", small).ok());
+}
+
+TEST_F(S3StoreTest, OpeningRemovesEarlierProcessesHalfWrittenObjects) {
+  const std::filesystem::path temp = root_ / ".ddb-tmp";
+  std::filesystem::create_directories(temp);
+  std::ofstream(temp / "put-1-0") << "half";
+  std::ofstream(temp / "unrelated") << "kept";
+  LocalS3Store reopened(root_, /*sync=*/false);
+  EXPECT_FALSE(std::filesystem::exists(temp / "put-1-0"));
+  EXPECT_TRUE(std::filesystem::exists(temp / "unrelated"));
+  S3ListResult all;
+  ASSERT_TRUE(reopened.List("bucket", {}, &all).ok());
+  EXPECT_TRUE(all.objects.empty());
 }
 
 }  // namespace
