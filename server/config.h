@@ -74,9 +74,9 @@ struct ServerOptions {
   int engine_threads = DefaultEngineThreadCount();
   // Stderr verbosity; kDebug adds one line per request. Default: LogLevel::kInfo
   LogLevel log_level = LogLevel::kInfo;
-  // Largest accepted request body; larger requests get 413 and the connection is closed.
-  // Default: 16 MiB (the limit scylla's alternator uses; DynamoDB's largest request,
-  // BatchWriteItem, is at most 16 MB)
+  // Largest accepted DynamoDB request body; larger requests get 413 and the connection is
+  // closed. S3 API requests (server/s3_api.h) may carry up to max_body_memory. Default: 16 MiB (the
+  // limit scylla's alternator uses; DynamoDB's largest request, BatchWriteItem, is at most 16 MB)
   size_t body_limit = 16 * 1024 * 1024;
   // How long a connection may take to send a request (and to accept its response); an idle
   // keep-alive connection is closed after it. Default: 30 s (as the Beast examples)

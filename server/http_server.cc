@@ -626,7 +626,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     header_arena_.Reset();
     parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(body_)),
                     std::make_tuple(ArenaAllocator<char>(&header_arena_)));
-    parser_->body_limit(server_.options().body_limit);
+    // The larger of the two limits until the header shows which applies (RequestBodyLimit).
+    parser_->body_limit(std::max(server_.options().body_limit, S3BodyLimit()));
     parser_->eager(true);
     header_seen_ = false;
     idle_ = true;
@@ -647,6 +648,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (!header_seen_ && parser_->is_header_done()) {
       header_seen_ = true;
       idle_ = false;
+      const uint64_t limit = RequestBodyLimit();
+      if (parser_->content_length().value_or(0) > limit) return RejectTooLarge(limit);
+      parser_->body_limit(limit);  // what a chunked body may still add
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
       if (EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
@@ -714,9 +718,27 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     ParseBuffered();
   }
 
+  // Object uploads to the S3 API may be as large as the body budget; DynamoDB requests are
+  // held to options.body_limit.
+  size_t S3BodyLimit() const { return server_.options().max_body_memory; }
+
+  // The limit for the message whose header is parsed: S3's or DynamoDB's.
+  uint64_t RequestBodyLimit() {
+    const RequestMessage& message = parser_->get();
+    std::optional<std::string_view> authorization;
+    if (auto it = message.find(http::field::authorization); it != message.end()) {
+      authorization = it->value();
+    }
+    return IsS3Signed(authorization, message.target()) ? S3BodyLimit()
+                                                       : server_.options().body_limit;
+  }
+
   void OnParseError(beast::error_code ec) {
     // Beast checks Content-Length against body_limit as soon as the header is parsed.
-    if (ec == http::error::body_limit) return RejectTooLarge();
+    if (ec == http::error::body_limit) {
+      return RejectTooLarge(parser_->is_header_done() ? RequestBodyLimit()
+                                                      : server_.options().body_limit);
+    }
     OnReadError(ec);
   }
 
@@ -855,12 +877,11 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   // 413 and close: the rest of an oversized body is not worth reading.
-  void RejectTooLarge() {
-    Log(LogLevel::kDebug,
-        "rejecting a request body over " + std::to_string(server_.options().body_limit) + " bytes");
+  void RejectTooLarge(uint64_t limit) {
+    Log(LogLevel::kDebug, "rejecting a request body over " + std::to_string(limit) + " bytes");
     const unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
     WriteResponse(PlainResponse(413, "Request Entity Too Large: the body limit is " +
-                                         std::to_string(server_.options().body_limit) + " bytes\n"),
+                                         std::to_string(limit) + " bytes\n"),
                   version, /*keep_alive=*/false);
   }
 

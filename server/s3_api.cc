@@ -707,19 +707,23 @@ S3Error AuthError(const Error& error) {
 }  // namespace
 
 bool IsS3Request(const HttpRequest& request) {
+  return IsS3Signed(request.authorization, request.target);
+}
+
+bool IsS3Signed(std::optional<std::string_view> authorization, std::string_view target) {
   // "Credential=AKID/20261202/us-east-1/s3/aws4_request", in the header or (presigned) the
   // query's X-Amz-Credential (with '/' as %2F).
   // S3's older signatures count too ("AWS AKID:signature", and presigned URLs with
   // AWSAccessKeyId, as boto3 still makes by default): DynamoDB never had them. They are
   // refused under --auth verify, which checks SigV4 only (as S3 does for new buckets).
-  if (request.authorization) {
-    const std::string_view auth = *request.authorization;
+  if (authorization) {
+    const std::string_view auth = *authorization;
     if (auth.starts_with("AWS ")) return true;
     return auth.starts_with("AWS4-HMAC-SHA256") && auth.find("/s3/aws4_request") != auth.npos;
   }
-  const size_t question = request.target.find('?');
+  const size_t question = target.find('?');
   if (question == std::string_view::npos) return false;
-  const std::string_view query = request.target.substr(question);
+  const std::string_view query = target.substr(question);
   if (query.find("AWSAccessKeyId=") != query.npos && query.find("Signature=") != query.npos) {
     return true;
   }

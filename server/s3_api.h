@@ -11,8 +11,9 @@
 // 501 NotImplemented. Errors are S3's XML documents with its codes and messages.
 // Under --auth verify, signatures are checked as S3 checks them (SignedService::kS3), before
 // anything else.
-// A request body is limited like any other (--max-body-memory, 16 MiB a request): larger
-// objects go up in parts, as the SDKs' and CLI's uploaders do by themselves.
+// An S3 request body may be as large as --max-body-memory (256 MiB by default), not 16 MiB
+// as a DynamoDB request's; larger objects go up in parts, as the SDKs' and CLI's uploaders
+// do by themselves.
 // Thread safety: ServeS3 may be called concurrently.
 #pragma once
 
@@ -25,6 +26,9 @@ class SignatureVerifier;
 
 // Whether `request` is signed for S3 (see above).
 bool IsS3Request(const HttpRequest& request);
+// The same from the Authorization header (nullopt: absent) and the target alone, for the
+// session to choose a body limit once the header is in.
+bool IsS3Signed(std::optional<std::string_view> authorization, std::string_view target);
 
 // Answers an S3 request. May move request->body. `verifier`: under --auth verify, to check
 // the signature; nullptr otherwise.

@@ -162,6 +162,34 @@ def test_presigned_urls_without_auth(s3_server):
             assert r.read() == b"presigned"
 
 
+def announce(port, head):
+    """Sends a request head announcing a body, none of it; returns the status line."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode())
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_body_limits_s3_larger_than_dynamodb(s3_server):
+    server, _ = s3_server
+    s3 = s3_client(server.endpoint)
+    b = bucket_name()
+    s3.create_bucket(Bucket=b)
+    # One PutObject of 20 MiB: over DynamoDB's 16 MiB request limit, under S3's.
+    data = os.urandom(20 * 1024 * 1024)
+    s3.put_object(Bucket=b, Key="single.bin", Body=data)
+    assert s3.get_object(Bucket=b, Key="single.bin")["Body"].read() == data
+    s3_auth = ("Authorization: AWS4-HMAC-SHA256 Credential=AKID/20261202/us-east-1/s3/"
+               "aws4_request, SignedHeaders=host, Signature=00\r\n")
+    ddb_auth = s3_auth.replace("/s3/", "/dynamodb/")
+    # Refused from the header alone: DynamoDB over 16 MiB, S3 over --max-body-memory.
+    assert b" 413 " in announce(server.port, "POST / HTTP/1.1\r\nHost: x\r\n" + ddb_auth +
+                                "X-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                                f"Content-Length: {17 * 1024 * 1024}\r\n\r\n")
+    assert b" 413 " in announce(server.port, f"PUT /{b}/huge HTTP/1.1\r\nHost: x\r\n" + s3_auth +
+                                f"Content-Length: {257 * 1024 * 1024}\r\n\r\n")
+
+
 def test_dynamodb_requests_are_untouched(s3_server):
     server, _ = s3_server
     # The same port answers DynamoDB as before: S3 is chosen by the signature's service.
