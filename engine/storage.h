@@ -117,8 +117,8 @@ class Storage {
   // Applies the batch atomically. Errors: kInternal.
   Status Write(Batch& batch, WriteSync sync = WriteSync::kAsOpened);
   // Returns once every write before it is on stable storage, in a store opened with
-  // sync_writes (an empty synced write, grouped with concurrent writers'); otherwise does
-  // nothing. For a request that made several deferred writes. Errors: kInternal.
+  // sync_writes (a WAL sync shared with the callers that arrive while one runs); otherwise
+  // does nothing. For a request that made several deferred writes. Errors: kInternal.
   Status Sync();
   // Flushes every column family's memtable to SST files (after kUnlogged writes), and
   // returns once they are durable. Errors: kInternal.
