@@ -515,9 +515,10 @@ class ArenaAllocator {
 // Route answers without the engine or with a call that takes no lock a blocked one holds (GET
 // /metrics: Engine::GetMetrics), so it needs no slot and answers while every slot is busy: health
 // checks, CORS preflights, 404 and 405.
-bool IsEngineRequest(const HttpRequest& request) {
-  return (request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/") ||
-         IsS3Request(request);
+// `s3`: IsS3Request(request), which the session has worked out from the header.
+bool IsEngineRequest(const HttpRequest& request, bool s3) {
+  return s3 ||
+         (request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/");
 }
 
 // Operations that write, and so wait for an fsync under --durability fsync.
@@ -648,7 +649,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (!header_seen_ && parser_->is_header_done()) {
       header_seen_ = true;
       idle_ = false;
-      const uint64_t limit = RequestBodyLimit();
+      s3_request_ = SignedForS3();
+      const uint64_t limit = s3_request_ ? S3BodyLimit() : server_.options().body_limit;
       if (parser_->content_length().value_or(0) > limit) return RejectTooLarge(limit);
       parser_->body_limit(limit);  // what a chunked body may still add
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
@@ -722,15 +724,20 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // held to options.body_limit.
   size_t S3BodyLimit() const { return server_.options().max_body_memory; }
 
-  // The limit for the message whose header is parsed: S3's or DynamoDB's.
-  uint64_t RequestBodyLimit() {
+  // Whether the message whose header is parsed is signed for S3 (IsS3Signed).
+  bool SignedForS3() const {
     const RequestMessage& message = parser_->get();
     std::optional<std::string_view> authorization;
     if (auto it = message.find(http::field::authorization); it != message.end()) {
       authorization = it->value();
     }
-    return IsS3Signed(authorization, message.target()) ? S3BodyLimit()
-                                                       : server_.options().body_limit;
+    return IsS3Signed(authorization, message.target());
+  }
+
+  // The limit for the message whose header is parsed: S3's or DynamoDB's (for a parse error,
+  // which may come before s3_request_ is set).
+  uint64_t RequestBodyLimit() const {
+    return SignedForS3() ? S3BodyLimit() : server_.options().body_limit;
   }
 
   void OnParseError(beast::error_code ec) {
@@ -814,7 +821,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     json_1_1_ = UsesJson11(request_.content_type);
 
     EngineSlots* slots = server_.engine_slots();
-    if (!slots || !IsEngineRequest(request_)) {
+    if (!slots || !IsEngineRequest(request_, s3_request_)) {
       InvokeHandler();
       return FinishRequest();
     }
@@ -838,9 +845,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
-    server_.EnterEngine(IsS3Request(request_) ||
-                        (server_.options().durability == Durability::kFsync &&
-                         IsWriteOperation(request_.amz_target)));
+    server_.EnterEngine(s3_request_ || (server_.options().durability == Durability::kFsync &&
+                                        IsWriteOperation(request_.amz_target)));
     InvokeHandler();
     server_.LeaveEngine();
     if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
@@ -1016,6 +1022,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool json_1_1_ = false;
+  bool s3_request_ = false;   // the message is signed for S3 (set once its header is parsed)
   bool idle_ = false;         // waiting for the next request (or lingering): safe to close
   size_t reserved_body_ = 0;  // this request's share of the server's body_budget()
   const bool refused_;        // over --max-connections: answered 503 and closed

@@ -527,9 +527,8 @@ HttpResponse GetObject(LocalS3Store& store, const S3Call& call, const HttpReques
     response.head_content_length = length;
     return response;
   }
-  S3ObjectInfo read;
-  if (S3Status got = store.GetObject(call.bucket, call.key, range ? range->first : 0, length, &read,
-                                     &response.body);
+  if (S3Status got = store.ReadObject(call.bucket, call.key, info, range ? range->first : 0, length,
+                                      &response.body);
       !got.ok()) {
     return ErrorResponse(got.error(), call.resource, false);
   }

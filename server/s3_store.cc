@@ -361,9 +361,15 @@ S3Status LocalS3Store::GetObject(std::string_view bucket, std::string_view key, 
                                  std::optional<uint64_t> length, S3ObjectInfo* info,
                                  std::string* data) {
   if (S3Status found = HeadObject(bucket, key, info); !found.ok()) return found;
+  return ReadObject(bucket, key, *info, offset, length, data);
+}
+
+S3Status LocalS3Store::ReadObject(std::string_view bucket, std::string_view key,
+                                  const S3ObjectInfo& info, uint64_t offset,
+                                  std::optional<uint64_t> length, std::string* data) {
   data->clear();
-  if (info->size == 0 || offset >= info->size) return {};
-  const uint64_t take = std::min(length.value_or(info->size), info->size - offset);
+  if (info.size == 0 || offset >= info.size) return {};
+  const uint64_t take = std::min(length.value_or(info.size), info.size - offset);
   if (!ReadRange(BucketPath(bucket) / key, offset, take, data)) {
     return Internal("cannot read the object");
   }

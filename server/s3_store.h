@@ -99,6 +99,9 @@ class LocalS3Store {
   S3Status GetObject(std::string_view bucket, std::string_view key, uint64_t offset,
                      std::optional<uint64_t> length, S3ObjectInfo* info, std::string* data);
   S3Status HeadObject(std::string_view bucket, std::string_view key, S3ObjectInfo* info);
+  // GetObject's read, for a caller that has HeadObject's `info` for the key already.
+  S3Status ReadObject(std::string_view bucket, std::string_view key, const S3ObjectInfo& info,
+                      uint64_t offset, std::optional<uint64_t> length, std::string* data);
   // Deleting a key that is not there succeeds, as on S3. Empty directories left behind are
   // removed up to the bucket.
   S3Status DeleteObject(std::string_view bucket, std::string_view key);
