@@ -111,6 +111,9 @@ std::string Usage(std::string_view program) {
       "                   the most history a table with point-in-time recovery keeps; past\n"
       "                   it the oldest goes and EarliestRestorableDateTime moves up\n"
       "                   (default 1 GiB; what on-demand backups need is always kept)\n"
+      "  --clock-start-ms MS\n"
+      "                   tests only: the engine's clock (streams, Time to Live, history)\n"
+      "                   starts at MS ms since the epoch and runs on from there\n"
       "  --console on|off the web console at /console: tables, an item browser, the live\n"
       "                   partition view and a stream tail (default: on when --host is a\n"
       "                   loopback address, off otherwise)\n"
@@ -217,7 +220,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
-        flag != "--console") {
+        flag != "--console" && flag != "--clock-start-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -285,6 +288,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       DDB_ASSIGN_OR_RETURN(options.table_status_hold_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--pitr-lag-ms") {
       DDB_ASSIGN_OR_RETURN(options.pitr_lag_ms, ParseMilliseconds(flag, value));
+    } else if (flag == "--clock-start-ms") {
+      std::optional<int64_t> ms = ParseInt(value, 0, int64_t{1} << 50);
+      if (!ms) return BadValue(flag, value, "ms since the epoch");
+      options.clock_start_ms = *ms;
     } else if (flag == "--pitr-history-max-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");

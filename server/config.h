@@ -118,6 +118,10 @@ struct ServerOptions {
   int pitr_lag_ms = 1000;
   // The most history a table with point-in-time recovery keeps. Default: 1 GiB
   int64_t pitr_history_max_bytes = int64_t{1} << 30;
+  // Tests only: the engine's clock starts at this instant (ms since the epoch) and runs on
+  // from there (EngineOptions::clock_for_testing), so that a fixture store made on some day
+  // opens as of that day. Default: none given (the system clock)
+  std::optional<int64_t> clock_start_ms;
   // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB
   // Local's -cors). Default: "*"
   std::string cors_origins = "*";

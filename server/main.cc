@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -65,6 +67,17 @@ Logger EngineLogger() {
                            : severity == LogSeverity::kWarning ? LogLevel::kWarn
                                                                : LogLevel::kInfo;
     Log(level, message);
+  };
+}
+
+// --clock-start-ms: the engine's clock starts at `start_ms` and runs on with the steady
+// clock; none given: the system clock.
+std::function<uint64_t()> ClockForTesting(std::optional<int64_t> start_ms) {
+  if (!start_ms) return {};
+  return [start = static_cast<uint64_t>(*start_ms), origin = std::chrono::steady_clock::now()] {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - origin);
+    return start + static_cast<uint64_t>(elapsed.count());
   };
 }
 
@@ -133,7 +146,7 @@ int Main(int argc, char** argv) {
                     .pitr_lag_ms = options.pitr_lag_ms,
                     .pitr_history_max_bytes = options.pitr_history_max_bytes,
                     .s3_dir = s3_dir,
-                    .clock_for_testing = {},  // the system clock
+                    .clock_for_testing = ClockForTesting(options.clock_start_ms),
                     .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
