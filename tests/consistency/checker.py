@@ -70,6 +70,9 @@ def summary(result):
              f"register keys {s['register_keys']} ({s['register_ops']} ops, "
              f"{s['register_unknown_keys']} over budget); graph {s['graph_nodes']} nodes "
              f"{s['graph_edges']} edges; checked in {s['check_seconds']} s"]
+    if s.get("ops_applied_twice"):
+        lines.append(f"ops with appends applied twice: {s['ops_applied_twice']} "
+                     f"({s['resent_ops_applied_twice']} of them resent with their token)")
     if result["valid"]:
         lines.append("no anomalies")
     for name, reports in sorted(result["anomalies"].items()):

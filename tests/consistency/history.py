@@ -10,7 +10,9 @@ certainly did not happen: a 4xx answer) or info (indeterminate: it may or may no
 happened, now or at any later time). Micro-ops: ["append", k, v] (append v to the list at k),
 ["r", k, [..]] (read the list at k; null = absent), ["w", k, v] (write register k),
 ["cas", k, [old, new]] (set register k to new if it holds old; old null = absent),
-["r", k, v] (read register k). Optional fields kept for reports: "attempts" (how many times
+["r", k, v] (read register k). A failed cas whose completion says "cas_false": true was
+refused because the register did not hold old (other failed ops did not happen). Optional
+fields kept for reports: "attempts" (how many times
 the request was sent, e.g. a TransactWriteItems resent with its ClientRequestToken), "token",
 "error". An invoke with no completion by the end of the history counts as info.
 
@@ -71,6 +73,8 @@ def pair(events):
     ops, problems, open_ = [], [], {}
     for i, e in enumerate(events):
         p, t = e.get("process"), e.get("type")
+        if p == "nemesis":
+            continue  # kills and restarts: context for readers, no client op
         if t == "invoke":
             if p in open_:
                 problems.append(f"event {i}: process {p} invokes with op at event "

@@ -88,6 +88,8 @@ def analyze(ops, keys, limit=20):
         for v, n in seen.items():
             w = appender.get((k, v))
             if n > 1:
+                if w is not None:
+                    twice.add(w.id)
                 report("duplicate-append", key=k, value=v, times=n, read=op.describe(),
                        writer=w.describe() if w else None)
             if w is None:
@@ -95,6 +97,7 @@ def analyze(ops, keys, limit=20):
             elif w.type == "fail":
                 report("G1a", key=k, value=v, read=op.describe(), writer=w.describe())
 
+    twice = set()  # ops with an append applied more than once
     order = {}
     for k, rs in reads.items():
         lop, longest = max(rs, key=lambda t: len(t[1]))
@@ -112,7 +115,10 @@ def analyze(ops, keys, limit=20):
         order[k] = list(dict.fromkeys(longest))
 
     # Real time: reads invoked after an acknowledged append must show it.
-    stats = {"list_keys": len(keys), "list_reads": sum(len(r) for r in reads.values())}
+    stats = {"list_keys": len(keys), "list_reads": sum(len(r) for r in reads.values()),
+             "ops_applied_twice": len(twice),
+             "resent_ops_applied_twice": sum(1 for op in ops if op.id in twice
+                                             and op.extra.get("attempts", 1) > 1)}
     lost_reported = set()
     acks_by_key = {}
     for (k, v), w in appender.items():

@@ -3,8 +3,9 @@ answered by the Wing-Gong-Lowe search that porcupine uses).
 
 Each register op touches one key: ["r", k, v], ["w", k, v], ["cas", k, [old, new]]. The
 model is a single value, null (absent) at first: a read must return it, a write sets it, a
-cas sets it to new if it holds old; a failed cas (4xx) happened with the value != old; a
-failed write or read did not happen. An info op (indeterminate) may take effect at any point
+cas sets it to new if it holds old. A failed cas whose completion carries "cas_false": true
+(the store said the condition was false) happened with the value != old; any other failed
+op did not happen. An info op (indeterminate) may take effect at any point
 after its invoke, or never. The search lays the ops out on a line of call and return events,
 tries to linearize each pending call in turn, backtracks at a return whose op was not
 linearized, and remembers (linearized set, value) pairs already explored. It is bounded by
@@ -49,8 +50,8 @@ def check_key(entries, budget):
     """Linearizable? -> ("ok" | "violation" | "unknown", detail)."""
     ops = []
     for op, m in entries:
-        if op.type == "fail" and m[0] != "cas":
-            continue  # a failed write or read did not happen
+        if op.type == "fail" and not (m[0] == "cas" and op.extra.get("cas_false")):
+            continue  # a failed op did not happen
         if op.type == "info" and m[0] == "r":
             continue  # an unanswered read constrains nothing
         ops.append((op, m))
@@ -105,14 +106,14 @@ def check_key(entries, budget):
                     if r is not None:
                         unlink(r)
                         returns_left -= 1
-                    if len(stack) > deepest[0]:
-                        deepest = (len(stack), None)
                     entry = nxt[0]
                     continue
             entry = nxt[entry]
         else:
+            if entry != END and len(stack) >= deepest[0]:
+                deepest = (len(stack), ops[opi[entry]][0])  # the furthest the search got
             if not stack:
-                stuck = ops[opi[entry]][0] if entry != END else None
+                stuck = deepest[1]
                 return "violation", {"op": stuck.describe() if stuck else None,
                                      "linearized_at_most": deepest[0]}
             entry, state = stack.pop()

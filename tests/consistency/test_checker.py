@@ -51,7 +51,8 @@ def test_serial_history_is_valid():
     h.op(1, [["r", "x", [1, 2]]], f="get")
     h.op(2, [["cas", "c", [None, 10]]], f="cas")
     h.op(2, [["cas", "c", [10, 11]]], f="cas")
-    h.op(3, [["cas", "c", [10, 12]]], type_="fail", f="cas")
+    h.op(3, [["cas", "c", [10, 12]]], type_="fail", f="cas", cas_false=True)
+    h.op(3, [["cas", "c", [11, 13]]], type_="fail", f="cas")  # not sent: did not happen
     h.op(3, [["r", "c", 11]], f="get")
     h.op(4, [["append", "z", 5]], type_="fail")
     r = check(h.events)
@@ -155,7 +156,8 @@ def _simulated(n_ops, seed, procs=8, info_rate=0.03):
                 outcome = "info"
             busy[p] = [out, f, True, outcome]
             continue
-        h.complete(p, outcome, value if outcome == "ok" else None, f)
+        extra = {"cas_false": True} if outcome == "fail" else {}
+        h.complete(p, outcome, value if outcome == "ok" else None, f, **extra)
         del busy[p]
     for k in sorted(used):
         h.op(99, [["r", k, list(lists.get(k, []))]], f="get")
@@ -309,7 +311,7 @@ def test_stale_register_read_is_not_linearizable():
 def test_failed_cas_that_should_have_succeeded_is_not_linearizable():
     h = H()
     h.op(0, [["cas", "c", [None, 1]]], f="cas")
-    h.op(1, [["cas", "c", [1, 2]]], type_="fail", f="cas")
+    h.op(1, [["cas", "c", [1, 2]]], type_="fail", f="cas", cas_false=True)
     assert_only(h, "nonlinearizable-register")
 
 
