@@ -35,6 +35,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -412,19 +413,19 @@ def run(history, server_bin, seconds=60.0, clients=8, kill_every=0.0, durability
     if in_memory and kill_every:
         raise ValueError("the nemesis needs a data directory (no --in-memory)")
     seed = random.randrange(1 << 30) if seed is None else seed
-    tmp = None
+    own_tmp = None  # made here for what the caller did not place; removed at the end
+    if (data_dir is None and not in_memory) or log_path is None:
+        own_tmp = tempfile.mkdtemp(prefix="ddb-jepsen-")
     if data_dir is None and not in_memory:
-        tmp = tempfile.mkdtemp(prefix="ddb-jepsen-")
-        data_dir = os.path.join(tmp, "data")
-    log_path = log_path or os.path.join(tmp or tempfile.gettempdir(),
-                                        f"ddb-jepsen-{os.getpid()}.log")
+        data_dir = os.path.join(own_tmp, "data")
+    log_path = log_path or os.path.join(own_tmp, "server.log")
     server = Server(server_bin, data_dir, durability, log_path, in_memory).start()
     rec = Recorder(history)
     figures = {"ok": 0, "fail": 0, "info": 0, "kills": 0, "resent": 0, "resent_ok": 0,
                "resent_fail": 0, "resent_info": 0, "final_reads": 0, "errors": {},
                "lock": threading.Lock(),
                "seed": seed, "clients": clients, "port": server.port,
-               "data_dir": None if in_memory else data_dir, "server_log": log_path}
+               "durability": None if in_memory else durability, "kill_every": kill_every}
     t0 = time.monotonic()
     try:
         c = Conn(server, 30)
@@ -465,6 +466,8 @@ def run(history, server_bin, seconds=60.0, clients=8, kill_every=0.0, durability
     finally:
         rec.close()
         server.stop()
+        if own_tmp:
+            shutil.rmtree(own_tmp, ignore_errors=True)
     figures["seconds"] = round(time.monotonic() - t0, 1)
     del figures["lock"]
     return figures
@@ -480,7 +483,8 @@ def main(argv=None):
     ap.add_argument("--kill-every", type=float, default=0, help="0: no nemesis")
     ap.add_argument("--durability", default="process", choices=["process", "fsync"])
     ap.add_argument("--in-memory", action="store_true")
-    ap.add_argument("--data-dir")
+    ap.add_argument("--data-dir", help="default: a temporary directory, removed at the end")
+    ap.add_argument("--server-log", help="default: a temporary file, removed at the end")
     ap.add_argument("--max-ops", type=int, default=10 ** 7)
     ap.add_argument("--seed", type=int)
     ap.add_argument("--new-token-on-resend", action="store_true",
@@ -489,7 +493,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     figures = run(args.history, args.server, args.seconds, args.clients, args.kill_every,
                   args.durability, args.in_memory, args.data_dir, args.max_ops, args.seed,
-                  new_token_on_resend=args.new_token_on_resend)
+                  log_path=args.server_log, new_token_on_resend=args.new_token_on_resend)
     print(json.dumps(figures))
     return 0
 
