@@ -51,8 +51,6 @@ def test_no_anomaly(run):
     assert not others, checker.summary(result)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 29 durable tokens: ClientRequestTokens are "
-                   "forgotten by a restart, so a resent transaction can apply twice")
 def test_no_transaction_applied_twice(run):
     _, result = run
     twice = {k: v for k, v in result["anomalies"].items()
