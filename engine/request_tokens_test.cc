@@ -13,6 +13,7 @@
 
 #include "ddb/engine.h"
 #include "ddb/number.h"
+#include "engine/temp_dir_testing.h"
 
 namespace ddb {
 namespace {
@@ -57,18 +58,7 @@ TEST(RequestTokens, ClaimReplayMismatchAndExpiry) {
             RequestTokens::Claim::kNew);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ddb-tokens-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 class RequestTokensRestartTest : public ::testing::Test {
  protected:
