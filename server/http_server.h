@@ -142,6 +142,10 @@ class HttpServer {
   // Begins the shutdown Run() performs on a signal. Idempotent; returns immediately.
   void Stop();
 
+  // `hook` is called once, when the shutdown begins (a signal or the first Stop()), on the
+  // thread that begins it; main.cc arms its ShutdownDeadline there. Call before Start().
+  void SetStopHook(std::function<void()> hook);
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
