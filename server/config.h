@@ -95,8 +95,8 @@ struct ServerOptions {
   // Default: 10 s
   std::chrono::seconds shutdown_grace{10};
   // An engine call (DynamoDB operation, S3 request) still running after this long is logged
-  // once, at warn level, and counted in /metrics (request_watchdog.h). 0: no watchdog.
-  // Default: 30 s
+  // once, at warn level, and counted in /metrics (request_watchdog.h). 0: no watchdog;
+  // none either with engine_threads 0 (no engine calls are tracked then). Default: 30 s
   std::chrono::seconds request_watchdog{30};
   // For tests only, and left out of --help: every DynamoDB request whose body names this
   // TableName stalls on its engine thread until the process ends (a stuck engine call, for
