@@ -225,6 +225,12 @@ struct BackgroundErrors {
   std::atomic<uint64_t> stops{0};
   std::atomic<uint64_t> resumes{0};
 
+  // The write-ahead log's guard (WalGuardFileSystem below).
+  std::mutex wal_mu;
+  std::condition_variable wal_cv;
+  int syncs_past_check = 0;               // guarded by wal_mu
+  std::atomic<bool> wal_no_space{false};  // a WAL write failed for want of space
+
   // A background error RocksDB took. Soft ones (a compaction without room) leave writes on
   // and are RocksDB's to recover from; hard ones stop writes until the resumer clears them.
   void Set(const rocksdb::Status& error) {
@@ -248,6 +254,7 @@ struct BackgroundErrors {
   // REQUIRES: mu held.
   void Cleared() {
     pending = false;
+    wal_no_space.store(false);
     if (!read_only.load()) return;
     const bool was_full = disk_full.load();
     read_only.store(false);
@@ -256,6 +263,125 @@ struct BackgroundErrors {
     log(LogSeverity::kInfo, was_full ? "storage: space is back: writes resumed"
                                      : "storage: writes resumed after the background error");
   }
+};
+
+// Storage::Sync runs DB::SyncWAL outside RocksDB's write queue, so a write-ahead-log append
+// may fail (a full disk) while it runs. RocksDB's file writer refuses to sync a file whose
+// write failed, and Debian's librocksdb (built with assertions) aborts the process there,
+// unless the sync itself failed. So each WAL file is wrapped: a failed write marks the file,
+// which then reports itself unsafe to sync from another thread (SyncWAL returns NotSupported
+// instead of syncing it), and the failing write returns only once no SyncWAL call is past
+// that check. (SyncWAL checks every log under RocksDB's mutex and then syncs without waiting
+// for anything, so the wait is short; it is bounded all the same.)
+thread_local bool t_in_sync_wal = false;  // this thread is in Storage::Sync's DB::SyncWAL
+thread_local bool t_past_check = false;   // ... and found the WAL files safe to sync
+
+class GuardedWalFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  GuardedWalFile(std::unique_ptr<rocksdb::FSWritableFile> file,
+                 std::shared_ptr<BackgroundErrors> errors)
+      : FSWritableFileOwnerWrapper(std::move(file)), errors_(std::move(errors)) {}
+
+  bool IsSyncThreadSafe() const override {
+    if (failed_.load() || !target()->IsSyncThreadSafe()) return false;
+    if (t_in_sync_wal && !t_past_check) {
+      std::lock_guard lock(errors_->wal_mu);
+      if (failed_.load()) return false;  // (checked again under the lock Failed takes)
+      ++errors_->syncs_past_check;
+      t_past_check = true;
+    }
+    return true;
+  }
+  using FSWritableFileOwnerWrapper::Append;
+  using FSWritableFileOwnerWrapper::PositionedAppend;
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     const rocksdb::DataVerificationInfo& info,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Flush(options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Truncate(size, options, dbg), /*wait=*/true);
+  }
+  // A failed sync may be this thread's own SyncWAL: no waiting (RocksDB allows that case).
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Sync(options, dbg), /*wait=*/false);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Fsync(options, dbg), /*wait=*/false);
+  }
+
+ private:
+  rocksdb::IOStatus Checked(rocksdb::IOStatus s, bool wait) {
+    if (s.ok()) return s;
+    if (s.IsNoSpace()) errors_->wal_no_space.store(true);
+    std::unique_lock lock(errors_->wal_mu);
+    failed_.store(true);
+    if (wait) {
+      errors_->wal_cv.wait_for(lock, std::chrono::seconds(5),
+                               [&] { return errors_->syncs_past_check == 0; });
+    }
+    return s;
+  }
+
+  std::shared_ptr<BackgroundErrors> errors_;
+  std::atomic<bool> failed_{false};
+};
+
+// The on-disk store's file system: the default one, with the write-ahead log's files
+// (NNNNNN.log) wrapped in GuardedWalFile.
+class WalGuardFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  WalGuardFileSystem(const std::shared_ptr<rocksdb::FileSystem>& fs,
+                     std::shared_ptr<BackgroundErrors> errors)
+      : FileSystemWrapper(fs), errors_(std::move(errors)) {}
+  const char* Name() const override { return "WalGuardFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::NewWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReopenWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                      const rocksdb::FileOptions& options,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                      rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReuseWritableFile(name, old_name, options, result, dbg),
+                result);
+  }
+
+ private:
+  rocksdb::IOStatus Wrap(const std::string& name, rocksdb::IOStatus s,
+                         std::unique_ptr<rocksdb::FSWritableFile>* result) {
+    const bool wal = name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+    if (s.ok() && wal) *result = std::make_unique<GuardedWalFile>(std::move(*result), errors_);
+    return s;
+  }
+  std::shared_ptr<BackgroundErrors> errors_;
 };
 
 class BackgroundErrorListener : public rocksdb::EventListener {
@@ -325,7 +451,7 @@ struct Storage::Batch::Rep {
 
 struct Storage::Rep {
   std::unique_ptr<rocksdb::Env> mem_env;  // outlives env and db
-  std::unique_ptr<rocksdb::Env> env;      // in memory: mem_env without OPTIONS files
+  std::unique_ptr<rocksdb::Env> env;      // mem_env without OPTIONS files, or WalGuardFileSystem
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
   rocksdb::WriteOptions write_options;           // WriteSync::kAsOpened
@@ -348,13 +474,30 @@ struct Storage::Rep {
   // The Error of a failed write. While writes are stopped, the transition was logged once
   // and each refused write is not.
   Error WriteError(const rocksdb::Status& s, const char* what) const {
-    const bool stopped = errors && errors->read_only.load();
+    const bool stopped = errors && (errors->read_only.load() || errors->wal_no_space.load());
     if (!stopped)
       log(LogSeverity::kError, std::string("storage: ") + what + " failed: " + s.ToString());
-    if (s.IsNoSpace() || (stopped && errors->disk_full.load())) {
+    if (s.IsNoSpace() ||
+        (errors && (errors->disk_full.load() || errors->wal_no_space.load()) && stopped)) {
       return Error::Internal(kDiskFullMessage);
     }
     return Error::Internal("Internal server error");
+  }
+
+  // DB::SyncWAL, known to the WAL files' guard (GuardedWalFile) while it runs.
+  rocksdb::Status SyncWal() {
+    if (!errors) return db->SyncWAL();
+    t_in_sync_wal = true;
+    t_past_check = false;
+    rocksdb::Status s = db->SyncWAL();
+    t_in_sync_wal = false;
+    if (t_past_check) {
+      std::lock_guard lock(errors->wal_mu);
+      --errors->syncs_past_check;
+      errors->wal_cv.notify_all();
+      t_past_check = false;
+    }
+    return s;
   }
 
   ~Rep() {
@@ -564,6 +707,9 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     db_options.avoid_flush_during_recovery = true;
     rep->errors = std::make_shared<BackgroundErrors>();
     rep->errors->log = rep->log;
+    rep->env = rocksdb::NewCompositeEnv(
+        std::make_shared<WalGuardFileSystem>(rocksdb::FileSystem::Default(), rep->errors));
+    db_options.env = rep->env.get();
     db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(rep->errors));
   }
   rep->deferred_write_options = rep->write_options;
@@ -693,7 +839,7 @@ Status Storage::Sync() {
     rep_->syncing = true;
     const uint64_t covers = rep_->syncs_requested;
     lock.unlock();
-    const rocksdb::Status s = rep_->db->SyncWAL();
+    const rocksdb::Status s = rep_->SyncWal();
     lock.lock();
     rep_->syncing = false;
     if (s.ok()) rep_->syncs_done = std::max(rep_->syncs_done, covers);
