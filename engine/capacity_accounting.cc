@@ -189,6 +189,11 @@ EngineMetrics Engine::GetMetrics() {
   m.ttl_deleted_items = impl_->ttl_deleted_items.load();
   m.ttl_delete_errors = impl_->ttl_delete_errors.load();
   m.ttl_examined_entries = impl_->ttl_examined_entries.load();
+  const StorageHealth health = impl_->storage->GetHealth();
+  m.storage_read_only = health.read_only;
+  m.storage_disk_full = health.disk_full;
+  m.storage_write_stops = health.write_stops;
+  m.storage_write_resumes = health.write_resumes;
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   // Only with simulated lag do GSIs lag: otherwise their entries are written with the items.

@@ -5,6 +5,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
@@ -12,15 +13,22 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace ddb {
@@ -150,6 +158,289 @@ Status CreateDirectoriesDurably(const Logger& log, const std::string& path) {
   return Status::Ok();
 }
 
+// RocksDB's info log ("LOG" in the store's directory; the one before it is kept as
+// "LOG.old"), written with plain write(2)s whose failures are ignored: a line that finds no
+// space is dropped. RocksDB's own file logger goes on writing after a failed write, which
+// Debian's librocksdb (built with assertions) answers with abort(): on a full disk the first
+// line logged after a failed one would end the process.
+class InfoLogFile : public rocksdb::Logger {
+ public:
+  static std::shared_ptr<rocksdb::Logger> Open(const std::string& dir) {
+    const std::string path = dir + "/LOG";
+    ::rename(path.c_str(), (path + ".old").c_str());  // no LOG yet is fine
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return nullptr;  // RocksDB then makes its own
+    return std::make_shared<InfoLogFile>(fd);
+  }
+  explicit InfoLogFile(int fd) : rocksdb::Logger(rocksdb::InfoLogLevel::INFO_LEVEL), fd_(fd) {}
+  ~InfoLogFile() override { ::close(fd_); }
+
+  // As RocksDB's: "2026/01/02-03:04:05.678901 1234 message".
+  void Logv(const char* format, va_list ap) override {
+    struct timeval now;
+    ::gettimeofday(&now, nullptr);
+    struct tm t;
+    ::localtime_r(&now.tv_sec, &t);
+    char prefix[64];
+    int n = std::snprintf(prefix, sizeof(prefix), "%04d/%02d/%02d-%02d:%02d:%02d.%06ld %ld ",
+                          t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                          static_cast<long>(now.tv_usec), ::syscall(SYS_gettid));
+    std::string line(prefix, n > 0 ? static_cast<size_t>(n) : 0);
+    va_list copy;
+    va_copy(copy, ap);
+    char body[512];
+    int len = std::vsnprintf(body, sizeof(body), format, copy);
+    va_end(copy);
+    if (len < 0) return;
+    if (static_cast<size_t>(len) < sizeof(body)) {
+      line.append(body, static_cast<size_t>(len));
+    } else {
+      const size_t start = line.size();
+      line.resize(start + static_cast<size_t>(len) + 1);
+      std::vsnprintf(line.data() + start, static_cast<size_t>(len) + 1, format, ap);
+      line.resize(start + static_cast<size_t>(len));
+    }
+    if (line.back() != '\n') line.push_back('\n');
+    // One write per line (O_APPEND keeps concurrent lines whole); a failure loses the line.
+    [[maybe_unused]] ssize_t written = ::write(fd_, line.data(), line.size());
+  }
+
+ private:
+  int fd_;
+};
+
+// RocksDB's background error, as the store follows it: set through the listener below (on
+// RocksDB's threads, or on the writer whose write-ahead-log append failed), cleared when
+// DB::Resume() succeeds. Shared by the listener and the store, which both may outlive the
+// other's use of it.
+struct BackgroundErrors {
+  Logger log;
+  std::mutex mu;
+  std::condition_variable cv;  // the resumer waits on it
+  bool pending = false;        // guarded by mu: a hard error that Resume may clear
+  bool fatal = false;          // guarded by mu: ... one that Resume cannot clear
+  bool closing = false;        // guarded by mu: the resumer stops
+  std::atomic<bool> read_only{false};
+  std::atomic<bool> disk_full{false};
+  std::atomic<uint64_t> stops{0};
+  std::atomic<uint64_t> resumes{0};
+
+  // The write-ahead log's guard (WalGuardFileSystem below).
+  std::mutex wal_mu;
+  std::condition_variable wal_cv;
+  int syncs_past_check = 0;               // guarded by wal_mu
+  std::atomic<bool> wal_no_space{false};  // a WAL write failed for want of space
+
+  // A background error RocksDB took. Soft ones (a compaction without room) leave writes on
+  // and are RocksDB's to recover from; hard ones stop writes until the resumer clears them.
+  void Set(const rocksdb::Status& error) {
+    if (error.severity() < rocksdb::Status::Severity::kHardError) return;
+    const bool no_space = error.IsNoSpace();
+    std::lock_guard lock(mu);
+    pending = true;
+    fatal = fatal || error.severity() >= rocksdb::Status::Severity::kFatalError;
+    cv.notify_all();
+    if (read_only.load()) return;  // logged when writes stopped
+    disk_full.store(no_space);
+    read_only.store(true);
+    stops.fetch_add(1);
+    log(LogSeverity::kError,
+        std::string("storage: ") +
+            (no_space ? "the disk is full: writes are refused until space is freed (reads go on)"
+                      : "writes are refused after a background error (reads go on)") +
+            (fatal ? "; a restart is needed: " : "; retrying: ") + error.ToString());
+  }
+
+  // REQUIRES: mu held.
+  void Cleared() {
+    pending = false;
+    wal_no_space.store(false);
+    if (!read_only.load()) return;
+    const bool was_full = disk_full.load();
+    read_only.store(false);
+    disk_full.store(false);
+    resumes.fetch_add(1);
+    log(LogSeverity::kInfo, was_full ? "storage: space is back: writes resumed"
+                                     : "storage: writes resumed after the background error");
+  }
+};
+
+// Storage::Sync runs DB::SyncWAL outside RocksDB's write queue, so a write-ahead-log append
+// may fail (a full disk) while it runs. RocksDB's file writer refuses to sync a file whose
+// write failed, and Debian's librocksdb (built with assertions) aborts the process there,
+// unless the sync itself failed. So each WAL file is wrapped: a failed write marks the file,
+// which then reports itself unsafe to sync from another thread (SyncWAL returns NotSupported
+// instead of syncing it), and the failing write returns only once no SyncWAL call is past
+// that check. (SyncWAL checks every log under RocksDB's mutex and then syncs without waiting
+// for anything, so the wait is short; it is bounded all the same.)
+thread_local bool t_in_sync_wal = false;  // this thread is in Storage::Sync's DB::SyncWAL
+thread_local bool t_past_check = false;   // ... and found the WAL files safe to sync
+
+class GuardedWalFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  GuardedWalFile(std::unique_ptr<rocksdb::FSWritableFile> file,
+                 std::shared_ptr<BackgroundErrors> errors)
+      : FSWritableFileOwnerWrapper(std::move(file)), errors_(std::move(errors)) {}
+
+  bool IsSyncThreadSafe() const override {
+    if (failed_.load() || !target()->IsSyncThreadSafe()) return false;
+    if (t_in_sync_wal && !t_past_check) {
+      std::lock_guard lock(errors_->wal_mu);
+      if (failed_.load()) return false;  // (checked again under the lock Failed takes)
+      ++errors_->syncs_past_check;
+      t_past_check = true;
+    }
+    return true;
+  }
+  using FSWritableFileOwnerWrapper::Append;
+  using FSWritableFileOwnerWrapper::PositionedAppend;
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     const rocksdb::DataVerificationInfo& info,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Flush(options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Truncate(size, options, dbg), /*wait=*/true);
+  }
+  // A failed sync may be this thread's own SyncWAL: no waiting (RocksDB allows that case).
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Sync(options, dbg), /*wait=*/false);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Fsync(options, dbg), /*wait=*/false);
+  }
+
+ private:
+  rocksdb::IOStatus Checked(rocksdb::IOStatus s, bool wait) {
+    if (s.ok()) return s;
+    if (s.IsNoSpace()) errors_->wal_no_space.store(true);
+    std::unique_lock lock(errors_->wal_mu);
+    failed_.store(true);
+    if (wait) {
+      errors_->wal_cv.wait_for(lock, std::chrono::seconds(5),
+                               [&] { return errors_->syncs_past_check == 0; });
+    }
+    return s;
+  }
+
+  std::shared_ptr<BackgroundErrors> errors_;
+  std::atomic<bool> failed_{false};
+};
+
+// The on-disk store's file system: the default one, with the write-ahead log's files
+// (NNNNNN.log) wrapped in GuardedWalFile.
+class WalGuardFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  WalGuardFileSystem(const std::shared_ptr<rocksdb::FileSystem>& fs,
+                     std::shared_ptr<BackgroundErrors> errors)
+      : FileSystemWrapper(fs), errors_(std::move(errors)) {}
+  const char* Name() const override { return "WalGuardFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::NewWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReopenWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                      const rocksdb::FileOptions& options,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                      rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReuseWritableFile(name, old_name, options, result, dbg),
+                result);
+  }
+
+ private:
+  rocksdb::IOStatus Wrap(const std::string& name, rocksdb::IOStatus s,
+                         std::unique_ptr<rocksdb::FSWritableFile>* result) {
+    const bool wal = name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+    if (s.ok() && wal) *result = std::make_unique<GuardedWalFile>(std::move(*result), errors_);
+    return s;
+  }
+  std::shared_ptr<BackgroundErrors> errors_;
+};
+
+class BackgroundErrorListener : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrorListener(std::shared_ptr<BackgroundErrors> errors)
+      : errors_(std::move(errors)) {}
+  const char* Name() const override { return "ddb.BackgroundErrorListener"; }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    errors_->Set(*error);
+  }
+  // RocksDB's own recovery from a full disk polls for free space every 5 s (SstFileManager);
+  // the store's resumer tries sooner, and a manual DB::Resume() is refused (Busy) while
+  // RocksDB's is under way. Other errors keep RocksDB's own recovery, if any.
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status error,
+                            bool* auto_recovery) override {
+    if (error.IsNoSpace() && error.severity() >= rocksdb::Status::Severity::kHardError) {
+      *auto_recovery = false;
+    }
+    error.PermitUncheckedError();
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (!info.new_bg_error.ok()) return;
+    std::lock_guard lock(errors_->mu);
+    errors_->Cleared();
+  }
+
+ private:
+  std::shared_ptr<BackgroundErrors> errors_;
+};
+
+constexpr std::chrono::milliseconds kFirstResumeWait{100};
+constexpr std::chrono::milliseconds kMaxResumeWait{1000};
+
+// The resumer: while writes are stopped, DB::Resume() at growing intervals. A failed attempt
+// costs a flush that stops at the first write without space.
+void ResumeWhileStopped(rocksdb::DB* db, BackgroundErrors* errors) {
+  std::unique_lock lock(errors->mu);
+  std::chrono::milliseconds wait = kFirstResumeWait;
+  while (!errors->closing) {
+    if (!errors->pending || errors->fatal) {
+      wait = kFirstResumeWait;
+      errors->cv.wait(lock);
+      continue;
+    }
+    if (errors->cv.wait_for(lock, wait, [&] { return errors->closing; })) break;
+    wait = std::min(wait * 2, kMaxResumeWait);
+    lock.unlock();
+    const rocksdb::Status s = db->Resume();
+    lock.lock();
+    if (s.ok()) {
+      errors->Cleared();
+    } else if (s.severity() >= rocksdb::Status::Severity::kFatalError && !errors->fatal) {
+      errors->fatal = true;
+      errors->log(LogSeverity::kError,
+                  "storage: writes cannot resume without a restart: " + s.ToString());
+    }
+  }
+}
+
 }  // namespace
 
 struct Storage::Batch::Rep {
@@ -160,7 +451,7 @@ struct Storage::Batch::Rep {
 
 struct Storage::Rep {
   std::unique_ptr<rocksdb::Env> mem_env;  // outlives env and db
-  std::unique_ptr<rocksdb::Env> env;      // in memory: mem_env without OPTIONS files
+  std::unique_ptr<rocksdb::Env> env;      // mem_env without OPTIONS files, or WalGuardFileSystem
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> cfs;
   rocksdb::WriteOptions write_options;           // WriteSync::kAsOpened
@@ -176,7 +467,48 @@ struct Storage::Rep {
   uint64_t syncs_done = 0;       // guarded by sync_mu: every ticket up to it is durable
   bool syncing = false;          // guarded by sync_mu
 
+  // On disk: RocksDB's background errors and the thread that resumes writes after one.
+  std::shared_ptr<BackgroundErrors> errors;
+  std::thread resumer;
+
+  // The Error of a failed write. While writes are stopped, the transition was logged once
+  // and each refused write is not.
+  Error WriteError(const rocksdb::Status& s, const char* what) const {
+    const bool stopped = errors && (errors->read_only.load() || errors->wal_no_space.load());
+    if (!stopped)
+      log(LogSeverity::kError, std::string("storage: ") + what + " failed: " + s.ToString());
+    if (s.IsNoSpace() ||
+        (errors && (errors->disk_full.load() || errors->wal_no_space.load()) && stopped)) {
+      return Error::Internal(kDiskFullMessage);
+    }
+    return Error::Internal("Internal server error");
+  }
+
+  // DB::SyncWAL, known to the WAL files' guard (GuardedWalFile) while it runs.
+  rocksdb::Status SyncWal() {
+    if (!errors) return db->SyncWAL();
+    t_in_sync_wal = true;
+    t_past_check = false;
+    rocksdb::Status s = db->SyncWAL();
+    t_in_sync_wal = false;
+    if (t_past_check) {
+      std::lock_guard lock(errors->wal_mu);
+      --errors->syncs_past_check;
+      errors->wal_cv.notify_all();
+      t_past_check = false;
+    }
+    return s;
+  }
+
   ~Rep() {
+    if (resumer.joinable()) {
+      {
+        std::lock_guard lock(errors->mu);
+        errors->closing = true;
+        errors->cv.notify_all();
+      }
+      resumer.join();
+    }
     if (db) {
       for (auto* cf : cfs) db->DestroyColumnFamilyHandle(cf);
       db->Close().PermitUncheckedError();
@@ -304,6 +636,17 @@ void Storage::Log(LogSeverity severity, std::string_view message) const {
   rep_->log(severity, message);
 }
 
+StorageHealth Storage::GetHealth() const {
+  StorageHealth h;
+  if (const BackgroundErrors* e = rep_->errors.get()) {
+    h.read_only = e->read_only.load();
+    h.disk_full = e->disk_full.load();
+    h.write_stops = e->stops.load();
+    h.write_resumes = e->resumes.load();
+  }
+  return h;
+}
+
 Storage::~Storage() {
   if (!rep_->in_memory || rep_->opens >= IdleStores::kMaxOpens ||
       !WipeForReuse(*rep_->db, rep_->cfs, IdleStores::kMaxReusedBytes)) {
@@ -362,6 +705,12 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     // those are flushed in the normal course) instead of flushing it all before Open
     // returns: with 1M items that flush was most of the 4 s to the first answer.
     db_options.avoid_flush_during_recovery = true;
+    rep->errors = std::make_shared<BackgroundErrors>();
+    rep->errors->log = rep->log;
+    rep->env = rocksdb::NewCompositeEnv(
+        std::make_shared<WalGuardFileSystem>(rocksdb::FileSystem::Default(), rep->errors));
+    db_options.env = rep->env.get();
+    db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(rep->errors));
   }
   rep->deferred_write_options = rep->write_options;
   rep->deferred_write_options.sync = false;
@@ -387,11 +736,15 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     descriptors.emplace_back(kCfNames[i],
                              i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
   }
-  if (!options.in_memory) DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
+  if (!options.in_memory) {
+    DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
+    db_options.info_log = InfoLogFile::Open(path);
+  }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
   if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
+  if (rep->errors) rep->resumer = std::thread(ResumeWhileStopped, raw, rep->errors.get());
   if (!options.in_memory) {
     // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
     std::error_code ec;
@@ -454,7 +807,7 @@ Status Storage::Write(Batch& batch, WriteSync sync) {
                                              ? rep_->deferred_write_options
                                              : rep_->write_options;
   rocksdb::Status s = RocksDbWrite(*rep_->db, options, &batch.rep_->batch);
-  if (!s.ok()) return ToError(rep_->log, s, "write");
+  if (!s.ok()) return rep_->WriteError(s, "write");
   for (auto& f : batch.after_commit) f();
   batch.after_commit.clear();
   return Status::Ok();
@@ -465,7 +818,7 @@ Status Storage::FlushAll() {
   rocksdb::FlushOptions options;
   options.wait = true;
   rocksdb::Status s = rep_->db->Flush(options, rep_->cfs);
-  if (!s.ok()) return ToError(rep_->log, s, "flush");
+  if (!s.ok()) return rep_->WriteError(s, "flush");
   return Status::Ok();
 }
 
@@ -486,12 +839,12 @@ Status Storage::Sync() {
     rep_->syncing = true;
     const uint64_t covers = rep_->syncs_requested;
     lock.unlock();
-    const rocksdb::Status s = rep_->db->SyncWAL();
+    const rocksdb::Status s = rep_->SyncWal();
     lock.lock();
     rep_->syncing = false;
     if (s.ok()) rep_->syncs_done = std::max(rep_->syncs_done, covers);
     rep_->sync_cv.notify_all();
-    if (!s.ok()) return ToError(rep_->log, s, "sync");
+    if (!s.ok()) return rep_->WriteError(s, "sync");
   }
   return Status::Ok();
 }
@@ -500,7 +853,7 @@ Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end)
   rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
                                             rocksdb::Slice(begin.data(), begin.size()),
                                             rocksdb::Slice(end.data(), end.size()));
-  if (!s.ok()) return ToError(rep_->log, s, "delete range");
+  if (!s.ok()) return rep_->WriteError(s, "delete range");
   return Status::Ok();
 }
 
@@ -544,7 +897,7 @@ struct Storage::SortedWriter::Rep {
     if (!file) return Status::Ok();
     rocksdb::Status s = file->Finish();
     file.reset();
-    if (!s.ok()) return ToError(store->log, s, "finish an SST file");
+    if (!s.ok()) return store->WriteError(s, "finish an SST file");
     done.push_back(file_path);
     return Status::Ok();
   }
@@ -572,12 +925,12 @@ Status Storage::SortedWriter::Add(std::string_view key, std::string_view value) 
     rocksdb::Status s = r.file->Open(r.file_path);
     if (!s.ok()) {
       r.file.reset();
-      return ToError(r.store->log, s, "open an SST file");
+      return r.store->WriteError(s, "open an SST file");
     }
   }
   rocksdb::Status s = r.file->Put(rocksdb::Slice(key.data(), key.size()),
                                   rocksdb::Slice(value.data(), value.size()));
-  if (!s.ok()) return ToError(r.store->log, s, "write an SST file");
+  if (!s.ok()) return r.store->WriteError(s, "write an SST file");
   return Status::Ok();
 }
 
@@ -590,7 +943,7 @@ Status Storage::SortedWriter::Finish() {
   rocksdb::Status s = r.store->db->IngestExternalFile(r.cf, r.done, ingest);
   if (!s.ok()) {
     r.DeleteFiles();
-    return ToError(r.store->log, s, "ingest SST files");
+    return r.store->WriteError(s, "ingest SST files");
   }
   // Moved files are linked into the store; the names written here go.
   for (const std::string& f : r.done) r.env()->DeleteFile(f).PermitUncheckedError();

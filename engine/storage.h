@@ -11,6 +11,15 @@
 //   streams  DynamoDB Streams records, kept 24 hours (streams.h)
 //   history  old images of changed items, for point-in-time restores and backups (history.h)
 //
+// A full disk: RocksDB stops taking writes when a write-ahead-log append, a flush or a
+// MANIFEST update fails for want of space (a "hard" background error). Every write then
+// fails with kInternal and kDiskFullMessage, reads go on, and a thread of the store calls
+// DB::Resume() at growing intervals (0.1 s doubling to 1 s) until it succeeds once space is
+// back: writes then resume by themselves. Each transition is logged once. Any other hard
+// background error (an I/O error) is retried the same way, and answered "Internal server
+// error" meanwhile. Nothing a write was acknowledged for is lost: a write that fails was not
+// applied, and resuming flushes the memtables to SST files and starts a new write-ahead log.
+//
 // Thread safety: all methods may be called concurrently; a Batch is used by one thread.
 #pragma once
 
@@ -35,6 +44,18 @@ enum class Cf : uint8_t {
   kIndexes = 4,
   kStreams = 5,
   kHistory = 6,
+};
+
+// The message of the error a write gets while the disk is full (no path in it: clients see it).
+inline constexpr const char* kDiskFullMessage =
+    "The server's disk is full: writes are refused until space is freed (reads still work)";
+
+// What Storage::GetHealth reports, for /metrics.
+struct StorageHealth {
+  bool read_only = false;      // writes are refused after a background error
+  bool disk_full = false;      // ... and that error is a full disk
+  uint64_t write_stops = 0;    // times writes were stopped since open
+  uint64_t write_resumes = 0;  // times they resumed by themselves
 };
 
 struct StorageOptions {
@@ -114,7 +135,7 @@ class Storage {
   Result<std::pair<int64_t, int64_t>> GetStats(std::string_view key);
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);
-  // Applies the batch atomically. Errors: kInternal.
+  // Applies the batch atomically. Errors: kInternal (kDiskFullMessage while the disk is full).
   Status Write(Batch& batch, WriteSync sync = WriteSync::kAsOpened);
   // Returns once every write before it is on stable storage, in a store opened with
   // sync_writes (a WAL sync shared with the callers that arrive while one runs); otherwise
@@ -160,6 +181,10 @@ class Storage {
     std::unique_ptr<Rep> rep_;
   };
   std::unique_ptr<SortedWriter> NewSortedWriter(Cf cf);
+
+  // Whether writes are refused now (a full disk, see the top of this file) and how often
+  // they were stopped and resumed. Always all false and zero in memory.
+  StorageHealth GetHealth() const;
 
   // The engine's logger (StorageOptions::logger), for every part of the engine that has
   // something to report.

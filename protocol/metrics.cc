@@ -224,6 +224,19 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
          "Waits for the GSI applier (an index backfill under simulated lag) that ran out "
          "without progress.",
          [](const EngineMetrics& m) { return m.gsi_wait_timeouts; });
+  single("ddb_storage_read_only", "gauge",
+         "1 while the store refuses writes after a background error (a full disk, an I/O "
+         "error); it retries and resumes by itself.",
+         [](const EngineMetrics& m) { return m.storage_read_only ? 1 : 0; });
+  single("ddb_storage_disk_full", "gauge",
+         "1 while the store refuses writes because its disk is full.",
+         [](const EngineMetrics& m) { return m.storage_disk_full ? 1 : 0; });
+  single("ddb_storage_write_stops_total", "counter",
+         "Times the store stopped taking writes after a background error.",
+         [](const EngineMetrics& m) { return m.storage_write_stops; });
+  single("ddb_storage_write_resumes_total", "counter",
+         "Times the store resumed taking writes by itself after such a stop.",
+         [](const EngineMetrics& m) { return m.storage_write_resumes; });
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");

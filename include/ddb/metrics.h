@@ -123,6 +123,12 @@ struct EngineMetrics {
   uint64_t ttl_deleted_items = 0;
   uint64_t ttl_delete_errors = 0;
   uint64_t ttl_examined_entries = 0;
+  // The store's writes (engine/storage.h): refused now after a background error, and whether
+  // that error is a full disk; times they stopped, and resumed by themselves, since open.
+  bool storage_read_only = false;
+  bool storage_disk_full = false;
+  uint64_t storage_write_stops = 0;
+  uint64_t storage_write_resumes = 0;
   std::vector<ContributorRanking> contributor_insights;
   std::vector<VectorIndexFigures> vector_indexes;
 };

@@ -1,5 +1,6 @@
 // lossy_fs: an in-memory FUSE file system that forgets what was not synced, for power-cut
-// tests (tests/crash/power_cut.py).
+// tests (tests/wire/test_power_cut.py), and that can run out of space, for disk-full tests
+// (tests/wire/test_disk_full.py).
 //
 // Every file keeps, beside its current bytes, what was on "stable storage" when it was last
 // fsynced (or fdatasynced); every directory keeps its entries as of its last fsync. That is
@@ -14,12 +15,27 @@
 //                           part, and a write torn mid-record). What remains is then the
 //                           disk: all of it counts as synced.
 //   user.lossyfs.writeback  the OS writing its cache back: everything becomes synced.
+//   user.lossyfs.budget     the value (decimal bytes; empty: no limit) becomes the space the
+//                           file system has: once the files' bytes reach it, a write that
+//                           would grow them is cut short where the space ends and the next
+//                           one fails with ENOSPC, as a full disk does (so does a truncate
+//                           or fallocate that grows a file). Lowering it below what is used
+//                           frees nothing; raising it is space freed by someone else.
+//
+// And one to read, as getxattr on the root (getfattr -n NAME MNT, os.getxattr(MNT, NAME)):
+//
+//   user.lossyfs.used       the bytes of every file reachable from the root, in decimal:
+//                           what counts against the budget (an unlinked file's space is
+//                           free at once, open or not; directories take none).
 //
 // Each control call prints one line on stderr ("cut: ..." with the bytes and entries it
 // discarded). The kernel is told to cache nothing (direct_io, zero timeouts), so a cut is
 // seen at once. One thread serves the mount; nothing is ever freed (tests are bounded).
 //
-// Usage: lossy_fs [--torn-tails=SEED] MOUNTPOINT   (runs in the foreground; SIGTERM unmounts)
+// statfs reports the budget as the size of the file system and what is left of it as free.
+//
+// Usage: lossy_fs [--torn-tails=SEED] [--budget=BYTES] MOUNTPOINT
+//        (runs in the foreground; SIGTERM unmounts)
 #define FUSE_USE_VERSION 31
 #define _GNU_SOURCE  // RENAME_NOREPLACE, FALLOC_FL_KEEP_SIZE
 
@@ -70,6 +86,9 @@ static Node* root;
 static Node* all_nodes;
 static int torn_tails;  // keep a random prefix of unsynced appends at a cut
 static unsigned long long fsyncs, dir_fsyncs;
+static int has_budget;                  // writes are limited to `budget` bytes in all
+static unsigned long long budget;       // meaningful when has_budget
+static unsigned long long enospc_errors;  // writes refused or cut short for want of space
 
 static void* Grow(void* p, size_t* cap, size_t need, size_t elem) {
   if (need <= *cap) return p;
@@ -180,6 +199,56 @@ static void ClearUndo(Node* f) {
 static void SyncFile(Node* f) {
   ClearUndo(f);
   f->synced_size = f->size;
+}
+
+// The bytes of every file reachable from dir.
+static unsigned long long UsedUnder(const Node* dir) {
+  unsigned long long used = 0;
+  for (size_t i = 0; i < dir->cur.n; ++i) {
+    const Node* n = dir->cur.v[i].node;
+    used += n->dir ? UsedUnder(n) : n->size;
+  }
+  return used;
+}
+
+// How many bytes the files may still grow by (ULLONG_MAX without a budget).
+static unsigned long long Room(void) {
+  if (!has_budget) return ~0ULL;
+  unsigned long long used = UsedUnder(root);
+  return used < budget ? budget - used : 0;
+}
+
+// Whether f may grow to `size` bytes; counts a refusal.
+static int MayGrowTo(const Node* f, size_t size) {
+  if (size <= f->size || size - f->size <= Room()) return 1;
+  ++enospc_errors;
+  return 0;
+}
+
+static int CtlBudget(const char* value, size_t size) {
+  char text[32];
+  if (size >= sizeof(text)) return -EINVAL;
+  memcpy(text, value, size);
+  text[size] = '\0';
+  if (size == 0) {
+    has_budget = 0;
+  } else {
+    char* end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || end == text) return -EINVAL;
+    has_budget = 1;
+    budget = v;
+  }
+  unsigned long long used = UsedUnder(root);
+  if (has_budget) {
+    fprintf(stderr, "budget: %llu bytes, %llu used, %llu writes refused for space so far\n",
+            budget, used, enospc_errors);
+  } else {
+    fprintf(stderr, "budget: none, %llu used, %llu writes refused for space so far\n", used,
+            enospc_errors);
+  }
+  return 0;
 }
 
 static int CtlCut(void) {
@@ -355,6 +424,17 @@ static int FsWrite(const char* path, const char* buf, size_t size, off_t off,
   Node* f = NodeOf(path, fi);
   if (!f) return -ENOENT;
   size_t end = (size_t)off + size;
+  if (end > f->size) {
+    // A full disk takes what fits and fails the rest (the caller's next write gets ENOSPC).
+    unsigned long long room = Room();
+    if (end - f->size > room) {
+      ++enospc_errors;
+      size_t fits = f->size + room > (size_t)off ? (size_t)(f->size + room - (size_t)off) : 0;
+      if (fits == 0) return -ENOSPC;
+      size = fits;
+      end = (size_t)off + size;
+    }
+  }
   SaveUndo(f, (size_t)off, size);
   if (end > f->size) Resize(f, end);
   memcpy(f->data + off, buf, size);
@@ -366,6 +446,7 @@ static int FsTruncate(const char* path, off_t size, struct fuse_file_info* fi) {
   Node* f = NodeOf(path, fi);
   if (!f) return -ENOENT;
   if (f->dir) return -EISDIR;
+  if (!MayGrowTo(f, (size_t)size)) return -ENOSPC;
   Resize(f, (size_t)size);
   return 0;
 }
@@ -425,8 +506,11 @@ static int FsFallocate(const char* path, int mode, off_t off, off_t len,
   Node* f = NodeOf(path, fi);
   if (!f) return -ENOENT;
   if (mode & ~FALLOC_FL_KEEP_SIZE) return -EOPNOTSUPP;
-  // Space is not reserved (memory is); only a size change is visible.
-  if (!(mode & FALLOC_FL_KEEP_SIZE) && (size_t)(off + len) > f->size) Resize(f, (size_t)(off + len));
+  // Space is not reserved (memory is); only a size change is visible, and counted.
+  if (!(mode & FALLOC_FL_KEEP_SIZE) && (size_t)(off + len) > f->size) {
+    if (!MayGrowTo(f, (size_t)(off + len))) return -ENOSPC;
+    Resize(f, (size_t)(off + len));
+  }
   return 0;
 }
 
@@ -435,6 +519,10 @@ static int FsStatfs(const char* path, struct statvfs* st) {
   memset(st, 0, sizeof(*st));
   st->f_bsize = st->f_frsize = 4096;
   st->f_blocks = st->f_bfree = st->f_bavail = 1u << 22;  // 16 GB, nominally
+  if (has_budget) {
+    st->f_blocks = (fsblkcnt_t)(budget / 4096);
+    st->f_bfree = st->f_bavail = (fsblkcnt_t)(Room() / 4096);
+  }
   st->f_files = st->f_ffree = 1u << 20;
   st->f_namemax = 255;
   return 0;
@@ -454,17 +542,27 @@ static int FsChmod(const char* path, mode_t mode, struct fuse_file_info* fi) {
 
 static int FsSetxattr(const char* path, const char* name, const char* value, size_t size,
                       int flags) {
-  (void)value;
-  (void)size;
   (void)flags;
   if (strcmp(path, "/") != 0) return -ENOTSUP;
   if (strcmp(name, "user.lossyfs.cut") == 0) return CtlCut();
   if (strcmp(name, "user.lossyfs.writeback") == 0) return CtlWriteback();
+  if (strcmp(name, "user.lossyfs.budget") == 0) return CtlBudget(value, size);
   return -ENOTSUP;
+}
+
+static int FsGetxattr(const char* path, const char* name, char* value, size_t size) {
+  if (strcmp(path, "/") != 0 || strcmp(name, "user.lossyfs.used") != 0) return -ENODATA;
+  char text[32];
+  int len = snprintf(text, sizeof(text), "%llu", UsedUnder(root));
+  if (size == 0) return len;
+  if (size < (size_t)len) return -ERANGE;
+  memcpy(value, text, (size_t)len);
+  return len;
 }
 
 static const struct fuse_operations kOps = {
     .setxattr = FsSetxattr,
+    .getxattr = FsGetxattr,
     .init = FsInit,
     .getattr = FsGetattr,
     .readdir = FsReaddir,
@@ -496,15 +594,18 @@ int main(int argc, char** argv) {
     if (strncmp(argv[i], "--torn-tails=", 13) == 0) {
       torn_tails = 1;
       srand((unsigned)strtoul(argv[i] + 13, NULL, 10));
+    } else if (strncmp(argv[i], "--budget=", 9) == 0) {
+      has_budget = 1;
+      budget = strtoull(argv[i] + 9, NULL, 10);
     } else if (!mountpoint && argv[i][0] != '-') {
       mountpoint = argv[i];
     } else {
-      fprintf(stderr, "usage: %s [--torn-tails=SEED] MOUNTPOINT\n", argv[0]);
+      fprintf(stderr, "usage: %s [--torn-tails=SEED] [--budget=BYTES] MOUNTPOINT\n", argv[0]);
       return 2;
     }
   }
   if (!mountpoint) {
-    fprintf(stderr, "usage: %s [--torn-tails=SEED] MOUNTPOINT\n", argv[0]);
+    fprintf(stderr, "usage: %s [--torn-tails=SEED] [--budget=BYTES] MOUNTPOINT\n", argv[0]);
     return 2;
   }
   args[n++] = "-f";  // foreground: the test owns the process

@@ -23,6 +23,12 @@ same data directory:
     DescribeTable's ItemCount of the table and of each index equals what a Scan counts,
     and every GSI/LSI entry matches its item and every item its entries, both ways.
 
+A disk-full round (test_disk_full.py, `--disk-full`) puts the data directory on lossy_fs
+with a byte budget: writers of new items fill it, writes must then fail with the disk-full
+error while reads go on, and once the budget is raised (space freed) writes must succeed
+again by themselves, without a restart; after a kill -9 and a restart, no acknowledged write
+may be missing (disk_full_round).
+
 Only 127.0.0.1 is contacted; each run is bounded in time and count.
 """
 
@@ -37,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 TABLE = "crash"
 GSI = "by_g"
@@ -454,6 +461,196 @@ def power_cut_round(binary, lossy_fs, tmp, durability, writers=16, keys_per_writ
             subprocess.run(["umount", "-l", mnt], check=False)
 
 
+DISK_FULL_MESSAGE = "disk is full"
+
+
+def metric(port, name):
+    """One unlabelled sample of /metrics, or None."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    return None
+
+
+class Outcomes:
+    """Every answer to a write: when it was sent and answered, and how."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.acks = []      # (sent, answered)
+        self.errors = []    # (sent, answered, status, type, message)
+
+    def first_ack_sent_after(self, t):
+        with self.lock:
+            return min((a for s, a in self.acks if s >= t), default=None)
+
+
+def new_items_writer(port, wid, record, stop, outcomes, seed):
+    """Writes new items only (a key is never written twice): PutItem, and BatchWriteItem of
+    4 new keys. A refused write is retried by no one; its key stays unacknowledged."""
+    rng = random.Random(seed)
+    client = Client(port, timeout=30)
+    n = 0
+    try:
+        while not stop.is_set():
+            count = 4 if rng.random() < 0.2 else 1
+            keys = [f"w{wid:02d}-{n + i:06d}" for i in range(count)]
+            n += count
+            with record.lock:
+                ops = [record.issue(k, False) for k in keys]
+            sent = time.monotonic()
+            if count == 1:
+                status, out = client.call("PutItem", {"TableName": TABLE,
+                                                      "Item": item_of(keys[0], 1)})
+            else:
+                status, out = client.call("BatchWriteItem", {"RequestItems": {TABLE: [
+                    {"PutRequest": {"Item": item_of(k, 1)}} for k in keys]}})
+                if status == 200 and out.get("UnprocessedItems"):
+                    status, out = 0, {"__type": "UnprocessedItems", "message": ""}
+            answered = time.monotonic()
+            if status == 200:
+                for op in ops:
+                    op.acked = answered
+                with outcomes.lock:
+                    outcomes.acks.append((sent, answered))
+            else:
+                with outcomes.lock:
+                    outcomes.errors.append((sent, answered, status,
+                                            out.get("__type", ""), out.get("message", "")))
+                time.sleep(0.02)  # as a client backing off
+    except (OSError, http.client.HTTPException, ValueError):
+        pass  # the server is gone: checked by the caller
+    finally:
+        client.close()
+
+
+def disk_full_round(binary, lossy_fs, tmp, durability, writers=16, room=256 << 10,
+                    outage_s=1.5, seed=0):
+    """One round (see the module docstring). Returns the figures; raises AssertionError."""
+    mnt = os.path.join(tmp, "mnt")
+    os.makedirs(mnt, exist_ok=True)
+    fs_log_path = os.path.join(tmp, "lossy_fs.log")
+    server_log = os.path.join(tmp, "server.log")
+    with open(fs_log_path, "ab") as fs_log:
+        fs = subprocess.Popen([lossy_fs, mnt], stderr=fs_log)
+    server = None
+    stop = threading.Event()
+    threads = []
+    try:
+        wait_for(lambda: os.path.ismount(mnt) or fs.poll() is not None, 10, "the mount")
+        if fs.poll() is not None:
+            raise RuntimeError(f"lossy_fs exited {fs.returncode} (log: {fs_log_path})")
+        data_dir = os.path.join(mnt, "data")
+        server = Server(binary, data_dir, durability, server_log).start()
+        c = Client(server.port)
+        create_table(c)
+        record, outcomes = Record(), Outcomes()
+        threads = [threading.Thread(target=new_items_writer, daemon=True,
+                                    args=(server.port, w, record, stop, outcomes,
+                                          seed * 1000 + w)) for w in range(writers)]
+        start = time.monotonic()
+        for t in threads:
+            t.start()
+        wait_for(lambda: len(outcomes.acks) >= 200, 30, "200 acknowledged writes")
+
+        # The disk fills: `room` bytes are left.
+        used = int(os.getxattr(mnt, "user.lossyfs.used"))
+        t_full = time.monotonic()
+        os.setxattr(mnt, "user.lossyfs.budget", str(used + room).encode())
+        wait_for(lambda: len(outcomes.errors) > 0, 30, "a write refused for want of space")
+        t_refused = time.monotonic()
+        time.sleep(outage_s)
+        # Reads go on; the server is alive and says why it refuses writes.
+        assert server.proc.poll() is None, "the server exited on a full disk"
+        with record.lock:
+            acked = [k for k, ops in record.ops.items() if ops[0].acked]
+        key = acked[len(acked) // 2]
+        got = c.ok("GetItem", {"TableName": TABLE, "ConsistentRead": True,
+                               "Key": {"pk": {"S": key}, "sk": {"N": "0"}}})
+        assert got.get("Item") == item_of(key, 1), got
+        q = c.ok("Query", {"TableName": TABLE, "KeyConditionExpression": "pk = :k",
+                           "ExpressionAttributeValues": {":k": {"S": key}}})
+        assert q["Count"] == 1, q
+        assert c.ok("Scan", {"TableName": TABLE, "Limit": 5})["Count"] == 5
+        c.ok("DescribeTable", {"TableName": TABLE})
+        full_gauge = metric(server.port, "ddb_storage_disk_full")
+        with outcomes.lock:
+            acks_in_outage = sum(1 for s, a in outcomes.acks if s >= t_refused)
+            refused_in_outage = sum(1 for e in outcomes.errors if e[0] >= t_refused)
+
+        # Space is freed: writes resume by themselves.
+        t_free = time.monotonic()
+        os.setxattr(mnt, "user.lossyfs.budget", b"")
+        wait_for(lambda: outcomes.first_ack_sent_after(t_free) is not None, 30,
+                 "a write acknowledged after space was freed")
+        resumed_s = outcomes.first_ack_sent_after(t_free) - t_free
+        time.sleep(1.0)
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+        assert server.proc.poll() is None, "the server exited"
+        after_gauge = metric(server.port, "ddb_storage_disk_full")
+        stops = metric(server.port, "ddb_storage_write_stops_total")
+        resumes = metric(server.port, "ddb_storage_write_resumes_total")
+        c.close()
+        load_s = time.monotonic() - start
+
+        # A crash after the outage, and a restart on the same data: nothing acknowledged lost.
+        server.kill()
+        with open(server_log, errors="replace") as f:
+            log = f.read()
+        server = Server(binary, data_dir, durability, server_log).start()
+        figures = check_store(server.port, record, "no-loss")
+        errors = outcomes.errors
+        kinds = {}
+        for e in errors:
+            kinds[(e[2], e[3].rsplit("#", 1)[-1], e[4])] = kinds.get(
+                (e[2], e[3].rsplit("#", 1)[-1], e[4]), 0) + 1
+        figures.update({
+            "writers": writers, "durability": durability, "load_s": round(load_s, 2),
+            "acked_requests": len(outcomes.acks), "refused_requests": len(errors),
+            "refused_in_outage": refused_in_outage, "acked_in_outage": acks_in_outage,
+            "first_refusal_s": round(min(e[1] for e in errors) - t_full, 3),
+            "resumed_s": round(resumed_s, 3), "error_kinds": kinds,
+            "disk_full_gauge": (full_gauge, after_gauge), "stops": stops, "resumes": resumes,
+            "log_disk_full_lines": log.count("the disk is full"),
+            "log_resumed_lines": log.count("writes resumed"),
+        })
+        return figures
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+        if server:
+            server.kill()
+        if fs.poll() is None:
+            fs.send_signal(signal.SIGTERM)  # lossy_fs unmounts on SIGTERM
+            try:
+                fs.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                fs.kill()
+                fs.wait()
+        if os.path.ismount(mnt):
+            subprocess.run(["umount", "-l", mnt], check=False)
+
+
+def check_disk_full_figures(figures, data_path_hint):
+    """The disk-full round's checks on its figures (shared by the test and the script)."""
+    assert figures["acked_lost"] == 0, figures
+    assert figures["acked_requests"] > 200, figures
+    assert figures["refused_in_outage"] > 0, figures
+    for (status, kind, message), n in figures["error_kinds"].items():
+        assert status == 500 and kind == "InternalServerError", figures
+        assert DISK_FULL_MESSAGE in message and data_path_hint not in message, figures
+    assert figures["disk_full_gauge"] == (1, 0), figures
+    assert figures["resumes"] >= 1 and figures["stops"] >= 1, figures
+    # Logged once per stop and resume, not per refused write.
+    assert figures["log_disk_full_lines"] == figures["stops"], figures
+    assert figures["log_resumed_lines"] == figures["resumes"], figures
+    assert figures["resumed_s"] < 5.0, figures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--server", default="build/ddb-server")
@@ -461,13 +658,21 @@ def main():
     ap.add_argument("--durability", choices=["process", "fsync"], default="fsync")
     ap.add_argument("--writers", type=int, default=16)
     ap.add_argument("--lossy-fs", help="lossy_fs binary: power cuts instead of kill -9")
+    ap.add_argument("--disk-full", action="store_true",
+                    help="disk-full rounds on --lossy-fs instead (disk_full_round)")
     args = ap.parse_args()
+    if args.disk_full and not args.lossy_fs:
+        ap.error("--disk-full needs --lossy-fs")
     failures = 0
     for r in range(args.rounds):
         with tempfile.TemporaryDirectory(prefix="ddb-crash-") as tmp:
             log = os.path.join(tmp, "server.log")
             try:
-                if args.lossy_fs:
+                if args.disk_full:
+                    figures = disk_full_round(args.server, args.lossy_fs, tmp, args.durability,
+                                              writers=args.writers, seed=r)
+                    check_disk_full_figures(figures, tmp)
+                elif args.lossy_fs:
                     figures = power_cut_round(args.server, args.lossy_fs, tmp, args.durability,
                                               writers=args.writers, seed=r)
                 else:
