@@ -207,9 +207,7 @@ EngineMetrics Engine::GetMetrics() {
                     return false;
                   })
         .ok();
-    uint64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+    uint64_t now_ms = impl_->NowMs();
     if (oldest_ms && now_ms > oldest_ms) m.gsi_lag_ms = now_ms - oldest_ms;
   }
   for (const auto& [table_id, index] : impl_->vectors->All()) {

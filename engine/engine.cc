@@ -22,6 +22,7 @@
 #include "engine/storage.h"
 #include "engine/store_format.h"
 #include "engine/table_validation.h"
+#include "engine/throughput_quotas.h"
 #include "engine/write_capacity.h"
 
 namespace ddb {
@@ -38,15 +39,6 @@ std::string NewUuid() {
                 static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
 }
-
-namespace {
-
-double NowSeconds() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
-
-}  // namespace
 
 Engine::Engine(std::unique_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
@@ -67,6 +59,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   impl->vectors = std::make_unique<VectorIndexes>();
   DDB_RETURN_IF_ERROR(impl->OpenBackups());
+  DDB_RETURN_IF_ERROR(impl->request_tokens.Load(impl->storage.get(), impl->NowMs()));
   for (const std::string& name : impl->catalog->Names()) {
     auto info = impl->catalog->Find(name);
     if (info && (info->description.resource_policy || !info->description.stream_policies.empty())) {
@@ -101,7 +94,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
   impl->gsi_applier = std::make_unique<GsiApplier>(
       impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
-      static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms);
+      static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms,
+      [raw = impl.get()] { return raw->NowMs(); });
   impl->gsi_applier->SetAppliedHook(
       [raw = impl.get()](const TableInfo& table, const ChangeRecord& record) {
         raw->ApplyVectorChange(table, record);
@@ -122,9 +116,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       if (raw->stopping) break;
       lock.unlock();
       raw->SweepExpiredItems();
-      raw->streams->Trim(WallClockMillis(),
-                         static_cast<uint64_t>(raw->options.stream_retention_ms));
+      raw->streams->Trim(raw->NowMs(), static_cast<uint64_t>(raw->options.stream_retention_ms));
       raw->TrimHistory();
+      if (Status forgot = raw->request_tokens.ForgetExpired(raw->storage.get(), raw->NowMs());
+          !forgot.ok()) {
+        raw->storage->Log(LogSeverity::kError,
+                          "cannot forget expired request tokens: " + forgot.error().message());
+      }
       lock.lock();
     }
   });
@@ -182,6 +180,16 @@ EngineImpl::~EngineImpl() {
 Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
                                                  const CreateTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
+  DDB_RETURN_IF_ERROR(CheckThroughputQuotas(req, ctx.region));
+  {
+    std::vector<std::shared_ptr<const TableInfo>> tables;
+    std::vector<const TableDescription*> existing;
+    for (const std::string& name : catalog->Names()) {
+      if (auto info = catalog->Find(name)) tables.push_back(std::move(info));
+    }
+    for (const auto& info : tables) existing.push_back(&info->description);
+    DDB_RETURN_IF_ERROR(CheckAccountQuota(req, existing, ctx.region));
+  }
   if (req.stream_specification && req.stream_specification->stream_enabled &&
       !req.stream_specification->stream_view_type) {
     // The service's UpdateTable wording (CreateTable's is not documented).
@@ -199,7 +207,7 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
   d.table_name = req.table_name;
   d.table_id = NewUuid();
   d.table_status = TableStatus::kActive;
-  d.creation_date_time = NowSeconds();
+  d.creation_date_time = static_cast<double>(NowMs()) / 1000.0;
   d.attribute_definitions = req.attribute_definitions;
   d.key_schema = req.key_schema;
   d.local_secondary_indexes = req.local_secondary_indexes;
@@ -243,7 +251,7 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
 
   if (req.stream_specification && req.stream_specification->stream_enabled) {
     d.stream_specification = req.stream_specification;
-    d.latest_stream_label = streams->NewLabel(req.table_name, WallClockMillis());
+    d.latest_stream_label = streams->NewLabel(req.table_name, NowMs());
   }
   if (req.sse_specification && req.sse_specification->enabled) {
     d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());

@@ -40,9 +40,11 @@
 #include "engine/index_maintenance.h"
 #include "engine/key_codec.h"
 #include "engine/partition_model.h"
+#include "engine/request_tokens.h"
 #include "engine/storage.h"
 #include "engine/streams.h"
 #include "engine/table_holds.h"
+#include "engine/transaction_claims.h"
 #include "engine/ttl_index.h"
 #include "engine/vector_index.h"
 #include "engine/write_path.h"
@@ -67,7 +69,8 @@ Result<std::optional<Projection>> CompileReadProjection(
 // A random (version 4) UUID, as TableId (engine.cc).
 std::string NewUuid();
 
-// Milliseconds since the epoch (change-record and stream times).
+// Milliseconds since the epoch by the system clock. What ages with the calendar reads
+// EngineImpl::NowMs instead, which a test can set (EngineOptions::clock_for_testing).
 inline uint64_t WallClockMillis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -128,28 +131,11 @@ class EngineImpl {
   // Set once any table or stream of this engine has had a resource-based policy (at Open,
   // CreateTable, PutResourcePolicy); never cleared, so false means none has one.
   std::atomic<bool> policies_seen{false};
-  // ClientRequestTokens of successful TransactWriteItems calls of the last 10 minutes.
-  struct TokenUse {
-    uint64_t fingerprint;
-    std::chrono::steady_clock::time_point when;
-    bool done;  // false while the first call with the token is still running
-    std::vector<ConsumedCapacity> replay;  // what a repeat reports (RunTransactWrite)
-  };
-  std::mutex tokens_mu;
-  std::map<std::string, TokenUse> tokens;  // guarded by tokens_mu
-  // Tokens in the order they were claimed, so that forgetting the expired ones costs what
-  // expired, not a walk over every token of the last 10 minutes; guarded by tokens_mu.
-  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> token_order;
-  // REQUIRES: tokens_mu held.
-  void ForgetExpiredTokens(std::chrono::steady_clock::time_point now) {
-    constexpr auto kTokenLifetime = std::chrono::minutes(10);
-    while (!token_order.empty() && now - token_order.front().first > kTokenLifetime) {
-      auto it = tokens.find(token_order.front().second);
-      // A token claimed again later (after a failed call) has a newer entry in the queue.
-      if (it != tokens.end() && now - it->second.when > kTokenLifetime) tokens.erase(it);
-      token_order.pop_front();
-    }
-  }
+  // ClientRequestTokens of TransactWriteItems calls of the last 10 minutes, durable with
+  // the commits they answer (transactions.cc).
+  RequestTokens request_tokens;
+  // Items held by transactions in flight (transaction_claims.h).
+  TransactionClaims transaction_claims;
 
   // Time to Live (time_to_live.cc; the record's format in ttl_index.h). Deletes items whose
   // expiry lies in the past, found through the record, every options.ttl_sweep_interval_ms
@@ -194,7 +180,8 @@ class EngineImpl {
 
   // Backups, restores and history (backups.cc; history.h for the record format).
   HistoryClock history_clock;
-  // Now (ms) as point-in-time history and exports see it (EngineOptions::clock_for_testing).
+  // Now (ms since the epoch) as everything that ages with the calendar sees it: streams,
+  // Time to Live, history, exports (EngineOptions::clock_for_testing).
   uint64_t NowMs() const {
     return options.clock_for_testing ? options.clock_for_testing() : WallClockMillis();
   }

@@ -22,6 +22,7 @@
 #include "engine/index_maintenance.h"
 #include "engine/key_codec.h"
 #include "engine/storage.h"
+#include "engine/temp_dir_testing.h"
 
 namespace ddb {
 namespace {
@@ -55,18 +56,7 @@ TEST(ChangeSequencer, WaitBeyondWakesOnCommitNotOnTimeout) {
   EXPECT_LT(waited, std::chrono::seconds(5));
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ddb-gsi-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 CreateTableRequest GsiTable() {
   CreateTableRequest req;

@@ -41,20 +41,17 @@ constexpr int kIdleWaitMs = 1000;
 // trim (and on a clean stop): a few tombstones per memtable instead of one per round.
 constexpr uint64_t kTrimEvery = 4096;
 constexpr int kRetryWaitMs = 50;
-
-uint64_t NowMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 }  // namespace
 
 GsiApplier::GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer,
-                       uint64_t watermark, int propagation_delay_ms)
+                       uint64_t watermark, int propagation_delay_ms,
+                       std::function<uint64_t()> now_ms)
     : storage_(storage),
       catalog_(catalog),
       sequencer_(sequencer),
       watermark_(watermark),
-      propagation_delay_ms_(propagation_delay_ms) {}
+      propagation_delay_ms_(propagation_delay_ms),
+      now_ms_(std::move(now_ms)) {}
 
 GsiApplier::~GsiApplier() { Stop(); }
 
@@ -127,7 +124,7 @@ GsiApplier::Round GsiApplier::ApplyChunk() {
   // index and the writers awaiting it; trimmed at once.
   std::vector<std::string> unreadable;
   uint64_t last_consumed = from;  // the highest sequence read into this chunk
-  uint64_t ready_before = NowMs() - static_cast<uint64_t>(propagation_delay_ms_);
+  uint64_t ready_before = now_ms_() - static_cast<uint64_t>(propagation_delay_ms_);
   // The log is read from the watermark up, ignoring range deletions (they all lie below).
   Status s = storage_->ForEach(Cf::kChanges, ChangeKey(from + 1), ChangeKey(safe + 1),
                                [&](std::string_view key, std::string_view value) {

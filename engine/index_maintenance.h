@@ -46,8 +46,9 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
 // counted (apply_errors) and retried after a short wait.
 class GsiApplier {
  public:
+  // `now_ms`: the engine's wall clock (EngineImpl::NowMs), the clock change records carry.
   GsiApplier(Storage* storage, Catalog* catalog, ChangeSequencer* sequencer, uint64_t watermark,
-             int propagation_delay_ms);
+             int propagation_delay_ms, std::function<uint64_t()> now_ms);
   ~GsiApplier();  // stops the thread
   void Start();
   void Stop();
@@ -87,6 +88,7 @@ class GsiApplier {
   std::atomic<uint64_t> watermark_;
   uint64_t trimmed_to_ = 0;  // every record at or below it is range-deleted; under apply_mu_
   int propagation_delay_ms_;
+  std::function<uint64_t()> now_ms_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> unreadable_changes_{0};
   std::atomic<uint64_t> apply_errors_{0};

@@ -17,6 +17,11 @@ constexpr double kWarmWriteUnits = 4000;
 constexpr size_t kMaxTrackedKeys = 4096;
 constexpr size_t kHottestKeys = 10;
 constexpr size_t kPartitionHotKeys = 3;
+// The most partitions one table or index is modelled with, whatever its throughput, size or
+// heat: every loop over partitions is bounded by it. The service's quotas (40,000 read and
+// write units per table, throughput_quotas.h) need 54; a split-bytes setting of a few KB and
+// a large table reach it.
+constexpr size_t kMaxPartitions = 4096;
 // Throttles within one heat window that make a partition split.
 constexpr int64_t kHeatSplitThrottles = 200;
 constexpr double kHeatWindowSeconds = 10;
@@ -87,14 +92,18 @@ namespace {
 size_t InitialPartitions(const ResourceCapacity& capacity) {
   double reads = capacity.on_demand ? kWarmReadUnits : capacity.read_units;
   double writes = capacity.on_demand ? kWarmWriteUnits : capacity.write_units;
-  return static_cast<size_t>(
-      std::max(1.0, std::ceil(reads / kPartitionReadCeiling + writes / kPartitionWriteCeiling)));
+  const double n = std::ceil(reads / kPartitionReadCeiling + writes / kPartitionWriteCeiling);
+  // Compared as doubles: a huge throughput (an embedded caller's, unchecked) must not
+  // overflow the conversion.
+  return n < 1                                     ? 1
+         : n > static_cast<double>(kMaxPartitions) ? kMaxPartitions
+                                                   : static_cast<size_t>(n);
 }
 
 }  // namespace
 
 // Splits the partition with the widest hash range at its midpoint (a throughput increase).
-void PartitionModel::SplitWidest(Resource& r) {
+bool PartitionModel::SplitWidest(Resource& r) {
   size_t widest = 0;
   uint64_t width = 0;
   for (size_t i = 0; i < r.partitions.size(); ++i) {
@@ -104,8 +113,9 @@ void PartitionModel::SplitWidest(Resource& r) {
       widest = i;
     }
   }
-  if (width < 2) return;
+  if (width < 2 || r.partitions.size() >= kMaxPartitions) return false;
   SplitAt(r, widest, r.partitions[widest].start + width / 2 + 1);
+  return true;
 }
 
 void PartitionModel::SplitAt(Resource& r, size_t i, uint64_t at) {
@@ -152,7 +162,8 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
         found->capacity.write_units != capacity.write_units) {
       found->capacity = capacity;
       size_t needed = InitialPartitions(capacity);
-      while (found->partitions.size() < needed) SplitWidest(*found);
+      while (found->partitions.size() < needed && SplitWidest(*found)) {
+      }
     }
     return found;
   }
@@ -287,7 +298,9 @@ void PartitionModel::Charge(uint32_t id, const std::string& table, const std::st
   bool too_big = p.figures.bytes > options_.split_bytes;
   bool too_hot = p.window_throttles >= kHeatSplitThrottles;
   uint64_t end = i + 1 < r.partitions.size() ? r.partitions[i + 1].start - 1 : UINT64_MAX;
-  if ((!too_big && !too_hot) || end - p.start < 2) return;
+  if ((!too_big && !too_hot) || end - p.start < 2 || r.partitions.size() >= kMaxPartitions) {
+    return;
+  }
   uint64_t at = p.start + (end - p.start) / 2 + 1;
   if (too_hot && !too_big) {
     double total = 0, best = 0;

@@ -12,7 +12,8 @@
 //  - on demand: the table may use up to the larger of the warm throughput and twice its
 //    previous peak, each partition up to the ceilings;
 //  - a partition splits when its data passes a size threshold (10 GB by default) or under
-//    sustained throttling (at the midpoint, or right after a dominant hot key).
+//    sustained throttling (at the midpoint, or right after a dominant hot key);
+//  - at most 4,096 partitions per table or index, whatever the throughput asks for.
 //
 // Requests are admitted while their partition has tokens; the units they actually cost
 // are charged afterwards, so a bucket may go into debt, which later requests repay.
@@ -80,7 +81,9 @@ class PartitionModel {
                                 const ResourceCapacity& capacity,
                                 std::unique_lock<std::mutex>* lock);
 
-  static void SplitWidest(Resource& r);                     // REQUIRES: r.mu held
+  // Splits the widest partition at its midpoint; false when none can split (one-token
+  // ranges, or the resource has its most partitions). REQUIRES: r.mu held
+  static bool SplitWidest(Resource& r);
   static void SplitAt(Resource& r, size_t i, uint64_t at);  // REQUIRES: r.mu held
 
   PartitionModelOptions options_;

@@ -393,6 +393,20 @@ TEST(PartitionModel, MoreThroughputAddsPartitions) {
   EXPECT_EQ(Only(model.Snapshot()).partitions.size(), 3u);
 }
 
+// Issue 29: 10^12 units (accepted once, now refused by throughput_quotas.h) made the next
+// request loop in SplitWidest without end. An embedded caller's model stays bounded anyway.
+TEST(PartitionModel, HugeThroughputIsBoundedByTheMostPartitions) {
+  PartitionModel model(PartitionModelOptions{});
+  model.Charge(1, "t", "", Provisioned(1e12, 1e12), 0, "k", 1, true, 0, 0);
+  EXPECT_EQ(Only(model.Snapshot()).partitions.size(), 4096u);
+  model.Charge(2, "u", "", Provisioned(1, 1), 0, "k", 1, true, 0, 0);
+  model.Charge(2, "u", "", Provisioned(1e300, 1e300), 0, "k", 1, true, 0, 0);
+  for (const ResourceSnapshot& r : model.Snapshot()) {
+    EXPECT_EQ(r.partitions.size(), 4096u);
+    ExpectContiguousCover(r);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Splits
 // ---------------------------------------------------------------------------

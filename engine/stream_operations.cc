@@ -86,7 +86,7 @@ Status EngineImpl::OpenStream(const TableInfo& table, uint64_t start_sequence) {
   info.label = *d.latest_stream_label;
   info.view_type = d.stream_specification->stream_view_type.value_or(StreamViewType::kKeysOnly);
   info.key_schema = d.key_schema;
-  info.created_ms = ParseStreamLabel(info.label).value_or(WallClockMillis());
+  info.created_ms = ParseStreamLabel(info.label).value_or(NowMs());
   info.start_sequence = start_sequence;
   return streams->Add(std::move(info));
 }
@@ -95,7 +95,7 @@ Status EngineImpl::CloseStream(const std::string& table, const std::string& labe
   // REQUIRES: the catalog no longer shows the stream enabled. A writer that takes its
   // sequence after this Peek() sees that when it looks again (AddWrite), so no record of
   // the stream lies past the end.
-  return streams->Close(table, label, sequencer->Peek() - 1, WallClockMillis());
+  return streams->Close(table, label, sequencer->Peek() - 1, NowMs());
 }
 
 Result<ListStreamsResult> Engine::ListStreams(const RequestContext& ctx,
@@ -168,7 +168,7 @@ Result<std::string> Engine::GetShardIterator(const RequestContext& ctx,
   token.table_name = stream->table_name;
   token.label = stream->label;
   token.table_id = stream->table_id;
-  token.issued_ms = WallClockMillis();
+  token.issued_ms = impl_->NowMs();
   switch (req.shard_iterator_type) {
     case ShardIteratorType::kTrimHorizon:
       token.position = stream->FirstReadable();
@@ -209,7 +209,7 @@ Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
   if (!DecodeShardIterator(req.shard_iterator, &token)) {
     return Error::Validation("Invalid ShardIterator");
   }
-  uint64_t now = WallClockMillis();
+  uint64_t now = impl_->NowMs();
   if (now > token.issued_ms + kShardIteratorLifetimeMs) {
     return Error(ErrorCode::kExpiredIterator,
                  "Iterator expired. The iterator was created at time " + HttpDate(token.issued_ms) +

@@ -54,11 +54,6 @@ Result<std::optional<std::string>> Engine::DescribeTimeToLive(const std::string&
 
 namespace {
 
-double EpochSeconds() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
-
 // The restorable window (backups.cc: EngineImpl::PitrWindowOf): back to the enabling, the
 // period's start or what the history size cap kept; up to EngineOptions::pitr_lag_ms ago.
 ContinuousBackupsDescription DescribeBackups(EngineImpl& impl, const TableInfo& table) {
@@ -100,7 +95,7 @@ Result<ContinuousBackupsDescription> Engine::UpdateContinuousBackups(
       return Status::Ok();
     }
     newly_enabled = !d->pitr_enabled_since;
-    if (newly_enabled) d->pitr_enabled_since = EpochSeconds();
+    if (newly_enabled) d->pitr_enabled_since = static_cast<double>(impl.NowMs()) / 1000.0;
     d->pitr_recovery_period_days = recovery_period_days.value_or(35);
     return Status::Ok();
   }));

@@ -14,6 +14,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/table_validation.h"
+#include "engine/throughput_quotas.h"
 
 namespace ddb {
 namespace {
@@ -435,10 +436,8 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   }
   DDB_ASSIGN_OR_RETURN(auto before, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(ValidateUpdate(req, before->description));
-  std::string new_label = impl_->streams->NewLabel(
-      req.table_name, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                std::chrono::system_clock::now().time_since_epoch())
-                                                .count()));
+  DDB_RETURN_IF_ERROR(CheckThroughputQuotas(req, ctx.region));
+  std::string new_label = impl_->streams->NewLabel(req.table_name, impl_->NowMs());
   // A stream enabled now holds no record below this sequence (writers that see the new
   // description take their sequences later).
   uint64_t stream_start = impl_->sequencer->Peek();

@@ -13,12 +13,6 @@
 namespace ddb {
 namespace {
 
-uint64_t NowEpochSeconds() {
-  using namespace std::chrono;
-  auto s = duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-  return s > 0 ? static_cast<uint64_t>(s) : 0;
-}
-
 // What the sweeper's re-check answers when the item no longer has the entry's expiry.
 const Error& NoLongerExpired() {
   static const Error e(ErrorCode::kConditionalCheckFailed, "the item is no longer expired");
@@ -131,7 +125,7 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
 }
 
 void EngineImpl::SweepExpiredItems() {
-  const uint64_t now = NowEpochSeconds();
+  const uint64_t now = NowMs() / 1000;
   // Taken first: an entry noted after this is looked for by the next round.
   const TtlWriteNotes::Snapshot noted = ttl_notes.TakeAll();
   std::vector<std::shared_ptr<const TableInfo>> tables;

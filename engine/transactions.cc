@@ -119,7 +119,38 @@ Error TransactionCanceled(std::vector<CancellationReason> reasons) {
   return e;
 }
 
+Error TransactionConflict() { return Error(ErrorCode::kTransactionConflict, kTransactionOngoing); }
+
 namespace {
+
+// Claims the items of a transaction (transaction_claims.h) for as long as it lives, or
+// answers the cancellation naming the items another transaction in flight holds.
+class ClaimedItems {
+ public:
+  ClaimedItems(EngineImpl& impl, std::vector<std::string> keys, TransactionClaims::Mode mode)
+      : impl_(impl), keys_(std::move(keys)), mode_(mode) {
+    std::vector<size_t> held = impl_.transaction_claims.TryClaim(keys_, mode_);
+    if (held.empty()) return;
+    std::vector<CancellationReason> reasons(keys_.size());
+    for (size_t i : held)
+      reasons[i] = {CancellationCode::kTransactionConflict, kTransactionOngoing, {}};
+    refused_ = TransactionCanceled(std::move(reasons));
+    keys_.clear();
+  }
+  ~ClaimedItems() { impl_.transaction_claims.Release(keys_, mode_); }
+  ClaimedItems(const ClaimedItems&) = delete;
+  ClaimedItems& operator=(const ClaimedItems&) = delete;
+
+  // Ok, or the TransactionCanceledException of a collision.
+  Status status() const { return refused_ ? Status(*refused_) : Status::Ok(); }
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  EngineImpl& impl_;
+  std::vector<std::string> keys_;  // claimed; empty when refused
+  TransactionClaims::Mode mode_;
+  std::optional<Error> refused_;
+};
 
 // Step 1, before locking anything: every action validated and compiled.
 Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
@@ -211,10 +242,22 @@ Result<EvaluatedActions> EvaluateActions(EngineImpl& impl,
   return out;
 }
 
-// Step 3: every write, its index entries and change records in one WriteBatch.
+// The ClientRequestToken of a call, recorded with the commit it answers.
+struct TokenRecord {
+  const std::string* token = nullptr;  // null: the call has none
+  uint64_t fingerprint = 0;
+  uint64_t now_ms = 0;
+  std::vector<ConsumedCapacity> replay;  // what a repeat reports
+};
+
+// Step 3: every write, its index entries and change records in one WriteBatch, with the
+// token's record when there is one.
 Status CommitActions(EngineImpl& impl, const std::vector<PreparedWrite>& writes,
-                     const EvaluatedActions& ev) {
+                     const EvaluatedActions& ev, const TokenRecord& token) {
   Storage::Batch batch(*impl.storage);
+  if (token.token) {
+    RequestTokens::Record(*token.token, token.fingerprint, token.now_ms, token.replay, &batch);
+  }
   std::vector<uint64_t> sequences;
   Status added = Status::Ok();
   for (size_t i = 0; i < writes.size() && added.ok(); ++i) {
@@ -252,20 +295,23 @@ std::vector<ConsumedCapacity> TransactionCapacity(const std::vector<PreparedWrit
   return out;
 }
 
-// TransactWriteItems without the ClientRequestToken bookkeeping. With a token, *replay
-// receives what a repeat of the call reports.
+// TransactWriteItems once its token (if any) is claimed. With a token, token->replay
+// receives what a repeat of the call reports, and the token's record is committed with the
+// writes.
 Result<TransactWriteItemsResult> RunTransactWrite(EngineImpl& impl,
                                                   const TransactWriteItemsRequest& req,
-                                                  std::vector<ConsumedCapacity>* replay) {
+                                                  TokenRecord* token) {
   DDB_ASSIGN_OR_RETURN(std::vector<PreparedWrite> writes, PrepareActions(impl, req));
   std::vector<std::string> keys;
   for (const auto& w : writes) keys.push_back(w.key);
+  ClaimedItems claimed(impl, std::move(keys), TransactionClaims::Mode::kWrite);
+  DDB_RETURN_IF_ERROR(claimed.status());
   TransactWriteItemsResult result;
   {
-    StripeLocks locks(impl, keys);
+    StripeLocks locks(impl, claimed.keys());
     DDB_ASSIGN_OR_RETURN(EvaluatedActions ev, EvaluateActions(impl, writes));
-    DDB_RETURN_IF_ERROR(CommitActions(impl, writes, ev));
-    if (req.client_request_token) *replay = TransactionCapacity(writes, ev, /*replay=*/true);
+    if (token->token) token->replay = TransactionCapacity(writes, ev, /*replay=*/true);
+    DDB_RETURN_IF_ERROR(CommitActions(impl, writes, ev, *token));
     if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
       result.consumed_capacity = TransactionCapacity(writes, ev, /*replay=*/false);
     }
@@ -286,44 +332,40 @@ Result<TransactWriteItemsResult> RunTransactWrite(EngineImpl& impl,
 
 Result<TransactWriteItemsResult> Engine::TransactWriteItems(const TransactWriteItemsRequest& req) {
   DDB_RETURN_IF_ERROR(CheckActionCount(req.actions.size()));
-  uint64_t fingerprint = 0;
+  TokenRecord token;
   if (req.client_request_token) {
-    fingerprint = Fingerprint(req);
-    std::lock_guard lock(impl_->tokens_mu);
-    auto now = std::chrono::steady_clock::now();
-    impl_->ForgetExpiredTokens(now);
-    auto it = impl_->tokens.find(*req.client_request_token);
-    if (it != impl_->tokens.end()) {
-      if (it->second.fingerprint != fingerprint) {
+    token.token = &*req.client_request_token;
+    token.fingerprint = Fingerprint(req);
+    token.now_ms = impl_->NowMs();
+    std::vector<ConsumedCapacity> replayed;
+    switch (
+        impl_->request_tokens.TryClaim(*token.token, token.fingerprint, token.now_ms, &replayed)) {
+      case RequestTokens::Claim::kMismatch:
         return Error(ErrorCode::kIdempotentParameterMismatch,
                      "Request token is already in use with different parameters");
-      }
-      if (!it->second.done) {
+      case RequestTokens::Claim::kInProgress:
         return Error(ErrorCode::kTransactionInProgress,
                      "The transaction with the given request token is already in progress");
+      case RequestTokens::Claim::kReplay: {
+        // The first call committed (perhaps before a restart): apply nothing again.
+        TransactWriteItemsResult replay;
+        if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+          replay.consumed_capacity = std::move(replayed);
+        }
+        replay.replayed = true;
+        return replay;
       }
-      // The first call succeeded: apply nothing again.
-      TransactWriteItemsResult replay;
-      if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
-        replay.consumed_capacity = it->second.replay;
-      }
-      replay.replayed = true;
-      return replay;
+      case RequestTokens::Claim::kNew:
+        break;
     }
-    // Claimed before anything runs, so that a concurrent retry cannot apply it again.
-    impl_->tokens[*req.client_request_token] = {fingerprint, now, false, {}};
-    impl_->token_order.emplace_back(now, *req.client_request_token);
   }
-  std::vector<ConsumedCapacity> replay;
-  Result<TransactWriteItemsResult> result = RunTransactWrite(*impl_, req, &replay);
-  if (req.client_request_token) {
-    std::lock_guard lock(impl_->tokens_mu);
+  Result<TransactWriteItemsResult> result = RunTransactWrite(*impl_, req, &token);
+  if (token.token) {
     if (result.ok()) {
-      auto done = std::chrono::steady_clock::now();
-      impl_->tokens[*req.client_request_token] = {fingerprint, done, true, std::move(replay)};
-      impl_->token_order.emplace_back(done, *req.client_request_token);
+      impl_->request_tokens.Committed(*token.token, token.fingerprint, token.now_ms,
+                                      std::move(token.replay));
     } else {
-      impl_->tokens.erase(*req.client_request_token);  // a failed call may be retried
+      impl_->request_tokens.Released(*token.token);  // a failed call may be retried
     }
   }
   return result;
@@ -361,8 +403,10 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
   }
   std::vector<std::string> keys;
   for (const auto& g : gets) keys.push_back(g.key);
+  ClaimedItems claimed(*impl_, std::move(keys), TransactionClaims::Mode::kRead);
+  DDB_RETURN_IF_ERROR(claimed.status());
   TransactGetItemsResult result;
-  StripeLocks locks(*impl_, keys);
+  StripeLocks locks(*impl_, claimed.keys());
   std::map<std::string, ConsumedCapacity> capacity;
   for (const auto& g : gets) {
     DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(g.key));

@@ -7,6 +7,7 @@
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
+#include "engine/transactions.h"
 #include "engine/ttl_index.h"
 #include "engine/vector_index.h"
 
@@ -221,7 +222,7 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
     sequences->push_back(sequence);
     std::string old_value;
     if (old) EncodeItem(*old, &old_value);
-    std::string change = EncodeChange(table_id, WallClockMillis(), key, old ? &old_value : nullptr,
+    std::string change = EncodeChange(table_id, NowMs(), key, old ? &old_value : nullptr,
                                       updated ? &value : nullptr);
     if (stream) {
       // Looked at again now that the sequence is taken: a stream closed in between has
@@ -269,6 +270,7 @@ Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std
 Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
                                                              const std::string& key,
                                                              const Item& item, int64_t item_size) {
+  if (transaction_claims.HeldForWriting(key)) return TransactionConflict();
   std::lock_guard lock(StripeFor(key));
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
@@ -303,6 +305,7 @@ Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
 
 Result<std::optional<Item>> EngineImpl::Write(const PreparedWrite& write,
                                               std::optional<Item>* new_item) {
+  if (transaction_claims.HeldForWriting(write.key)) return TransactionConflict();
   return Mutate(
       *write.table, write.key, [&](const std::optional<Item>& old) { return write.Apply(old); },
       new_item);

@@ -286,8 +286,10 @@ std::string ConditionText(Condition c, LegacyPlaceholders* p) {
     case Op::kContains:
       return "contains(" + n + ", " + v[0] + ")";
     case Op::kNotContains:
-      // Legacy NOT_CONTAINS is false on a missing attribute (unlike NOT contains()).
-      return "(attribute_exists(" + n + ") AND NOT contains(" + n + ", " + v[0] + "))";
+      // Legacy NOT_CONTAINS is false on a missing attribute (unlike NOT contains()). No
+      // parentheses of its own: Join puts each condition of several in parentheses, and a
+      // second pair would be refused as redundant.
+      return "attribute_exists(" + n + ") AND NOT contains(" + n + ", " + v[0] + ")";
     case Op::kBeginsWith:
       return "begins_with(" + n + ", " + v[0] + ")";
     case Op::kIn: {

@@ -87,7 +87,7 @@ TEST_F(LegacyTest, ExpectedComparisonOperators) {
   EXPECT_EQ(one("NOT_NULL", ""), "attribute_exists(#l0)");
   EXPECT_EQ(one("CONTAINS", R"({"S": "x"})"), "contains(#l0, :l0)");
   EXPECT_EQ(one("NOT_CONTAINS", R"({"S": "x"})"),
-            "(attribute_exists(#l0) AND NOT contains(#l0, :l0))");
+            "attribute_exists(#l0) AND NOT contains(#l0, :l0)");
   EXPECT_EQ(one("BEGINS_WITH", R"({"S": "x"})"), "begins_with(#l0, :l0)");
   EXPECT_EQ(one("IN", R"({"N": "1"}, {"N": "2"})"), "#l0 IN (:l0, :l1)");
   EXPECT_EQ(one("BETWEEN", R"({"N": "1"}, {"N": "2"})"), "#l0 BETWEEN :l0 AND :l1");

@@ -1,6 +1,7 @@
 #include "protocol/metrics.h"
 
 #include <array>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -74,6 +75,9 @@ std::string TableLabels(const std::string& table, const std::string& index) {
   return l;
 }
 
+std::atomic<uint64_t> overdue_requests_total{0};
+std::atomic<int> overdue_requests_now{0};
+
 std::string Hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
@@ -121,6 +125,12 @@ void RecordRequest(std::string_view operation, double seconds, int status,
   }
 }
 
+void RecordOverdueRequest() { overdue_requests_total.fetch_add(1, std::memory_order_relaxed); }
+
+void SetOverdueRequests(int running) {
+  overdue_requests_now.store(running, std::memory_order_relaxed);
+}
+
 std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
   std::string out;
   {
@@ -151,6 +161,15 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
       }
     }
   }
+
+  Header(&out, "ddb_requests_overdue_total", "counter",
+         "Requests that ran past --request-watchdog-seconds (each counted once, when found).");
+  Sample(&out, "ddb_requests_overdue_total", "",
+         static_cast<double>(overdue_requests_total.load(std::memory_order_relaxed)));
+  Header(&out, "ddb_requests_overdue", "gauge",
+         "Requests running past --request-watchdog-seconds now (at the watchdog's last look).");
+  Sample(&out, "ddb_requests_overdue", "",
+         static_cast<double>(overdue_requests_now.load(std::memory_order_relaxed)));
 
   // The engines' figures: every series labelled with its namespace (none when shared).
   std::vector<std::pair<std::string, EngineMetrics>> all;

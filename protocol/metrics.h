@@ -1,9 +1,10 @@
 // Request metrics and the Prometheus text exposition of GET /metrics: per operation request
 // counts and latency histograms, errors by type, and the engine's per-table, per-index and
 // per-partition figures (engine/partition_model.h).
-// Thread safety: RecordRequest and RenderMetrics may be called concurrently.
+// Thread safety: every function may be called concurrently.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,11 @@ namespace ddb::protocol {
 // error type "error_type" (empty on success).
 void RecordRequest(std::string_view operation, double seconds, int status,
                    std::string_view error_type);
+
+// The request watchdog (server/request_watchdog.h), process-wide: one more request ran past
+// --request-watchdog-seconds; and how many run past it now.
+void RecordOverdueRequest();
+void SetOverdueRequests(int running);
 
 // The Prometheus text format (version 0.0.4) of everything above, for one engine or for
 // several (MetricsSource: handler.h), each engine's series carrying its labels.

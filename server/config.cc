@@ -36,6 +36,35 @@ Result<int> ParseMilliseconds(std::string_view flag, std::string_view value) {
   return static_cast<int>(*ms);
 }
 
+// The shutdown and watchdog flags (--shutdown-grace, --request-watchdog-seconds and the
+// hidden --testing-stall-table), kept apart from the rest. Returns false for other flags;
+// otherwise reads the value (inline or the next argument) into *options.
+Result<bool> ReadShutdownFlag(std::string_view flag, std::optional<std::string_view> inline_value,
+                              int argc, char** argv, int* i, ServerOptions* options) {
+  if (flag != "--shutdown-grace" && flag != "--request-watchdog-seconds" &&
+      flag != "--testing-stall-table") {
+    return false;
+  }
+  std::string_view value;
+  if (inline_value) {
+    value = *inline_value;
+  } else if (*i + 1 < argc) {
+    value = argv[++*i];
+  } else {
+    return Error::Validation(std::string(flag) + " requires a value");
+  }
+  if (flag == "--testing-stall-table") {
+    if (value.empty()) return BadValue(flag, value, "a table name");
+    options->testing_stall_table = std::string(value);
+    return true;
+  }
+  std::optional<int64_t> seconds = ParseInt(value, 0, 86400);
+  if (!seconds) return BadValue(flag, value, "seconds in 0..86400");
+  (flag == "--shutdown-grace" ? options->shutdown_grace : options->request_watchdog) =
+      std::chrono::seconds(*seconds);
+  return true;
+}
+
 }  // namespace
 
 int DefaultThreadCount() {
@@ -81,6 +110,14 @@ std::string Usage(std::string_view program) {
       "                   ServiceUnavailable (default 268435456: 256 MiB)\n"
       "  --read-timeout S seconds a connection may take to send a request or to take its\n"
       "                   response; an idle connection is closed after it (default 30)\n"
+      "  --shutdown-grace S\n"
+      "                   on SIGINT/SIGTERM, seconds in-flight requests may take to finish\n"
+      "                   (default 10); the process then closes the store and exits 0 within\n"
+      "                   5 s more, or, with a request still stuck, exits 3 at that bound\n"
+      "                   without closing it (acknowledged writes are in the write-ahead log)\n"
+      "  --request-watchdog-seconds N\n"
+      "                   log (warn) each request still running after N s, with its operation,\n"
+      "                   table and time, and count it in /metrics (default 30; 0: off)\n"
       "  --gsi-propagation-delay-ms N\n"
       "                   apply changes to global secondary indexes no sooner than N ms\n"
       "                   after the write, to make GSI lag visible (default 0: a write\n"
@@ -111,6 +148,9 @@ std::string Usage(std::string_view program) {
       "                   the most history a table with point-in-time recovery keeps; past\n"
       "                   it the oldest goes and EarliestRestorableDateTime moves up\n"
       "                   (default 1 GiB; what on-demand backups need is always kept)\n"
+      "  --clock-start-ms MS\n"
+      "                   tests only: the engine's clock (streams, Time to Live, history)\n"
+      "                   starts at MS ms since the epoch and runs on from there\n"
       "  --console on|off the web console at /console: tables, an item browser, the live\n"
       "                   partition view and a stream tail (default: on when --host is a\n"
       "                   loopback address, off otherwise)\n"
@@ -195,6 +235,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       inline_value = arg.substr(eq + 1);
     }
 
+    DDB_ASSIGN_OR_RETURN(bool shutdown_flag,
+                         ReadShutdownFlag(flag, inline_value, argc, argv, &i, &options));
+    if (shutdown_flag) continue;
     if (flag == "--in-memory") {
       if (inline_value) return Error::Validation("--in-memory takes no value");
       options.in_memory = true;
@@ -217,7 +260,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
-        flag != "--console") {
+        flag != "--console" && flag != "--clock-start-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -285,6 +328,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       DDB_ASSIGN_OR_RETURN(options.table_status_hold_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--pitr-lag-ms") {
       DDB_ASSIGN_OR_RETURN(options.pitr_lag_ms, ParseMilliseconds(flag, value));
+    } else if (flag == "--clock-start-ms") {
+      std::optional<int64_t> ms = ParseInt(value, 0, int64_t{1} << 50);
+      if (!ms) return BadValue(flag, value, "ms since the epoch");
+      options.clock_start_ms = *ms;
     } else if (flag == "--pitr-history-max-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");

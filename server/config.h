@@ -90,8 +90,18 @@ struct ServerOptions {
   // Smaller bodies need no reservation. Default: 256 MiB
   size_t max_body_memory = size_t{256} * 1024 * 1024;
   // On SIGINT/SIGTERM, how long in-flight requests may take to finish before the remaining
-  // connections are dropped. Default: 10 s
+  // connections are dropped (--shutdown-grace). The process then ends within
+  // kShutdownCloseAllowance more, even with an engine call stuck (exit status 3; main.cc).
+  // Default: 10 s
   std::chrono::seconds shutdown_grace{10};
+  // An engine call (DynamoDB operation, S3 request) still running after this long is logged
+  // once, at warn level, and counted in /metrics (request_watchdog.h). 0: no watchdog;
+  // none either with engine_threads 0 (no engine calls are tracked then). Default: 30 s
+  std::chrono::seconds request_watchdog{30};
+  // For tests only, and left out of --help: every DynamoDB request whose body names this
+  // TableName stalls on its engine thread until the process ends (a stuck engine call, for
+  // the watchdog and shutdown tests). Only the command line sets it. Default: "" (none)
+  std::string testing_stall_table;
   // Signature checking. Default: AuthMode::kOff
   AuthMode auth = AuthMode::kOff;
   // Namespaces of tables. Default: kShared under --auth off, kAccount under --auth verify
@@ -118,6 +128,10 @@ struct ServerOptions {
   int pitr_lag_ms = 1000;
   // The most history a table with point-in-time recovery keeps. Default: 1 GiB
   int64_t pitr_history_max_bytes = int64_t{1} << 30;
+  // Tests only: the engine's clock starts at this instant (ms since the epoch) and runs on
+  // from there (EngineOptions::clock_for_testing), so that a fixture store made on some day
+  // opens as of that day. Default: none given (the system clock)
+  std::optional<int64_t> clock_start_ms;
   // Origins CORS answers are given to: "*" any, or a comma-separated allow-list (DynamoDB
   // Local's -cors). Default: "*"
   std::string cors_origins = "*";
@@ -125,6 +139,10 @@ struct ServerOptions {
   // which means on when `host` is a loopback address, off otherwise (ConsoleEnabled)
   std::optional<bool> console;
 };
+
+// After shutdown_grace, how long closing may take (joining threads, flushing and closing the
+// store) before the process exits anyway, with status 3.
+inline constexpr std::chrono::seconds kShutdownCloseAllowance{5};
 
 // Whether `host` names the loopback interface: 127.0.0.0/8, ::1 ([::1]) or "localhost".
 bool IsLoopbackHost(std::string_view host);
@@ -141,7 +159,8 @@ std::string Usage(std::string_view program);
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,
 // --durability MODE, --log-level L, --gsi-propagation-delay-ms N, --simulate-capacity,
 // --partition-split-bytes N, --console on|off, --auth MODE, --isolation MODE, --credentials F,
-// --health-check and --help (-h), each value flag also as --flag=value. Later flags override
+// --shutdown-grace S, --request-watchdog-seconds N, --testing-stall-table T, --health-check
+// and --help (-h), each value flag also as --flag=value. Later flags override
 // earlier ones. Errors: kValidation (unknown flag, missing or malformed value, positional
 // argument); the message names the flag and is meant to be printed before Usage().
 Result<ServerOptions> ParseFlags(int argc, char** argv);

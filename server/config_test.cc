@@ -40,6 +40,29 @@ TEST(ServerConfig, DurabilityFlag) {
   }
 }
 
+TEST(ServerConfig, ShutdownAndWatchdogFlags) {
+  Result<ServerOptions> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().shutdown_grace, std::chrono::seconds(10));
+  EXPECT_EQ(parsed.value().request_watchdog, std::chrono::seconds(30));
+  EXPECT_EQ(parsed.value().testing_stall_table, "");
+  parsed = Parse({"--shutdown-grace", "2", "--request-watchdog-seconds=0", "--testing-stall-table",
+                  "Stalled"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().shutdown_grace, std::chrono::seconds(2));
+  EXPECT_EQ(parsed.value().request_watchdog, std::chrono::seconds(0));  // off
+  EXPECT_EQ(parsed.value().testing_stall_table, "Stalled");
+  for (const char* bad : {"--shutdown-grace=-1", "--request-watchdog-seconds=1s",
+                          "--testing-stall-table=", "--shutdown-grace"}) {
+    Result<ServerOptions> refused = Parse({bad});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message().find(std::string(bad).substr(0, 12)), std::string::npos)
+        << refused.error().message();
+  }
+  // A test hook: not advertised.
+  EXPECT_EQ(Usage("ddb-server").find("testing"), std::string::npos);
+}
+
 TEST(ServerConfig, EngineThreadsFlag) {
   Result<ServerOptions> parsed = Parse({"--engine-threads", "3", "--threads=2"});
   ASSERT_TRUE(parsed.ok());

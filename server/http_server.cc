@@ -46,6 +46,7 @@
 #include "server/engine_slots.h"
 #include "server/log.h"
 #include "server/namespaces.h"
+#include "server/request_watchdog.h"
 #include "server/s3_api.h"
 #include "server/s3_store.h"
 #include "server/sigv4.h"
@@ -359,6 +360,53 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
 
 }  // namespace
 
+namespace {
+
+// What an engine call is, for the request watchdog: views into the session's request, valid
+// while the call runs (SpareThreads::Enter's context). `body` is empty when the call may
+// replace the request's body (S3 requests, compressed bodies).
+struct WatchedCall {
+  std::string_view method;
+  std::string_view target;
+  std::string_view amz_target;
+  std::string_view body;
+  bool s3 = false;
+};
+
+// `text` for a log line: at most `max` bytes, anything but printable ASCII as '?'.
+std::string Printable(std::string_view text, size_t max) {
+  std::string out(text.substr(0, max));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+// "GetItem on table \"T\"", "S3 PUT /bucket/key": RequestWatchdog's Describe.
+std::string DescribeWatchedCall(const void* context) {
+  const WatchedCall& call = *static_cast<const WatchedCall*>(context);
+  if (call.s3) return "S3 " + Printable(call.method, 16) + " " + Printable(call.target, 200);
+  const std::string_view operation = call.amz_target.substr(call.amz_target.find('.') + 1);
+  std::string what =
+      operation.empty() ? "a request without X-Amz-Target" : Printable(operation, 64);
+  const std::string_view table = RequestTableName(call.body);
+  if (!table.empty()) what += " on table \"" + Printable(table, 255) + "\"";
+  return what;
+}
+
+// --testing-stall-table: a request naming `table` never returns (a stuck engine call on
+// purpose, for tests). The thread sleeps rather than spins, so that a test machine is not
+// burdened.
+void StallIfNamed(const HttpRequest& request, std::string_view table) {
+  if (request.method != "POST" || RequestTableName(request.body) != table) return;
+  Log(LogLevel::kWarn, "--testing-stall-table: a request on table \"" + Printable(table, 255) +
+                           "\" stalls until the process ends");
+  while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+}  // namespace
+
 class HttpServer::Impl {
  public:
   class Session;
@@ -403,19 +451,21 @@ class HttpServer::Impl {
   // Admission of engine calls; null with options.engine_threads == 0 (no limit: every call
   // runs where its request was read, as a handler for floor_server does).
   EngineSlots* engine_slots() const { return engine_slots_.get(); }
-  // Bracket an engine call (with a slot held), so that a long one is compensated by a spare.
-  void EnterEngine(bool blocking) {
+  // Bracket an engine call (with a slot held), so that a long one is compensated by a spare
+  // and the watchdog can name it (`call` must stay valid until LeaveEngine).
+  void EnterEngine(bool blocking, const WatchedCall* call) {
     if (!spares_) return;
     if (blocking) {
-      spares_->EnterBlocking();
+      spares_->EnterBlocking(call);
     } else {
-      spares_->Enter();
+      spares_->Enter(call);
     }
   }
   void LeaveEngine() {
     if (spares_) spares_->Leave();
   }
   const ServerOptions& options() const { return options_; }
+  void SetStopHook(std::function<void()> hook) { stop_hook_ = std::move(hook); }
   ByteBudget& body_budget() { return body_budget_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
@@ -430,6 +480,7 @@ class HttpServer::Impl {
 
   const RequestHandler handler_;
   const ServerOptions options_;
+  std::function<void()> stop_hook_;  // set before Start(); called by the first Stop()
 
   // Declared before ioc_: sessions still queued in ioc_ when it is destroyed unregister here.
   std::mutex mu_;
@@ -457,6 +508,8 @@ class HttpServer::Impl {
   // Threads that serve ioc_ while I/O threads are held up in engine calls; created by Run()
   // with engine slots, stopped after the I/O threads are joined.
   std::unique_ptr<SpareThreads> spares_;
+  // Reads spares_' marks (declared after it: destroyed first); null when off.
+  std::unique_ptr<RequestWatchdog> watchdog_;
 };
 
 namespace {
@@ -845,8 +898,16 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
+    watched_ = WatchedCall{.method = request_.method,
+                           .target = request_.target,
+                           .amz_target = request_.amz_target,
+                           .body = s3_request_ || !request_.content_encoding.empty()
+                                       ? std::string_view()
+                                       : std::string_view(request_.body),
+                           .s3 = s3_request_};
     server_.EnterEngine(s3_request_ || (server_.options().durability == Durability::kFsync &&
-                                        IsWriteOperation(request_.amz_target)));
+                                        IsWriteOperation(request_.amz_target)),
+                        &watched_);
     InvokeHandler();
     server_.LeaveEngine();
     if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
@@ -1018,6 +1079,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // The message's header fields for request_.headers, reused from request to request.
   std::vector<HeaderField> header_fields_;
   HttpResponse response_;
+  WatchedCall watched_;  // the engine call in progress, for the watchdog (RunEngineCall)
   Clock::time_point start_;
   unsigned version_ = 11;
   bool keep_alive_ = false;
@@ -1129,6 +1191,13 @@ void HttpServer::Impl::Run() {
       return true;
     });
     spares_->Start();
+    if (options_.request_watchdog.count() > 0) {
+      RequestWatchdog::Options watchdog_options;
+      watchdog_options.threshold = options_.request_watchdog;
+      watchdog_ =
+          std::make_unique<RequestWatchdog>(spares_.get(), watchdog_options, DescribeWatchedCall);
+      watchdog_->Start();
+    }
   }
   threads_.reserve(n);
   for (int i = 0; i < n; ++i) threads_.emplace_back([this, i] { RunThread(i); });
@@ -1142,6 +1211,14 @@ void HttpServer::Impl::Run() {
       Log(LogLevel::kWarn, std::to_string(sessions_.size()) +
                                " connection(s) still busy after the shutdown grace period; "
                                "dropping them");
+      if (watchdog_) {
+        const std::string running = watchdog_->DescribeRunning(RequestWatchdog::SteadyNowNs());
+        if (!running.empty()) {
+          Log(LogLevel::kWarn,
+              "engine calls still running: " + running + "; the process " + "exits within " +
+                  std::to_string(kShutdownCloseAllowance.count()) + " s even if they never return");
+        }
+      }
       ioc_.stop();  // handlers already running finish; queued ones are destroyed with ioc_
     }
   }
@@ -1149,6 +1226,7 @@ void HttpServer::Impl::Run() {
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   // A spare still in a handler (after ioc_.stop()) finishes it first.
+  if (watchdog_) watchdog_->Stop();
   if (spares_) spares_->Stop();
   // Every engine call has returned: they run on the threads just joined, so the engine may
   // be closed once Run() returns. Drained: nothing is parked (a parked continuation holds its
@@ -1163,6 +1241,7 @@ void HttpServer::Impl::Stop() {
     stop_requested_ = true;
     stopping_.store(true, std::memory_order_release);
   }
+  if (stop_hook_) stop_hook_();
   cv_.notify_all();
   asio::post(strand_, [this] { BeginShutdown(); });
 }
@@ -1190,9 +1269,11 @@ HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
                        const SignatureVerifier* verifier)
     : HttpServer(
           [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options),
+           stall = options.testing_stall_table,
            s3 = std::make_shared<LocalS3Store>(S3Directory(options),
                                                options.durability == Durability::kFsync)](
               HttpRequest* request) {
+            if (!stall.empty()) StallIfNamed(*request, stall);
             return Route(namespaces, request, verifier, cors, console, s3.get());
           },
           options) {}
@@ -1211,6 +1292,7 @@ HttpServer::HttpServer(RequestHandler handler, const ServerOptions& options)
 
 HttpServer::~HttpServer() { impl_->Stop(); }
 
+void HttpServer::SetStopHook(std::function<void()> hook) { impl_->SetStopHook(std::move(hook)); }
 Status HttpServer::Start() { return impl_->Start(); }
 uint16_t HttpServer::port() const { return impl_->port(); }
 void HttpServer::Run() { impl_->Run(); }

@@ -136,11 +136,18 @@ class HttpServer {
   // blocking the caller; then stops accepting, closes idle connections, lets in-flight
   // requests finish, those waiting for an engine slot included (dropping connections still
   // busy after options.shutdown_grace), and returns once all threads are joined: no handler
-  // call is in progress after it returns. REQUIRES: Start() succeeded. Call at most once.
+  // call is in progress after it returns (an engine call that never returns keeps it
+  // waiting: main.cc's ShutdownDeadline ends the process then). With engine slots and
+  // options.request_watchdog > 0, a RequestWatchdog reports engine calls past it.
+  // REQUIRES: Start() succeeded. Call at most once.
   void Run();
 
   // Begins the shutdown Run() performs on a signal. Idempotent; returns immediately.
   void Stop();
+
+  // `hook` is called once, when the shutdown begins (a signal or the first Stop()), on the
+  // thread that begins it; main.cc arms its ShutdownDeadline there. Call before Start().
+  void SetStopHook(std::function<void()> hook);
 
  private:
   class Impl;

@@ -1,6 +1,8 @@
 // ddb-server: parses flags, opens the engine, serves HTTP until SIGINT/SIGTERM, then closes
 // the engine (flushing RocksDB) and exits 0. Exit codes: 1 engine or listen failure (or
-// --health-check found none serving), 2 bad flags or keys (--credentials).
+// --health-check found none serving), 2 bad flags or keys (--credentials), 3 the shutdown
+// did not end within --shutdown-grace + kShutdownCloseAllowance of the signal (an engine call
+// stuck): the process ended there without closing the store (shutdown_deadline.h).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -8,7 +10,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -19,9 +23,13 @@
 #include "server/http_server.h"
 #include "server/log.h"
 #include "server/namespaces.h"
+#include "server/shutdown_deadline.h"
 
 namespace ddb::server {
 namespace {
+
+// The exit status when the shutdown deadline passes (a call stuck; the store not closed).
+constexpr int kExitShutdownDeadline = 3;
 
 // "http://127.0.0.1:8000", "http://[::1]:8000".
 std::string Url(const std::string& host, uint16_t port) {
@@ -65,6 +73,17 @@ Logger EngineLogger() {
                            : severity == LogSeverity::kWarning ? LogLevel::kWarn
                                                                : LogLevel::kInfo;
     Log(level, message);
+  };
+}
+
+// --clock-start-ms: the engine's clock starts at `start_ms` and runs on with the steady
+// clock; none given: the system clock.
+std::function<uint64_t()> ClockForTesting(std::optional<int64_t> start_ms) {
+  if (!start_ms) return {};
+  return [start = static_cast<uint64_t>(*start_ms), origin = std::chrono::steady_clock::now()] {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - origin);
+    return start + static_cast<uint64_t>(elapsed.count());
   };
 }
 
@@ -120,6 +139,10 @@ int Main(int argc, char** argv) {
   const Isolation isolation = options.isolation.value_or(
       options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
   const std::string s3_dir = S3Directory(options);
+  // Declared before the engines, so that it still counts down while they close.
+  ShutdownDeadline deadline(
+      kExitShutdownDeadline,
+      "--shutdown-grace + " + std::to_string(kShutdownCloseAllowance.count()) + " s");
   Namespaces namespaces(
       EngineOptions{.data_dir = options.data_dir,
                     .in_memory = options.in_memory,
@@ -133,7 +156,7 @@ int Main(int argc, char** argv) {
                     .pitr_lag_ms = options.pitr_lag_ms,
                     .pitr_history_max_bytes = options.pitr_history_max_bytes,
                     .s3_dir = s3_dir,
-                    .clock_for_testing = {},  // the system clock
+                    .clock_for_testing = ClockForTesting(options.clock_start_ms),
                     .logger = EngineLogger()},
       isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
@@ -147,6 +170,9 @@ int Main(int argc, char** argv) {
   {
     // Scoped so that every connection and thread is gone before the engine closes.
     HttpServer server(namespaces, options, verifier.get());
+    server.SetStopHook([&deadline, bound = options.shutdown_grace + kShutdownCloseAllowance] {
+      deadline.Arm(bound);
+    });
     if (Status started = server.Start(); !started.ok()) {
       Log(LogLevel::kError, started.error().message());
       return 1;

@@ -12,18 +12,27 @@ int64_t NowNs() {
       .count();
 }
 
-// The calling thread's mark, set by Attach or by a spare at its start; null elsewhere.
+// The calling thread's mark and context slot, set by Attach or by a spare at its start; null
+// elsewhere.
 thread_local std::atomic<int64_t>* tls_call_started = nullptr;
+thread_local std::atomic<const void*>* tls_context = nullptr;
+
+// A context slot's value while Inspect() reads the context it held.
+const char kInspectingTag = 0;
+const void* const kInspecting = &kInspectingTag;
 
 }  // namespace
 
 SpareThreads::SpareThreads(const Options& options, std::function<bool()> serve)
     : options_(options),
       serve_(std::move(serve)),
-      call_started_(new std::atomic<int64_t>[std::max(0, options.loop_threads) +
-                                             std::max(0, options.spares)]) {
-  const int n = std::max(0, options.loop_threads) + std::max(0, options.spares);
-  for (int i = 0; i < n; ++i) call_started_[i].store(0, std::memory_order_relaxed);
+      watched_(std::max(0, options.loop_threads) + std::max(0, options.spares)),
+      call_started_(new std::atomic<int64_t>[watched_]),
+      context_(new std::atomic<const void*>[watched_]) {
+  for (int i = 0; i < watched_; ++i) {
+    call_started_[i].store(0, std::memory_order_relaxed);
+    context_[i].store(nullptr, std::memory_order_relaxed);
+  }
 }
 
 SpareThreads::~SpareThreads() { Stop(); }
@@ -47,27 +56,34 @@ void SpareThreads::Stop() {
 }
 
 void SpareThreads::Attach(int i) {
-  if (i >= 0 && i < options_.loop_threads) tls_call_started = &call_started_[i];
+  if (i >= 0 && i < options_.loop_threads) {
+    tls_call_started = &call_started_[i];
+    tls_context = &context_[i];
+  }
 }
 
-void SpareThreads::Enter() {
+void SpareThreads::Enter(const void* context) {
   if (!tls_call_started) return;
+  // Before the mark, so that Inspect(), having claimed it, sees this call's start or a later
+  // one (Leave clears the mark before it clears the context).
+  tls_context->store(context, std::memory_order_release);
   // Sequentially consistent, with the monitor's flag and re-check before it sleeps: either it
   // sees this call, or this call sees it asleep and wakes it.
   tls_call_started->store(NowNs(), std::memory_order_seq_cst);
   if (monitor_asleep_.load(std::memory_order_seq_cst)) WakeMonitor();
 }
 
-void SpareThreads::EnterBlocking() {
+void SpareThreads::EnterBlocking(const void* context) {
   if (!tls_call_started) return;
   // While another loop thread is free to read the next request, blocking this one costs
   // nothing, and a hand-off would only slow a lone writer down (two wake-ups per write).
   for (int i = 0; i < options_.loop_threads; ++i) {
     if (&call_started_[i] != tls_call_started &&
         call_started_[i].load(std::memory_order_relaxed) == 0) {
-      return Enter();
+      return Enter(context);
     }
   }
+  tls_context->store(context, std::memory_order_release);
   const int64_t stuck_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(options_.stuck_after).count();
   tls_call_started->store(NowNs() - stuck_ns, std::memory_order_seq_cst);
@@ -88,7 +104,34 @@ void SpareThreads::WakeMonitor() {
 }
 
 void SpareThreads::Leave() {
-  if (tls_call_started) tls_call_started->store(0, std::memory_order_relaxed);
+  if (!tls_call_started) return;
+  tls_call_started->store(0, std::memory_order_release);
+  // Nothing can claim a null context; otherwise clear it, waiting while Inspect() reads it.
+  const void* current = tls_context->load(std::memory_order_relaxed);
+  while (current != nullptr) {
+    if (current == kInspecting) {
+      std::this_thread::yield();
+      current = tls_context->load(std::memory_order_relaxed);
+    } else if (tls_context->compare_exchange_weak(current, nullptr, std::memory_order_acq_rel)) {
+      break;
+    }
+  }
+}
+
+bool SpareThreads::Inspect(int i, int64_t started_ns,
+                           const std::function<void(const void*)>& read) {
+  if (i < 0 || i >= watched_ || started_ns == 0) return false;
+  const void* context = context_[i].load(std::memory_order_relaxed);
+  if (context == nullptr || context == kInspecting ||
+      !context_[i].compare_exchange_strong(context, kInspecting, std::memory_order_acquire)) {
+    return false;
+  }
+  // Claimed: the call that set it cannot leave meanwhile. It is the call that began at
+  // `started_ns` only if the mark still says so (a later call has a later start).
+  const bool same_call = call_started_[i].load(std::memory_order_acquire) == started_ns;
+  if (same_call) read(context);
+  context_[i].store(context, std::memory_order_release);
+  return same_call;
 }
 
 void SpareThreads::Monitor() {
@@ -132,6 +175,7 @@ void SpareThreads::Monitor() {
 
 void SpareThreads::Spare(int k) {
   tls_call_started = &call_started_[std::max(0, options_.loop_threads) + k];
+  tls_context = &context_[std::max(0, options_.loop_threads) + k];
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     cv_.wait(lock,

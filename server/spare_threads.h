@@ -13,6 +13,10 @@
 // for ordinary I/O. So a call blocked for long is compensated after about stuck_after +
 // period.
 //
+// Each mark may carry an opaque context (what the call is: the request watchdog names it in
+// its log, request_watchdog.h), which Inspect() reads while Leave() waits for it: a load and
+// a compare-and-swap more per call.
+//
 // Thread safety: Enter/Leave from the thread making the call, Attach from a loop thread once
 // at its start; Start and Stop from one owner thread; the rest from any thread.
 #pragma once
@@ -60,14 +64,25 @@ class SpareThreads {
 
   // Marks the calling thread as loop thread i (its calls are then watched).
   void Attach(int i);
-  // Brackets a call on a loop thread or a spare; no-ops on other threads.
-  void Enter();
+  // Brackets a call on a loop thread or a spare; no-ops on other threads. `context`, when not
+  // null, must stay valid until Leave() returns; Inspect() may read it meanwhile.
+  void Enter(const void* context = nullptr);
   void Leave();
   // Enter() for a call known to block (a write waiting for its fsync). When every other loop
   // thread is in a call too, it counts as held up at once and the monitor looks now instead
   // of at its next period, so a spare takes over within a wake-up or two rather than after
   // stuck_after; otherwise it is Enter().
-  void EnterBlocking();
+  void EnterBlocking(const void* context = nullptr);
+
+  // The watched threads (loop threads, then spares), for a watchdog's scan.
+  int watched() const { return watched_; }
+  // Steady-clock ns (since its epoch) when watched thread i's current call began; 0 when it
+  // is in none. REQUIRES: 0 <= i < watched().
+  int64_t call_started_ns(int i) const { return call_started_[i].load(std::memory_order_acquire); }
+  // Calls read(context) when watched thread i is still in the call that began at
+  // `started_ns` and that call has a context; its Leave() waits until read returns. Returns
+  // whether read was called. For the watchdog's thread, rarely: read should be short.
+  bool Inspect(int i, int64_t started_ns, const std::function<void(const void*)>& read);
 
   // Spares wanted now (serving or about to), for tests and logs.
   int wanted() const { return wanted_.load(std::memory_order_relaxed); }
@@ -78,9 +93,13 @@ class SpareThreads {
 
   const Options options_;
   const std::function<bool()> serve_;
+  const int watched_;  // loop threads + spares
   // Per watched thread (loop threads, then spares): steady-clock ns when its current call
   // began, 0 when it is in none.
   std::unique_ptr<std::atomic<int64_t>[]> call_started_;
+  // Per watched thread: its current call's context (Enter), null when none; kInspecting
+  // while Inspect() reads it.
+  std::unique_ptr<std::atomic<const void*>[]> context_;
   std::atomic<int> wanted_{0};  // spares k < wanted_ serve; written by the monitor
   std::mutex mu_;
   std::condition_variable cv_;     // wanted_ grew, or stopping

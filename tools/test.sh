@@ -20,6 +20,7 @@ for t in "${image_targets[@]}"; do
 done
 (cd build && ctest --output-on-failure -j2)
 DDB_SERVER="$PWD/build/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
+/usr/bin/python3 -m pytest -q tests/consistency  # the consistency checker's own tests (no server)
 (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 DDB_SERVER="$PWD/build/ddb-server" node --test tests/js/
 # The sanitizer and fuzzing share of every run (README "Tests"): fuzz smoke, ASan+UBSan unit

@@ -80,10 +80,13 @@ struct EngineOptions {
   // writes them to CloudWatch Logs). Default: "" (<data_dir>/s3; in memory, a directory
   // under the system's temporary directory)
   std::string s3_dir;
-  // Tests only: the engine's idea of now, in ms since the epoch, for point-in-time history
-  // (commit times, the recovery window) and exports, so that a test can move time forward
-  // past the service's 15-minute minimum of an incremental export without waiting. The
-  // server never sets it. Default: null (the system clock)
+  // Tests only: the engine's idea of now, in ms since the epoch, for everything that ages
+  // with the calendar: stream records and their 24-hour retention, shard iterators, Time to
+  // Live expiry, GSI propagation delay, point-in-time history (commit times, the recovery
+  // window), exports and table creation times. A test moves time forward past the service's
+  // 15-minute minimum of an incremental export without waiting, or opens a fixture store as
+  // of the day it was made (the server's --clock-start-ms). Must be safe to call from any
+  // thread. Default: null (the system clock)
   std::function<uint64_t()> clock_for_testing;
   // Receives every message the engine has (storage errors, skipped change records, failed
   // background work); see ddb/logger.h. Default: null, meaning StderrLogger()

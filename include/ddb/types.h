@@ -400,12 +400,13 @@ enum class CancellationCode : uint8_t {
   kNone,  // this action would have gone through
   kConditionalCheckFailed,
   kValidationError,
-  kDuplicateItem,  // PartiQL INSERT of an existing key
+  kDuplicateItem,        // PartiQL INSERT of an existing key
+  kTransactionConflict,  // another transaction in flight holds the item
 };
 template <>
 struct EnumNames<CancellationCode> {
   static constexpr std::string_view kNames[] = {"None", "ConditionalCheckFailed", "ValidationError",
-                                                "DuplicateItem"};
+                                                "DuplicateItem", "TransactionConflict"};
 };
 inline std::string_view CancellationCodeName(CancellationCode c) { return EnumName(c); }
 

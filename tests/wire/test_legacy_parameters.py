@@ -622,6 +622,29 @@ def test_scan_filter(ddb, scan_table, scan_filter, expected):
     assert scan_pks(ddb, scan_table, scan_filter) == expected
 
 
+# NOT_CONTAINS beside another condition, in either order, with AND or OR: the service takes
+# it (issue 29 found ddb refusing it as "The expression has redundant parentheses;").
+@pytest.mark.parametrize("scan_filter, operator, expected", [
+    ({"ss": cond("NOT_CONTAINS", "a"), "n": cond("EQ", 2)}, "AND", ["i2"]),
+    ({"n": cond("EQ", 2), "ss": cond("NOT_CONTAINS", "a")}, "AND", ["i2"]),
+    ({"ss": cond("NOT_CONTAINS", "a"), "n": cond("EQ", 3)}, "OR", ["i2", "i3"]),
+    ({"s": cond("NOT_CONTAINS", "an"), "ss": cond("NOT_CONTAINS", "z")}, "AND", ["i1"]),
+    ({"s": cond("NOT_CONTAINS", "an"), "n": cond("NULL")}, "OR", ["i1", "i3", "i4"]),
+])
+def test_scan_filter_not_contains_with_others(ddb, scan_table, scan_filter, operator, expected):
+    assert scan_pks(ddb, scan_table, scan_filter, ConditionalOperator=operator) == expected
+
+
+def test_expected_not_contains_with_another(ddb, scan_table):
+    expected = {"s": cond("NOT_CONTAINS", "zz"), "n": cond("EQ", 1)}
+    ddb.put_item(TableName=scan_table, Item=wire_map({"pk": "i1", "n": 1, "s": "apple",
+                                                      "ss": {"a", "b"}, "l": [1, 2]}),
+                 Expected=expected)
+    expect_error(lambda: ddb.put_item(TableName=scan_table, Item=wire_map({"pk": "i1", "n": 1}),
+                                      Expected={"n": cond("EQ", 1), "s": cond("NOT_CONTAINS", "pp")}),
+                 "ConditionalCheckFailedException", "The conditional request failed")
+
+
 def test_scan_filter_conditional_operator(ddb, scan_table):
     f = {"n": cond("EQ", 1), "s": cond("BEGINS_WITH", "c")}
     assert scan_pks(ddb, scan_table, f, ConditionalOperator="OR") == ["i1", "i3"]

@@ -169,3 +169,51 @@ def test_in_memory_writes_nothing_to_cwd(tmp_path):
         os.chdir(cwd)
     leftovers = [p.name for p in tmp_path.iterdir() if not p.name.startswith("ddb-server-stderr-")]
     assert leftovers == [], f"--in-memory left files behind: {leftovers}"
+
+
+# Issue 29: the SDKs put a ClientRequestToken on every TransactWriteItems and resend it after a
+# dropped connection; a restart between the commit and the answer must not commit twice.
+@pytest.mark.parametrize("how", ["sigterm", "kill9"])
+@pytest.mark.parametrize("durability", ["process", "fsync"])
+def test_client_request_token_survives_restart(tmp_path, how, durability):
+    from conftest import kill_server
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    args = ("--data-dir", str(data_dir), "--durability", durability)
+    srv = ServerProcess(*args, log_dir=str(tmp_path)).start()
+    add = [{"Update": {"TableName": "tok", "Key": {"pk": {"S": "ctr"}},
+                       "UpdateExpression": "ADD v :one",
+                       "ExpressionAttributeValues": {":one": {"N": "1"}}}}]
+    try:
+        c = make_client(srv.endpoint)
+        c.create_table(TableName="tok", BillingMode="PAY_PER_REQUEST", **key_schema_kwargs())
+        c.transact_write_items(TransactItems=add, ClientRequestToken="retry-me")
+        if how == "kill9":
+            kill_server(srv)
+        else:
+            srv.stop()
+    finally:
+        kill_server(srv)
+    srv = ServerProcess(*args, log_dir=str(tmp_path)).start()
+    try:
+        c = make_client(srv.endpoint)
+        r = c.transact_write_items(TransactItems=add, ClientRequestToken="retry-me",
+                                   ReturnConsumedCapacity="TOTAL")
+        # A repeat reports a transactional read of the item, as the service does.
+        assert r["ConsumedCapacity"] == [{"TableName": "tok", "CapacityUnits": 2.0,
+                                          "ReadCapacityUnits": 2.0}]
+        item = c.get_item(TableName="tok", Key={"pk": {"S": "ctr"}}, ConsistentRead=True)["Item"]
+        assert item["v"] == {"N": "1"}
+        # The same token with other parameters is still refused; a new token applies.
+        other = [dict(add[0], Update=dict(add[0]["Update"],
+                                          ExpressionAttributeValues={":one": {"N": "5"}}))]
+        try:
+            c.transact_write_items(TransactItems=other, ClientRequestToken="retry-me")
+            raise AssertionError("a reused token with other parameters was applied")
+        except c.exceptions.IdempotentParameterMismatchException:
+            pass
+        c.transact_write_items(TransactItems=add, ClientRequestToken="fresh")
+        item = c.get_item(TableName="tok", Key={"pk": {"S": "ctr"}}, ConsistentRead=True)["Item"]
+        assert item["v"] == {"N": "2"}
+    finally:
+        srv.stop_and_check()
