@@ -24,9 +24,9 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,8 +69,8 @@ class Bytes {
 // --- The run: engine, model, trace ---
 
 struct Stream {
-  std::string iterator;  // "" until the first check after the stream was enabled
-  std::string last_sequence;  // of the last record read ("" before the first)
+  std::string iterator;               // "" until the first check after the stream was enabled
+  std::string last_sequence;          // of the last record read ("" before the first)
   std::vector<StreamRecord> pending;  // acknowledged changes not yet read back
 };
 
@@ -176,7 +176,8 @@ AttributeValue SetValue(Bytes& in, AttributeType type) {
     if (!(mask & (1 << i))) continue;
     if (type == AttributeType::kSS) members.push_back(kS[i]);
     if (type == AttributeType::kNS) members.push_back(model::NumberText(kN[i]));
-    if (type == AttributeType::kBS) members.push_back(std::string(kB[i], i == 0 ? 1 : strlen(kB[i])));
+    if (type == AttributeType::kBS)
+      members.push_back(std::string(kB[i], i == 0 ? 1 : strlen(kB[i])));
   }
   SortSet(type, &members);
   if (type == AttributeType::kSS) return AttributeValue::SS(members);
@@ -238,9 +239,9 @@ AttributeValue ValueFor(Bytes& in, const std::string& attribute) {
 AttributeValue KeyValue(Bytes& in, ScalarType type) {
   uint8_t b = in.U8();
   if (b == 0xff) {  // empty: refused
-    return type == ScalarType::kN ? AttributeValue::S("") : type == ScalarType::kS
-                                                               ? AttributeValue::S("")
-                                                               : AttributeValue::B("");
+    return type == ScalarType::kN   ? AttributeValue::S("")
+           : type == ScalarType::kS ? AttributeValue::S("")
+                                    : AttributeValue::B("");
   }
   static const char* const kS[] = {"a", "b", "\xc3\xa9"};
   static const int64_t kN[] = {1, -250, 10000};
@@ -581,8 +582,8 @@ void CheckStream(Run& run, int slot, const TableDescription& d) {
     for (StreamRecord& rec : r->records) got.push_back(std::move(rec));
   }
   auto show = [](const StreamRecord& r) {
-    return r.event_name + " keys " + Show(r.keys) +
-           " new " + (r.new_image ? Show(*r.new_image) : "-") + " old " +
+    return r.event_name + " keys " + Show(r.keys) + " new " +
+           (r.new_image ? Show(*r.new_image) : "-") + " old " +
            (r.old_image ? Show(*r.old_image) : "-");
   };
   std::string g, w;
@@ -651,10 +652,11 @@ void CheckTable(Run& run, int slot) {
   for (const IndexCheck& ix : indexes) {
     std::vector<Item> entries;
     for (const auto& [k, item] : t.items) {
-      const bool typed_hash = item.count(ix.hash) &&
-                              model::GoodKeyValue(item.at(ix.hash), t.TypeOf(ix.hash));
-      const bool typed_range = ix.range.empty() || (item.count(ix.range) &&
-                               model::GoodKeyValue(item.at(ix.range), t.TypeOf(ix.range)));
+      const bool typed_hash =
+          item.count(ix.hash) && model::GoodKeyValue(item.at(ix.hash), t.TypeOf(ix.hash));
+      const bool typed_range =
+          ix.range.empty() ||
+          (item.count(ix.range) && model::GoodKeyValue(item.at(ix.range), t.TypeOf(ix.range)));
       if (!typed_hash || !typed_range) continue;
       entries.push_back(*model::IndexEntry(t, item, ix.hash, ix.range, ix.projection));
     }
@@ -681,8 +683,8 @@ void CheckTable(Run& run, int slot) {
 // --- Operations ---
 
 ProvisionedThroughput ThroughputFor(Bytes& in) {
-  static const int64_t kUnits[] = {1, 5, 1000, 40000, 80000, 1'000'000'000'000,
-                                   int64_t{1} << 62, INT64_MAX, 0, -1, 10, 100000};
+  static const int64_t kUnits[] = {
+      1, 5, 1000, 40000, 80000, 1'000'000'000'000, int64_t{1} << 62, INT64_MAX, 0, -1, 10, 100000};
   ProvisionedThroughput p;
   p.read_capacity_units = kUnits[in.Below(12)];
   p.write_capacity_units = kUnits[in.Below(12)];
@@ -895,8 +897,8 @@ void UpdateIndexStep(Run& run, Bytes& in, int slot) {
     if (!g.range.empty()) AddDefinition(&req.attribute_definitions, t, g.range);
   }
   req.global_secondary_index_updates.push_back(u);
-  Note(run, "UpdateTable " + t.name + (create ? " create " : " delete ") + g.name +
-                " projection " + std::to_string(g.projection));
+  Note(run, "UpdateTable " + t.name + (create ? " create " : " delete ") + g.name + " projection " +
+                std::to_string(g.projection));
   Result<TableDescription> r = run.engine->UpdateTable(run.ctx, req);
   if (!s.table) return Expect(run, Outcome::kNotFound, r, "UpdateTable");
   if (create == exists) {
@@ -926,7 +928,8 @@ void UpdateStreamStep(Run& run, Bytes& in, int slot) {
   req.table_name = SlotName(slot);
   const bool enable = in.Bit();
   StreamViewType view = static_cast<StreamViewType>(in.Below(4));
-  req.stream_specification = StreamSpecification{enable, enable ? std::optional(view) : std::nullopt};
+  req.stream_specification =
+      StreamSpecification{enable, enable ? std::optional(view) : std::nullopt};
   Note(run, "UpdateTable " + req.table_name + (enable ? " stream on" : " stream off"));
   Result<TableDescription> r = run.engine->UpdateTable(run.ctx, req);
   if (!s.table) return Expect(run, Outcome::kNotFound, r, "UpdateTable");
@@ -960,8 +963,8 @@ void PutStep(Run& run, Bytes& in, int slot) {
   Expect(run, predicted, r, "PutItem");
   if (predicted != Outcome::kOk) return;
   std::optional<Item> old = ModelItem(t, req.item);
-  if (req.return_values == ReturnValues::kAllOld &&
-      (old.has_value() != r->attributes.has_value() || (old && !model::Same(*old, *r->attributes)))) {
+  if (req.return_values == ReturnValues::kAllOld && (old.has_value() != r->attributes.has_value() ||
+                                                     (old && !model::Same(*old, *r->attributes)))) {
     Fail(run, "PutItem ALL_OLD differs from the model's old item");
   }
   Commit(run, slot, req.item, req.item);
@@ -1129,7 +1132,8 @@ void BatchWriteStep(Run& run, Bytes& in) {
       predicted = Outcome::kNotFound;
     } else if (predicted == Outcome::kOk) {
       const Table& t = target.table;
-      if (!model::GoodPrimaryKey(t, target.item) || (put && !model::GoodIndexKeys(t, target.item)) ||
+      if (!model::GoodPrimaryKey(t, target.item) ||
+          (put && !model::GoodIndexKeys(t, target.item)) ||
           !keys.insert(t.name + model::KeyText(t, target.item)).second) {
         predicted = Outcome::kInvalid;
       }
@@ -1334,7 +1338,7 @@ void PartiqlStep(Run& run, Bytes& in, int slot) {
     if (t.range_type) req.parameters.push_back(item["sk"]);
   };
   std::optional<Item> old = ModelItem(t, item);
-  Outcome predicted = !run.slots[slot].table       ? Outcome::kNotFound
+  Outcome predicted = !run.slots[slot].table            ? Outcome::kNotFound
                       : !model::GoodPrimaryKey(t, item) ? Outcome::kInvalid
                                                         : Outcome::kOk;
   std::optional<Item> new_item;
@@ -1350,7 +1354,8 @@ void PartiqlStep(Run& run, Bytes& in, int slot) {
         first = false;
       }
       req.statement += "}";
-      if (predicted == Outcome::kOk && !model::GoodIndexKeys(t, item)) predicted = Outcome::kInvalid;
+      if (predicted == Outcome::kOk && !model::GoodIndexKeys(t, item))
+        predicted = Outcome::kInvalid;
       if (predicted == Outcome::kOk && old) predicted = Outcome::kConditionFailed;  // duplicate
       new_item = item;
       writes = true;
@@ -1587,7 +1592,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 // process and would otherwise count as the first inputs' leaks.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   uint64_t x = 0x9e3779b97f4a7c15;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 16; ++i) {
     std::vector<uint8_t> input(256);
     for (uint8_t& b : input) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;

@@ -95,7 +95,8 @@ inline std::string Show(const AttributeValue& v) {
       std::set<std::string> members(v.set().begin(), v.set().end());
       std::string out(AttributeTypeName(v.type()));
       out += "<";
-      for (const std::string& m : members) out += (v.type() == AttributeType::kBS ? Hex(m) : m) + ",";
+      for (const std::string& m : members)
+        out += (v.type() == AttributeType::kBS ? Hex(m) : m) + ",";
       return out + ">";
     }
   }
@@ -115,8 +116,8 @@ inline bool Same(const Item& a, const Item& b) { return Show(a) == Show(b); }
 
 struct Gsi {
   std::string name;
-  std::string hash;   // attribute
-  std::string range;  // "" for none
+  std::string hash;    // attribute
+  std::string range;   // "" for none
   int projection = 0;  // 0 ALL, 1 KEYS_ONLY, 2 INCLUDE ("a")
 };
 
@@ -144,8 +145,9 @@ struct Table {
 };
 
 inline AttributeType ToType(ScalarType t) {
-  return t == ScalarType::kS ? AttributeType::kS
-                             : t == ScalarType::kN ? AttributeType::kN : AttributeType::kB;
+  return t == ScalarType::kS   ? AttributeType::kS
+         : t == ScalarType::kN ? AttributeType::kN
+                               : AttributeType::kB;
 }
 
 // The model's key of an item (or key) of `t`: the canonical texts of its key values.
