@@ -436,6 +436,91 @@ def s3_seeds():
     write("s3", "delete-bucket", s3_request("DELETE", "/bkt"))
 
 
+# tests/fuzz/stateful_fuzz.cc: byte 0 the mode (0xd5: on disk), then per step an opcode byte,
+# a table slot byte (tb0..tb2) and the bytes the step reads (see the decoder there).
+class Steps:
+    CREATE, DELETE_TABLE, CAPACITY, INDEX, STREAM, PUT, UPDATE, DELETE = 0, 2, 3, 4, 5, 6, 8, 10
+    QUERY, SCAN, BATCH_WRITE, BATCH_GET, TRANSACT_WRITE, TRANSACT_GET = 11, 12, 13, 14, 15, 16
+    PARTIQL, BACKUP, TTL, OTHER = 17, 18, 19, 20
+    ATTRIBUTES = ["a", "b", "c", "g", "l", "ttl"]
+
+    def __init__(self, disk=False):
+        self.data = bytearray([0xD5 if disk else 0])
+
+    def step(self, op, slot, *rest):
+        self.data += bytes([op, slot, *rest])
+        return self
+
+    @staticmethod
+    def item(pk, sk=None, **attrs):
+        """ItemFor: key bytes, the attribute mask, then each attribute's value bytes (40+:
+        the attribute's usual value: c a number from the pool, g/l "g1"/"l1" (odd) or "g2"/"l2")."""
+        out = [pk] + ([] if sk is None else [sk])
+        mask = sum(1 << i for i, a in enumerate(Steps.ATTRIBUTES) if a in attrs)
+        out.append(mask)
+        for a in Steps.ATTRIBUTES:
+            if a in attrs:
+                out += attrs[a]
+        return out
+
+
+def stateful_seeds():
+    # tb0: S hash, N range, LSI, GSI gsiA (ALL), NEW_AND_OLD_IMAGES stream; tb1: N hash only.
+    s = Steps()
+    s.step(Steps.CREATE, 0, 0, 1, 1 | 4 | 8, 1, 0, 3)
+    s.step(Steps.CREATE, 1, 1, 3, 0)
+    s.step(Steps.PUT, 0, *Steps.item(0, 0, a=[0, 1, 2], c=[40, 3], g=[41], l=[41]), 1, 0)
+    s.step(Steps.PUT, 0, *Steps.item(0, 1, a=[0, 5, 3], g=[42], ttl=[41]), 1, 1)
+    s.step(Steps.PUT, 0, *Steps.item(1, 2, b=[0, 8, 2, 1, 0, 3, 1]), 1, 0)
+    # UpdateItem tb0 (a, 1): ADD c 1, SET g = if_not_exists(g, "g1"), if attribute_exists(pk).
+    s.step(Steps.UPDATE, 0, 0, 0, 0, 1, 1, 3, 2, 0, 1, 3, 41, 1)
+    s.step(Steps.PUT, 1, *Steps.item(0, a=[0, 6, 5]), 1, 0)
+    s.step(Steps.UPDATE, 1, 0, 1, 1, 4, 0, 6, 1, 1, 0)  # SET a = a + 1 (a is a set: refused)
+    s.step(Steps.QUERY, 0, 0, 0, 1, 0, 1, 1)
+    s.step(Steps.SCAN, 0, 1, 2, 4, 0, 1, 2)
+    s.step(Steps.BATCH_WRITE, 0, 1, 0, 1, *Steps.item(2, 0, g=[42]), 1, 0, 0, 1)
+    s.step(Steps.TRANSACT_WRITE, 0, 1, 0, 1, *Steps.item(2, 2, c=[40, 1]), 0, 1, 3, 1, 1, 0, 0, 0)
+    s.step(Steps.TRANSACT_GET, 0, 1, 0, 0, 0, 1, 0)
+    s.step(Steps.PARTIQL, 0, 0, *Steps.item(1, 0, a=[0, 3, 1]))  # INSERT
+    s.step(Steps.PARTIQL, 0, 1, 0, 0, 0, 1, 0, 4)  # UPDATE SET a
+    s.step(Steps.PARTIQL, 0, 3, 0, 0)  # SELECT one partition
+    s.step(Steps.PARTIQL, 0, 4, 0, 0, 2)  # SELECT all, 2 a page
+    s.step(Steps.BACKUP, 0, 0)  # CreateBackup tb0
+    s.step(Steps.DELETE, 0, 1, 2, 1)
+    s.step(Steps.BACKUP, 2, 1, 0)  # restore it as tb2
+    s.step(Steps.INDEX, 0, 0, 1, 1)  # create gsiB (KEYS_ONLY)
+    s.step(Steps.STREAM, 1, 1, 1)  # tb1: NEW_IMAGE stream
+    s.step(Steps.PUT, 1, *Steps.item(1, c=[40, 2]), 1, 0)
+    s.step(Steps.TTL, 0, 1, 1)
+    s.step(Steps.OTHER, 0, 0, 20)  # time passes
+    s.step(Steps.BATCH_GET, 0, 2, 0, 0, 0, 1, 1, 2, 0, 2)
+    s.step(Steps.DELETE_TABLE, 2)
+    write("stateful", "everything", bytes(s.data))
+
+    # On disk: the store is closed and reopened between writes.
+    s = Steps(disk=True)
+    s.step(Steps.CREATE, 0, 2, 0, 1 | 4 | 8, 0, 2, 0)
+    s.step(Steps.PUT, 0, *Steps.item(1, 1, c=[40, 4], l=[42]), 1, 0)
+    s.step(Steps.OTHER, 0, 1)  # reopen
+    s.step(Steps.UPDATE, 0, 1, 1, 1, 0, 2, 0, 1, 0, 1)
+    s.step(Steps.OTHER, 0, 1)
+    s.step(Steps.DELETE, 0, 1, 1, 1)
+    write("stateful", "reopen", bytes(s.data))
+
+    # Capacities: provisioned tables, huge and odd units (regress-huge-throughput-scan is the
+    # 10^12 RCU/WCU one that once hung the Scan after it).
+    s = Steps()
+    s.step(Steps.CREATE, 0, 0, 3, 16 | 4, 0, 2)
+    s.step(Steps.PUT, 0, *Steps.item(0, c=[40, 0]), 1, 0)
+    s.step(Steps.CAPACITY, 0, 1 | 2 | 4 | 16 | 32 | 64, 6, 7)
+    s.step(Steps.CAPACITY, 0, 1 | 8, 4, 5)
+    s.step(Steps.SCAN, 0, 0, 0, 3)
+    s.step(Steps.DELETE_TABLE, 0)
+    s.step(Steps.CAPACITY, 0, 16)
+    s.step(Steps.DELETE_TABLE, 0)
+    write("stateful", "capacity", bytes(s.data))
+
+
 if __name__ == "__main__":
     request_seeds()
     attribute_value_seeds()
@@ -447,3 +532,4 @@ if __name__ == "__main__":
     sigv4_seeds()
     import_formats_seeds()
     s3_seeds()
+    stateful_seeds()
