@@ -48,6 +48,11 @@ WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ct
 std::string RenderMetricsText(Engine& engine);
 std::string RenderMetricsText(const std::vector<MetricsSource>& sources);
 
+// The request watchdog (server/request_watchdog.h), process-wide, for /metrics: one more
+// request ran past --request-watchdog-seconds; and how many run past it now (metrics.cc).
+void RecordOverdueRequest();
+void SetOverdueRequests(int running);
+
 // GET /console/api/<resource>: the web console's JSON (docs/CONSOLE.md), built from
 // Engine::GetMetrics (the figures /metrics shows) and the tables' descriptions; the console
 // computes rates from successive snapshots, so nothing is kept between calls.

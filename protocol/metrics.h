@@ -19,10 +19,8 @@ namespace ddb::protocol {
 void RecordRequest(std::string_view operation, double seconds, int status,
                    std::string_view error_type);
 
-// The request watchdog (server/request_watchdog.h), process-wide: one more request ran past
-// --request-watchdog-seconds; and how many run past it now.
-void RecordOverdueRequest();
-void SetOverdueRequests(int running);
+// RecordOverdueRequest and SetOverdueRequests (the request watchdog's figures) are declared
+// in handler.h, the header the server sees.
 
 // The Prometheus text format (version 0.0.4) of everything above, for one engine or for
 // several (MetricsSource: handler.h), each engine's series carrying its labels.

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "protocol/metrics.h"
+#include "protocol/handler.h"
 #include "server/log.h"
 
 namespace ddb::server {
