@@ -33,7 +33,7 @@
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
 #include "ddb/types.h"
-#include "engine/key_codec.h"
+#include "engine/storage/key_codec.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/handler.h"
 #include "protocol/json_reader.h"

@@ -56,7 +56,7 @@
 #include <vector>
 
 #include "loadgen_tables.h"
-#include "server/sigv4_verify.h"
+#include "server/auth/sigv4_verify.h"
 
 namespace ddb::bench {
 namespace {

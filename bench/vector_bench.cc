@@ -1,4 +1,4 @@
-// vector_bench: the vector index (engine/vector_index.h) in-process. For random and
+// vector_bench: the vector index (engine/vector/vector_index.h) in-process. For random and
 // clustered data and each distance function: the rate of entering items (flat store), the
 // HNSW build rate (with the index's ef calibration), the ef searches use ("exact" when the
 // index dropped the graph as slower than the exact scan at the recall target), Recall@10 of
@@ -15,8 +15,8 @@
 
 #include "ddb/attribute_value.h"
 #include "ddb/number.h"
-#include "engine/vector_distance.h"
-#include "engine/vector_index.h"
+#include "engine/vector/vector_distance.h"
+#include "engine/vector/vector_index.h"
 
 using namespace ddb;
 using Clock = std::chrono::steady_clock;

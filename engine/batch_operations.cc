@@ -4,11 +4,11 @@
 #include <map>
 #include <set>
 
+#include "engine/capacity/write_capacity.h"
 #include "engine/engine_impl.h"
-#include "engine/expression.h"
+#include "engine/expression/expression.h"
 #include "engine/item_validation.h"
-#include "engine/vector_index.h"
-#include "engine/write_capacity.h"
+#include "engine/vector/vector_index.h"
 
 namespace ddb {
 namespace {

@@ -2,10 +2,10 @@
 
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
-#include "engine/coding.h"
-#include "engine/history.h"
-#include "engine/key_codec.h"
-#include "engine/store_format.h"
+#include "engine/backup/history.h"
+#include "engine/storage/coding.h"
+#include "engine/storage/key_codec.h"
+#include "engine/storage/store_format.h"
 
 namespace ddb {
 namespace {

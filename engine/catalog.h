@@ -18,7 +18,7 @@
 #include "ddb/error.h"
 #include "ddb/types.h"
 #include "engine/index_key.h"
-#include "engine/storage.h"
+#include "engine/storage/storage.h"
 
 namespace ddb {
 
@@ -28,7 +28,7 @@ struct TableInfo {
   // Secondary indexes, LSIs first, then GSIs, each with its own id (the prefix of its
   // entries in the indexes column family; ids share the table-id sequence).
   std::vector<IndexSchema> indexes;
-  // A table being filled by a restore (engine/backups.cc): from the items of table
+  // A table being filled by a restore (engine/backup/backups.cc): from the items of table
   // `source_id` as of `as_of_ms` (and, from a backup, which one). Persisted in the record, so
   // a restore cut short by a restart is done again on open.
   struct RestoreJob {

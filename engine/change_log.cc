@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "ddb/stored_item.h"
-#include "engine/coding.h"
+#include "engine/storage/coding.h"
 
 namespace ddb {
 namespace {

@@ -13,17 +13,17 @@
 #include <tuple>
 
 #include "ddb/stored_item.h"
+#include "engine/capacity/throughput_quotas.h"
+#include "engine/capacity/write_capacity.h"
 #include "engine/catalog.h"
-#include "engine/coding.h"
 #include "engine/engine_impl.h"
-#include "engine/expression.h"
+#include "engine/expression/expression.h"
 #include "engine/item_validation.h"
-#include "engine/key_codec.h"
-#include "engine/storage.h"
-#include "engine/store_format.h"
+#include "engine/storage/coding.h"
+#include "engine/storage/key_codec.h"
+#include "engine/storage/storage.h"
+#include "engine/storage/store_format.h"
 #include "engine/table_validation.h"
-#include "engine/throughput_quotas.h"
-#include "engine/write_capacity.h"
 
 namespace ddb {
 

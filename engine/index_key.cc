@@ -5,8 +5,8 @@
 #include "ddb/limits.h"
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
-#include "engine/coding.h"
-#include "engine/key_codec.h"
+#include "engine/storage/coding.h"
+#include "engine/storage/key_codec.h"
 
 namespace ddb {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "engine/coding.h"
+#include "engine/storage/coding.h"
 
 namespace ddb {
 

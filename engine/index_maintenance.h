@@ -16,7 +16,7 @@
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/index_key.h"
-#include "engine/storage.h"
+#include "engine/storage/storage.h"
 
 namespace ddb {
 

@@ -5,11 +5,11 @@
 // whenever a page stopped early (even if, by chance, nothing follows).
 #include <algorithm>
 
-#include "engine/coding.h"
 #include "engine/engine_impl.h"
-#include "engine/expression.h"
+#include "engine/expression/expression.h"
 #include "engine/index_key.h"
 #include "engine/item_validation.h"
+#include "engine/storage/coding.h"
 
 namespace ddb {
 namespace {

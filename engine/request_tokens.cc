@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "engine/coding.h"
+#include "engine/storage/coding.h"
 
 namespace ddb {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "ddb/capacity.h"
 #include "ddb/error.h"
-#include "engine/storage.h"
+#include "engine/storage/storage.h"
 
 namespace ddb {
 

@@ -12,9 +12,9 @@
 #include <set>
 #include <tuple>
 
+#include "engine/capacity/throughput_quotas.h"
 #include "engine/engine_impl.h"
 #include "engine/table_validation.h"
-#include "engine/throughput_quotas.h"
 
 namespace ddb {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "engine/vector_index.h"
+#include "engine/vector/vector_index.h"
 
 namespace ddb {
 namespace {

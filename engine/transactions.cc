@@ -12,11 +12,11 @@
 #include <map>
 #include <set>
 
-#include "engine/coding.h"
+#include "engine/capacity/write_capacity.h"
 #include "engine/engine_impl.h"
 #include "engine/item_validation.h"
+#include "engine/storage/coding.h"
 #include "engine/table_validation.h"
-#include "engine/write_capacity.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -6,10 +6,10 @@
 #include "engine/engine_impl.h"
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
-#include "engine/key_codec.h"
+#include "engine/storage/key_codec.h"
 #include "engine/transactions.h"
-#include "engine/ttl_index.h"
-#include "engine/vector_index.h"
+#include "engine/ttl/ttl_index.h"
+#include "engine/vector/vector_index.h"
 
 namespace ddb {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "ddb/types.h"
 #include "engine/catalog.h"
-#include "engine/expression.h"
+#include "engine/expression/expression.h"
 
 namespace ddb {
 

@@ -327,7 +327,7 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
       }
     }
   }
-  // Vector indexes (in memory: engine/vector_index.h).
+  // Vector indexes (in memory: engine/vector/vector_index.h).
   Header(&out, "ddb_vector_index_vectors", "gauge", "Vectors held by a vector index.");
   for (const auto& [ns, m] : all) {
     for (const VectorIndexFigures& f : m.vector_indexes) {

@@ -1,6 +1,6 @@
 // Request metrics and the Prometheus text exposition of GET /metrics: per operation request
 // counts and latency histograms, errors by type, and the engine's per-table, per-index and
-// per-partition figures (engine/partition_model.h).
+// per-partition figures (engine/capacity/partition_model.h).
 // Thread safety: every function may be called concurrently.
 #pragma once
 

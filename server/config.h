@@ -23,7 +23,7 @@ int DefaultThreadCount();
 int DefaultEngineThreadCount();
 
 // Who may call: kOff lets every request in (DynamoDB Local's habit, the default); kVerify
-// checks SigV4 signatures against the known keys (server/sigv4_verify.h).
+// checks SigV4 signatures against the known keys (server/auth/sigv4_verify.h).
 enum class AuthMode { kOff, kVerify };
 // shared: one namespace of tables for every caller (DynamoDB Local's -sharedDb); account: one
 // per account and region of the signing key, as the service keeps them; access-key: one per
@@ -75,8 +75,9 @@ struct ServerOptions {
   // Stderr verbosity; kDebug adds one line per request. Default: LogLevel::kInfo
   LogLevel log_level = LogLevel::kInfo;
   // Largest accepted DynamoDB request body; larger requests get 413 and the connection is
-  // closed. S3 API requests (server/s3_api.h) may carry up to max_body_memory. Default: 16 MiB (the
-  // limit scylla's alternator uses; DynamoDB's largest request, BatchWriteItem, is at most 16 MB)
+  // closed. S3 API requests (server/s3/s3_api.h) may carry up to max_body_memory. Default: 16 MiB
+  // (the limit scylla's alternator uses; DynamoDB's largest request, BatchWriteItem, is at most 16
+  // MB)
   size_t body_limit = 16 * 1024 * 1024;
   // How long a connection may take to send a request (and to accept its response); an idle
   // keep-alive connection is closed after it. Default: 30 s (as the Beast examples)

@@ -40,6 +40,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "server/auth/sigv4.h"
 #include "server/byte_budget.h"
 #include "server/console.h"
 #include "server/content_coding.h"
@@ -47,9 +48,8 @@
 #include "server/log.h"
 #include "server/namespaces.h"
 #include "server/request_watchdog.h"
-#include "server/s3_api.h"
-#include "server/s3_store.h"
-#include "server/sigv4.h"
+#include "server/s3/s3_api.h"
+#include "server/s3/s3_store.h"
 #include "server/spare_threads.h"
 #include "server/url_coding.h"
 

@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "ddb/error.h"
+#include "server/auth/sigv4_verify.h"
 #include "server/config.h"
-#include "server/sigv4_verify.h"
 
 namespace ddb {
 class Engine;
@@ -85,7 +85,7 @@ struct HttpResponse {
 // `cors_origins`: "*" (any origin) or a comma-separated allow-list (ServerOptions).
 // `console`: GET /console and /console/... serve the web console (server/console.h), with
 // no CORS headers (it is same-origin only); otherwise they are 404 like any other path.
-// `s3`: requests signed for S3 (server/s3_api.h) are answered from it; nullptr: no S3 API.
+// `s3`: requests signed for S3 (server/s3/s3_api.h) are answered from it; nullptr: no S3 API.
 HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
                    const SignatureVerifier* verifier = nullptr, std::string_view cors_origins = "*",
                    bool console = false, LocalS3Store* s3 = nullptr);

@@ -17,8 +17,8 @@
 #include <utility>
 
 #include "ddb/engine.h"
+#include "server/auth/credentials.h"
 #include "server/config.h"
-#include "server/credentials.h"
 #include "server/health_check.h"
 #include "server/http_server.h"
 #include "server/log.h"

@@ -8,7 +8,7 @@
 #             handler.h
 #   cli/      the command line: like server/ (no RocksDB; of the engine only include/ddb/; of
 #             protocol/ only handler.h), and nothing from server/
-#   RocksDB headers only in engine/storage.cc
+#   RocksDB headers only in engine/storage/storage.cc
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -30,8 +30,8 @@ if [[ -n "$hits" ]]; then echo "public headers include third-party headers:"; ec
 hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol server cli --include='*.h' --include='*.cc' |
        grep -vE '^protocol/[a-z_]+_test\.cc:[0-9]+:#include "engine/[a-z_]+_testing\.h"' || true)
 if [[ -n "$hits" ]]; then echo "engine internals included above the engine (use include/ddb/):"; echo "$hits"; fail=1; fi
-hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --include='*.cc' | grep -v '^engine/storage.cc$' || true)
-if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage.cc: $hits"; fail=1; fi
+hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --include='*.cc' | grep -v '^engine/storage/storage.cc$' || true)
+if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage/storage.cc: $hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' server cli --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)
 if [[ -n "$hits" ]]; then echo "server or cli includes protocol internals:"; echo "$hits"; fail=1; fi
 [[ $fail -eq 0 ]] && echo "check_layers: ok"

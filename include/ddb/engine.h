@@ -75,8 +75,8 @@ struct EngineOptions {
   // Default: 1 GiB
   int64_t pitr_history_max_bytes = int64_t{1} << 30;
   // The directory standing in for Amazon S3 (ImportTable's source, exports' destination):
-  // bucket = subdirectory, object key = path inside it (engine/local_s3.h). Import error
-  // records go to <s3_dir>/.logs/aws-dynamodb/imports/<import id>.log (where the service
+  // bucket = subdirectory, object key = path inside it (engine/import_export/local_s3.h). Import
+  // error records go to <s3_dir>/.logs/aws-dynamodb/imports/<import id>.log (where the service
   // writes them to CloudWatch Logs). Default: "" (<data_dir>/s3; in memory, a directory
   // under the system's temporary directory)
   std::string s3_dir;
@@ -203,7 +203,7 @@ class Engine {
   // Errors: kResourceNotFound, kValidation.
   Result<TransactGetItemsResult> TransactGetItems(const TransactGetItemsRequest& req);
 
-  // PartiQL (engine/partiql_parser.h for the statements understood), compiled to the
+  // PartiQL (engine/partiql/partiql_parser.h for the statements understood), compiled to the
   // operations above: SELECT to GetItem/Query/Scan (Query when the WHERE clause fixes the
   // partition key), INSERT to a PutItem that refuses an existing key (kDuplicateItem),
   // UPDATE/DELETE to UpdateItem/DeleteItem on the key the WHERE clause fixes.

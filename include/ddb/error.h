@@ -46,7 +46,7 @@ enum class ErrorCode : uint8_t {
   kPolicyNotFound,      // no resource-based policy, or not the expected revision
   kAccessDenied,        // a resource-based policy does not allow the request
   kServiceUnavailable,  // the server is at a limit (connections, body memory): HTTP 503
-  // Backups and restores (engine/backups.cc).
+  // Backups and restores (engine/backup/backups.cc).
   kBackupNotFound,
   kBackupInUse,                     // a restore from the backup is in progress
   kTableAlreadyExists,              // a restore's target table exists

@@ -18,7 +18,8 @@
 
 namespace ddb {
 
-// DO NOT reorder: persisted by index in import and export records (engine/imports.cc).
+// DO NOT reorder: persisted by index in import and export records
+// (engine/import_export/imports.cc).
 enum class InputFormat : uint8_t { kDynamoDbJson, kIon, kCsv };
 enum class InputCompression : uint8_t { kGzip, kZstd, kNone };
 enum class ImportStatus : uint8_t { kInProgress, kCompleted, kCancelling, kCancelled, kFailed };

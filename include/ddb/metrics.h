@@ -99,7 +99,7 @@ struct ContributorRanking {
   std::vector<Key> keys;  // most first, at most 10
 };
 
-// One vector index's in-memory figures (engine/vector_index.h).
+// One vector index's in-memory figures (engine/vector/vector_index.h).
 struct VectorIndexFigures {
   std::string table;
   std::string index;
@@ -123,8 +123,8 @@ struct EngineMetrics {
   uint64_t ttl_deleted_items = 0;
   uint64_t ttl_delete_errors = 0;
   uint64_t ttl_examined_entries = 0;
-  // The store's writes (engine/storage.h): refused now after a background error, and whether
-  // that error is a full disk; times they stopped, and resumed by themselves, since open.
+  // The store's writes (engine/storage/storage.h): refused now after a background error, and
+  // whether that error is a full disk; times they stopped, and resumed by themselves, since open.
   bool storage_read_only = false;
   bool storage_disk_full = false;
   uint64_t storage_write_stops = 0;

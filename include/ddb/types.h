@@ -570,7 +570,7 @@ struct ContinuousBackupsDescription {
   int recovery_period_days = 35;
 };
 
-// --- On-demand backups and restores (engine/backups.cc) ---
+// --- On-demand backups and restores (engine/backup/backups.cc) ---
 
 enum class BackupType : uint8_t { kUser, kSystem, kAwsBackup };
 template <>
@@ -642,7 +642,7 @@ struct RestoreTableToPointInTimeRequest : RestoreOverrides {
   bool use_latest_restorable_time = false;
 };
 
-// --- PartiQL (engine/partiql.cc) ---
+// --- PartiQL (engine/partiql/partiql.cc) ---
 
 struct ExecuteStatementRequest {
   std::string statement;

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "ddb/stored_item.h"
-#include "engine/expression.h"
+#include "engine/expression/expression.h"
 #include "protocol/attribute_value_json.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/value_invariants.h"

@@ -23,9 +23,9 @@
 #include <thread>
 
 #include "ddb/engine.h"
-#include "server/credentials.h"
+#include "server/auth/credentials.h"
+#include "server/auth/sigv4_verify.h"
 #include "server/http_server.h"
-#include "server/sigv4_verify.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

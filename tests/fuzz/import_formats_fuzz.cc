@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/csv_reader.h"
-#include "engine/dynamodb_json.h"
-#include "engine/ion_text.h"
+#include "engine/import_export/csv_reader.h"
+#include "engine/import_export/dynamodb_json.h"
+#include "engine/import_export/ion_text.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/streams.h"
+#include "engine/streams/streams.h"
 #include "protocol/base64.h"
 #include "protocol/json_writer.h"
 #include "tests/fuzz/fuzz_check.h"

@@ -1,13 +1,13 @@
-// The PartiQL parser (engine/partiql_parser.h) on any statement text. Byte 0 says how many of
-// the fixed `?` parameters the statement is given (0 to 5, so that both matching and
-// mismatching counts are reached); the rest is the statement. What the parser builds of
-// values (INSERT's item, SET values, WHERE operands) must keep AttributeValue's invariants.
+// The PartiQL parser (engine/partiql/partiql_parser.h) on any statement text. Byte 0 says how many
+// of the fixed `?` parameters the statement is given (0 to 5, so that both matching and mismatching
+// counts are reached); the rest is the statement. What the parser builds of values (INSERT's item,
+// SET values, WHERE operands) must keep AttributeValue's invariants.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-#include "engine/partiql_parser.h"
+#include "engine/partiql/partiql_parser.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/value_invariants.h"
 

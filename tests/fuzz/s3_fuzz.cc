@@ -1,4 +1,4 @@
-// The S3 API (server/s3_api.h) on any request, over a scratch directory: line 1 the method,
+// The S3 API (server/s3/s3_api.h) on any request, over a scratch directory: line 1 the method,
 // line 2 the target, then "name: value" header lines up to an empty line, then the body.
 // Each request is signed for s3 unless it brings its own Authorization. Checks: an answer
 // with a status S3 uses; nothing is ever created outside the store's directory (keys such as
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "server/http_server.h"
-#include "server/s3_api.h"
-#include "server/s3_store.h"
+#include "server/s3/s3_api.h"
+#include "server/s3/s3_store.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_lines.h"
 

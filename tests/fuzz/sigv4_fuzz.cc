@@ -1,5 +1,5 @@
-// SigV4 parsing (server/sigv4.h) and verification (server/sigv4_verify.h) on any text. Byte 0
-// picks:
+// SigV4 parsing (server/auth/sigv4.h) and verification (server/auth/sigv4_verify.h) on any text.
+// Byte 0 picks:
 //   0  the Authorization header: ParseAuthorization (with and without a date) and the
 //      lenient ContextFromAuthorization
 //   1  a request path and query: CanonicalUri, CanonicalQuery
@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "server/credentials.h"
-#include "server/sigv4.h"
-#include "server/sigv4_verify.h"
+#include "server/auth/credentials.h"
+#include "server/auth/sigv4.h"
+#include "server/auth/sigv4_verify.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_lines.h"
 

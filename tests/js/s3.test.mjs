@@ -1,4 +1,4 @@
-// The S3 API on ddb's own port (server/s3_api.h) through the AWS SDK for JavaScript v3's S3
+// The S3 API on ddb's own port (server/s3/s3_api.h) through the AWS SDK for JavaScript v3's S3
 // client pointed at the DynamoDB endpoint with path-style addressing, as suites that run
 // against emulators co-locating services configure it: buckets, objects (with the SDK's
 // default CRC32 checksums, streamed aws-chunked bodies), listing, multipart uploads through

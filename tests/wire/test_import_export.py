@@ -447,7 +447,7 @@ def test_export_at_an_earlier_time(c, s3dir):
 
 def test_incremental_export_validation(c, srv):
     """The service's checks on the export period; a real incremental export needs 15
-    minutes of history, so its output is checked by engine/exports_test.cc (with a test
+    minutes of history, so its output is checked by engine/import_export/exports_test.cc (with a test
     clock) rather than here. Raw JSON: Debian's boto3 1.26 predates ExportType; the AWS CLI
     (botocore 1.43) sends what a user would."""
     import http.client

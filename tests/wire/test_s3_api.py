@@ -1,4 +1,4 @@
-"""The S3 API on ddb's own port (server/s3_api.h), through boto3's S3 client and the AWS CLI's
+"""The S3 API on ddb's own port (server/s3/s3_api.h), through boto3's S3 client and the AWS CLI's
 `aws s3` commands pointed at the DynamoDB endpoint: fixtures put with S3 clients are what
 ImportTable reads, and an export's files are objects."""
 import gzip

@@ -3,7 +3,7 @@
 Verified against the service's documentation: member names (API reference: SearchVectors,
 VectorIndex, VectorIndexDescription, CreateVectorIndexAction), score order per distance
 function, TopK 1..100, and the troubleshooting page's messages. Messages the documentation
-does not give are checked by substring only (engine/vector_search.cc says which are guessed).
+does not give are checked by substring only (engine/vector/vector_search.cc says which are guessed).
 """
 
 import http.client

@@ -1,0 +1,179 @@
+#include "engine/expression/expression_resolve.h"
+
+#include "engine/expression/reserved_words.h"
+
+namespace ddb::expr {
+
+Error InvalidExpression(std::string_view kind, std::string_view message) {
+  std::string m = "Invalid ";
+  m.append(kind);
+  m.append(": ");
+  m.append(message);
+  return Error::Validation(std::move(m));
+}
+
+std::string PathString(const DocumentPath& path) {
+  std::string s = "[";
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (i > 0) s += ", ";
+    if (path[i].index >= 0) {
+      s += "[" + std::to_string(path[i].index) + "]";
+    } else {
+      s += path[i].name;
+    }
+  }
+  s += "]";
+  return s;
+}
+
+Status CheckReservedWords(const Operand& operand, std::string_view kind) {
+  for (const PathToken& t : operand.path) {
+    if (t.kind == PathToken::Kind::kName && IsReservedWord(t.text)) {
+      return InvalidExpression(kind,
+                               "Attribute name is a reserved keyword; reserved keyword: " + t.text);
+    }
+  }
+  for (const Operand& arg : operand.args) DDB_RETURN_IF_ERROR(CheckReservedWords(arg, kind));
+  return Status::Ok();
+}
+
+Status CheckPathDepth(const Operand& operand, std::string_view kind) {
+  if (operand.path.size() > kMaxPathDepth) {
+    return InvalidExpression(kind,
+                             "The document path has too many nesting levels; nesting levels: " +
+                                 std::to_string(operand.path.size()));
+  }
+  for (const Operand& arg : operand.args) DDB_RETURN_IF_ERROR(CheckPathDepth(arg, kind));
+  return Status::Ok();
+}
+
+Status ResolveNames(Operand* operand, std::string_view kind, Placeholders* placeholders) {
+  if (operand->kind == Operand::Kind::kPath) {
+    operand->resolved_path.clear();
+    for (const PathToken& t : operand->path) {
+      PathElement element;
+      switch (t.kind) {
+        case PathToken::Kind::kName:
+          element.name = t.text;
+          break;
+        case PathToken::Kind::kIndex:
+          element.index = t.index;
+          break;
+        case PathToken::Kind::kNameRef: {
+          const std::map<std::string, std::string>* names = placeholders->names;
+          if (names == nullptr || names->find(t.text) == names->end()) {
+            return InvalidExpression(kind,
+                                     "An expression attribute name used in the document path is "
+                                     "not defined; attribute name: " +
+                                         t.text);
+          }
+          placeholders->used_names.insert(t.text);
+          element.name = names->find(t.text)->second;
+          break;
+        }
+      }
+      operand->resolved_path.push_back(std::move(element));
+    }
+  }
+  for (Operand& arg : operand->args) DDB_RETURN_IF_ERROR(ResolveNames(&arg, kind, placeholders));
+  return Status::Ok();
+}
+
+Status ResolveValues(Operand* operand, std::string_view kind, Placeholders* placeholders) {
+  if (operand->kind == Operand::Kind::kValue) {
+    const Item* values = placeholders->values;
+    if (values == nullptr || values->find(operand->text) == values->end()) {
+      return InvalidExpression(
+          kind,
+          "An expression attribute value used in expression is not defined; attribute value: " +
+              operand->text);
+    }
+    placeholders->used_values.insert(operand->text);
+    operand->value = values->find(operand->text)->second;
+  }
+  for (Operand& arg : operand->args) DDB_RETURN_IF_ERROR(ResolveValues(&arg, kind, placeholders));
+  return Status::Ok();
+}
+
+Status CheckPathOverlaps(const std::vector<const DocumentPath*>& paths, std::string_view kind) {
+  for (size_t j = 1; j < paths.size(); ++j) {
+    for (size_t i = 0; i < j; ++i) {
+      const DocumentPath& a = *paths[i];
+      const DocumentPath& b = *paths[j];
+      size_t n = std::min(a.size(), b.size());
+      bool differ = false;
+      for (size_t k = 0; k < n && !differ; ++k) {
+        bool a_index = a[k].index >= 0;
+        bool b_index = b[k].index >= 0;
+        if (a_index != b_index) {
+          return InvalidExpression(kind,
+                                   "Two document paths conflict with each other; must remove or "
+                                   "rewrite one of these paths; path one: " +
+                                       PathString(a) + ", path two: " + PathString(b));
+        }
+        differ = a_index ? a[k].index != b[k].index : a[k].name != b[k].name;
+      }
+      if (!differ) {
+        const std::string message =
+            "Two document paths overlap with each other; must remove or rewrite one of these "
+            "paths; path one: " +
+            PathString(a) + ", path two: " + PathString(b);
+        return InvalidExpression(kind, message);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
+                 (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ConstantString(const AttributeValue& value) {
+  std::string s = "{";
+  s.append(AttributeTypeName(value.type()));
+  s += ':';
+  switch (value.type()) {
+    case AttributeType::kS:
+    case AttributeType::kN:
+      s += value.scalar();
+      break;
+    case AttributeType::kB:
+      s += Base64(value.scalar());
+      break;
+    default:
+      break;
+  }
+  s += '}';
+  return s;
+}
+
+}  // namespace ddb::expr

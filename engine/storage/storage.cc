@@ -1,0 +1,992 @@
+#include "engine/storage/storage.h"
+
+#include <fcntl.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ddb {
+namespace {
+
+constexpr const char* kCfNames[] = {"default", "items",   "changes", "meta",
+                                    "indexes", "streams", "history"};
+constexpr size_t kCfCount = 7;
+
+std::string EncodeInt64(int64_t v) {
+  std::string s(8, '\0');
+  std::memcpy(s.data(), &v, 8);
+  return s;
+}
+
+int64_t DecodeInt64(const rocksdb::Slice& s) {
+  int64_t v = 0;
+  if (s.size() == 8) std::memcpy(&v, s.data(), 8);
+  return v;
+}
+
+std::string EncodePair(int64_t a, int64_t b) { return EncodeInt64(a) + EncodeInt64(b); }
+
+std::pair<int64_t, int64_t> DecodePair(const rocksdb::Slice& s) {
+  if (s.size() != 16) return {0, 0};
+  return {DecodeInt64(rocksdb::Slice(s.data(), 8)), DecodeInt64(rocksdb::Slice(s.data() + 8, 8))};
+}
+
+// Counters (item counts and sizes of tables and indexes, the table-id sequence) are merged,
+// not read-modify-written, so writers of different items never contend on them. A value of
+// 8 bytes is one int64; of 16 bytes, a pair added element-wise.
+class Int64AddOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    if (value.size() == 16) {
+      auto base = existing ? DecodePair(*existing) : std::pair<int64_t, int64_t>{0, 0};
+      auto delta = DecodePair(value);
+      *new_value = EncodePair(base.first + delta.first, base.second + delta.second);
+      return true;
+    }
+    int64_t base = existing ? DecodeInt64(*existing) : 0;
+    *new_value = EncodeInt64(base + DecodeInt64(value));
+    return true;
+  }
+  const char* Name() const override { return "ddb.Int64Add"; }
+};
+
+Error ToError(const Logger& log, const rocksdb::Status& s, const char* what) {
+  log(LogSeverity::kError, std::string("storage: ") + what + " failed: " + s.ToString());
+  return Error::Internal("Internal server error");
+}
+
+// The file system of an in-memory store: RocksDB's in-memory one, minus the OPTIONS file.
+// RocksDB writes that file, then reads and parses it back to verify it, on open and again
+// whenever column families are created: about 1.5 ms each time, most of what opening an
+// in-memory store costs. Nothing ever reopens an in-memory store, so the file has no
+// reader; refusing to create it makes RocksDB log a warning and go on
+// (fail_if_options_file_error is false).
+class NoOptionsFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  explicit NoOptionsFileSystem(const std::shared_ptr<rocksdb::FileSystem>& fs)
+      : FileSystemWrapper(fs) {}
+  const char* Name() const override { return "NoOptionsFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    if (name.find("/OPTIONS-") != std::string::npos) {
+      return rocksdb::IOStatus::NotSupported("no OPTIONS file in memory");
+    }
+    return FileSystemWrapper::NewWritableFile(name, options, result, dbg);
+  }
+};
+
+// Every write goes through RocksDbWrite, which does nothing else, so that ThreadSanitizer
+// reports of RocksDB's group commit (successive leaders reuse the DB's scratch batch, ordered
+// by atomics in uninstrumented code) have one frame to be suppressed by (tools/tsan.supp).
+// RocksDB's own frames never appear in its stacks, which list the call sites of instrumented
+// functions: hence the two levels (a frame names RocksDbWrite only where it calls an
+// instrumented function), neither inlined, and an instrumented access in the inner one (GCC
+// instruments the entry only of functions that have one): the copy of `options`, which
+// nothing writes once the store is open.
+[[gnu::noinline]] rocksdb::Status WriteToRocksDb(rocksdb::DB& db,
+                                                 const rocksdb::WriteOptions& options,
+                                                 rocksdb::WriteBatch* batch) {
+  const rocksdb::WriteOptions copy = options;
+  return db.Write(copy, batch);
+}
+
+[[gnu::noinline]] rocksdb::Status RocksDbWrite(rocksdb::DB& db,
+                                               const rocksdb::WriteOptions& options,
+                                               rocksdb::WriteBatch* batch) {
+  return WriteToRocksDb(db, options, batch);
+}
+
+bool SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+// Creates the store's directory and any missing parents, each made durable by syncing the
+// directory that holds it. RocksDB creates a missing store directory but never syncs its
+// parent: after a power cut the new directory, and every synced write in it, could be gone.
+Status CreateDirectoriesDurably(const Logger& log, const std::string& path) {
+  std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
+  std::vector<std::filesystem::path> missing;
+  for (std::filesystem::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) break;
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0755) != 0 && errno != EEXIST) {
+      log(LogSeverity::kError,
+          "storage: cannot create " + it->string() + ": " + std::strerror(errno));
+      return Error::Internal("Internal server error");
+    }
+    if (!SyncDirectory(it->parent_path().string())) {
+      log(LogSeverity::kError,
+          "storage: cannot sync " + it->parent_path().string() + ": " + std::strerror(errno));
+      return Error::Internal("Internal server error");
+    }
+  }
+  return Status::Ok();
+}
+
+// RocksDB's info log ("LOG" in the store's directory; the one before it is kept as
+// "LOG.old"), written with plain write(2)s whose failures are ignored: a line that finds no
+// space is dropped. RocksDB's own file logger goes on writing after a failed write, which
+// Debian's librocksdb (built with assertions) answers with abort(): on a full disk the first
+// line logged after a failed one would end the process.
+class InfoLogFile : public rocksdb::Logger {
+ public:
+  static std::shared_ptr<rocksdb::Logger> Open(const std::string& dir) {
+    const std::string path = dir + "/LOG";
+    ::rename(path.c_str(), (path + ".old").c_str());  // no LOG yet is fine
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return nullptr;  // RocksDB then makes its own
+    return std::make_shared<InfoLogFile>(fd);
+  }
+  explicit InfoLogFile(int fd) : rocksdb::Logger(rocksdb::InfoLogLevel::INFO_LEVEL), fd_(fd) {}
+  ~InfoLogFile() override { ::close(fd_); }
+
+  // As RocksDB's: "2026/01/02-03:04:05.678901 1234 message".
+  void Logv(const char* format, va_list ap) override {
+    struct timeval now;
+    ::gettimeofday(&now, nullptr);
+    struct tm t;
+    ::localtime_r(&now.tv_sec, &t);
+    char prefix[64];
+    int n = std::snprintf(prefix, sizeof(prefix), "%04d/%02d/%02d-%02d:%02d:%02d.%06ld %ld ",
+                          t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                          static_cast<long>(now.tv_usec), ::syscall(SYS_gettid));
+    std::string line(prefix, n > 0 ? static_cast<size_t>(n) : 0);
+    va_list copy;
+    va_copy(copy, ap);
+    char body[512];
+    int len = std::vsnprintf(body, sizeof(body), format, copy);
+    va_end(copy);
+    if (len < 0) return;
+    if (static_cast<size_t>(len) < sizeof(body)) {
+      line.append(body, static_cast<size_t>(len));
+    } else {
+      const size_t start = line.size();
+      line.resize(start + static_cast<size_t>(len) + 1);
+      std::vsnprintf(line.data() + start, static_cast<size_t>(len) + 1, format, ap);
+      line.resize(start + static_cast<size_t>(len));
+    }
+    if (line.back() != '\n') line.push_back('\n');
+    // One write per line (O_APPEND keeps concurrent lines whole); a failure loses the line.
+    [[maybe_unused]] ssize_t written = ::write(fd_, line.data(), line.size());
+  }
+
+ private:
+  int fd_;
+};
+
+// RocksDB's background error, as the store follows it: set through the listener below (on
+// RocksDB's threads, or on the writer whose write-ahead-log append failed), cleared when
+// DB::Resume() succeeds. Shared by the listener and the store, which both may outlive the
+// other's use of it.
+struct BackgroundErrors {
+  Logger log;
+  std::mutex mu;
+  std::condition_variable cv;  // the resumer waits on it
+  bool pending = false;        // guarded by mu: a hard error that Resume may clear
+  bool fatal = false;          // guarded by mu: ... one that Resume cannot clear
+  bool closing = false;        // guarded by mu: the resumer stops
+  std::atomic<bool> read_only{false};
+  std::atomic<bool> disk_full{false};
+  std::atomic<uint64_t> stops{0};
+  std::atomic<uint64_t> resumes{0};
+
+  // The write-ahead log's guard (WalGuardFileSystem below).
+  std::mutex wal_mu;
+  std::condition_variable wal_cv;
+  int syncs_past_check = 0;               // guarded by wal_mu
+  std::atomic<bool> wal_no_space{false};  // a WAL write failed for want of space
+
+  // A background error RocksDB took. Soft ones (a compaction without room) leave writes on
+  // and are RocksDB's to recover from; hard ones stop writes until the resumer clears them.
+  void Set(const rocksdb::Status& error) {
+    if (error.severity() < rocksdb::Status::Severity::kHardError) return;
+    const bool no_space = error.IsNoSpace();
+    std::lock_guard lock(mu);
+    pending = true;
+    fatal = fatal || error.severity() >= rocksdb::Status::Severity::kFatalError;
+    cv.notify_all();
+    if (read_only.load()) return;  // logged when writes stopped
+    disk_full.store(no_space);
+    read_only.store(true);
+    stops.fetch_add(1);
+    log(LogSeverity::kError,
+        std::string("storage: ") +
+            (no_space ? "the disk is full: writes are refused until space is freed (reads go on)"
+                      : "writes are refused after a background error (reads go on)") +
+            (fatal ? "; a restart is needed: " : "; retrying: ") + error.ToString());
+  }
+
+  // REQUIRES: mu held.
+  void Cleared() {
+    pending = false;
+    wal_no_space.store(false);
+    if (!read_only.load()) return;
+    const bool was_full = disk_full.load();
+    read_only.store(false);
+    disk_full.store(false);
+    resumes.fetch_add(1);
+    log(LogSeverity::kInfo, was_full ? "storage: space is back: writes resumed"
+                                     : "storage: writes resumed after the background error");
+  }
+};
+
+// Storage::Sync runs DB::SyncWAL outside RocksDB's write queue, so a write-ahead-log append
+// may fail (a full disk) while it runs. RocksDB's file writer refuses to sync a file whose
+// write failed, and Debian's librocksdb (built with assertions) aborts the process there,
+// unless the sync itself failed. So each WAL file is wrapped: a failed write marks the file,
+// which then reports itself unsafe to sync from another thread (SyncWAL returns NotSupported
+// instead of syncing it), and the failing write returns only once no SyncWAL call is past
+// that check. (SyncWAL checks every log under RocksDB's mutex and then syncs without waiting
+// for anything, so the wait is short; it is bounded all the same.)
+thread_local bool t_in_sync_wal = false;  // this thread is in Storage::Sync's DB::SyncWAL
+thread_local bool t_past_check = false;   // ... and found the WAL files safe to sync
+
+class GuardedWalFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  GuardedWalFile(std::unique_ptr<rocksdb::FSWritableFile> file,
+                 std::shared_ptr<BackgroundErrors> errors)
+      : FSWritableFileOwnerWrapper(std::move(file)), errors_(std::move(errors)) {}
+
+  bool IsSyncThreadSafe() const override {
+    if (failed_.load() || !target()->IsSyncThreadSafe()) return false;
+    if (t_in_sync_wal && !t_past_check) {
+      std::lock_guard lock(errors_->wal_mu);
+      if (failed_.load()) return false;  // (checked again under the lock Failed takes)
+      ++errors_->syncs_past_check;
+      t_past_check = true;
+    }
+    return true;
+  }
+  using FSWritableFileOwnerWrapper::Append;
+  using FSWritableFileOwnerWrapper::PositionedAppend;
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info,
+                           rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Append(data, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset,
+                                     const rocksdb::IOOptions& options,
+                                     const rocksdb::DataVerificationInfo& info,
+                                     rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->PositionedAppend(data, offset, options, info, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Flush(options, dbg), /*wait=*/true);
+  }
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Truncate(size, options, dbg), /*wait=*/true);
+  }
+  // A failed sync may be this thread's own SyncWAL: no waiting (RocksDB allows that case).
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Sync(options, dbg), /*wait=*/false);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override {
+    return Checked(target()->Fsync(options, dbg), /*wait=*/false);
+  }
+
+ private:
+  rocksdb::IOStatus Checked(rocksdb::IOStatus s, bool wait) {
+    if (s.ok()) return s;
+    if (s.IsNoSpace()) errors_->wal_no_space.store(true);
+    std::unique_lock lock(errors_->wal_mu);
+    failed_.store(true);
+    if (wait) {
+      errors_->wal_cv.wait_for(lock, std::chrono::seconds(5),
+                               [&] { return errors_->syncs_past_check == 0; });
+    }
+    return s;
+  }
+
+  std::shared_ptr<BackgroundErrors> errors_;
+  std::atomic<bool> failed_{false};
+};
+
+// The on-disk store's file system: the default one, with the write-ahead log's files
+// (NNNNNN.log) wrapped in GuardedWalFile.
+class WalGuardFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  WalGuardFileSystem(const std::shared_ptr<rocksdb::FileSystem>& fs,
+                     std::shared_ptr<BackgroundErrors> errors)
+      : FileSystemWrapper(fs), errors_(std::move(errors)) {}
+  const char* Name() const override { return "WalGuardFileSystem"; }
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::NewWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReopenWritableFile(name, options, result, dbg), result);
+  }
+  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                      const rocksdb::FileOptions& options,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                      rocksdb::IODebugContext* dbg) override {
+    return Wrap(name, FileSystemWrapper::ReuseWritableFile(name, old_name, options, result, dbg),
+                result);
+  }
+
+ private:
+  rocksdb::IOStatus Wrap(const std::string& name, rocksdb::IOStatus s,
+                         std::unique_ptr<rocksdb::FSWritableFile>* result) {
+    const bool wal = name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+    if (s.ok() && wal) *result = std::make_unique<GuardedWalFile>(std::move(*result), errors_);
+    return s;
+  }
+  std::shared_ptr<BackgroundErrors> errors_;
+};
+
+class BackgroundErrorListener : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrorListener(std::shared_ptr<BackgroundErrors> errors)
+      : errors_(std::move(errors)) {}
+  const char* Name() const override { return "ddb.BackgroundErrorListener"; }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    errors_->Set(*error);
+  }
+  // RocksDB's own recovery from a full disk polls for free space every 5 s (SstFileManager);
+  // the store's resumer tries sooner, and a manual DB::Resume() is refused (Busy) while
+  // RocksDB's is under way. Other errors keep RocksDB's own recovery, if any.
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status error,
+                            bool* auto_recovery) override {
+    if (error.IsNoSpace() && error.severity() >= rocksdb::Status::Severity::kHardError) {
+      *auto_recovery = false;
+    }
+    error.PermitUncheckedError();
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (!info.new_bg_error.ok()) return;
+    std::lock_guard lock(errors_->mu);
+    errors_->Cleared();
+  }
+
+ private:
+  std::shared_ptr<BackgroundErrors> errors_;
+};
+
+constexpr std::chrono::milliseconds kFirstResumeWait{100};
+constexpr std::chrono::milliseconds kMaxResumeWait{1000};
+
+// The resumer: while writes are stopped, DB::Resume() at growing intervals. A failed attempt
+// costs a flush that stops at the first write without space.
+void ResumeWhileStopped(rocksdb::DB* db, BackgroundErrors* errors) {
+  std::unique_lock lock(errors->mu);
+  std::chrono::milliseconds wait = kFirstResumeWait;
+  while (!errors->closing) {
+    if (!errors->pending || errors->fatal) {
+      wait = kFirstResumeWait;
+      errors->cv.wait(lock);
+      continue;
+    }
+    if (errors->cv.wait_for(lock, wait, [&] { return errors->closing; })) break;
+    wait = std::min(wait * 2, kMaxResumeWait);
+    lock.unlock();
+    const rocksdb::Status s = db->Resume();
+    lock.lock();
+    if (s.ok()) {
+      errors->Cleared();
+    } else if (s.severity() >= rocksdb::Status::Severity::kFatalError && !errors->fatal) {
+      errors->fatal = true;
+      errors->log(LogSeverity::kError,
+                  "storage: writes cannot resume without a restart: " + s.ToString());
+    }
+  }
+}
+
+}  // namespace
+
+struct Storage::Batch::Rep {
+  rocksdb::WriteBatch batch;
+  const std::vector<rocksdb::ColumnFamilyHandle*>* cfs;
+  rocksdb::ColumnFamilyHandle* Handle(Cf cf) const { return (*cfs)[static_cast<size_t>(cf)]; }
+};
+
+struct Storage::Rep {
+  std::unique_ptr<rocksdb::Env> mem_env;  // outlives env and db
+  std::unique_ptr<rocksdb::Env> env;      // mem_env without OPTIONS files, or WalGuardFileSystem
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> cfs;
+  rocksdb::WriteOptions write_options;           // WriteSync::kAsOpened
+  rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
+  bool in_memory = false;
+  int opens = 1;  // Storage::Open calls this store has served
+  Logger log;     // set by every Open, a reused store's included
+
+  // Sync(): callers that arrive while a WAL sync runs share the next one.
+  std::mutex sync_mu;
+  std::condition_variable sync_cv;
+  uint64_t syncs_requested = 0;  // guarded by sync_mu: tickets handed out
+  uint64_t syncs_done = 0;       // guarded by sync_mu: every ticket up to it is durable
+  bool syncing = false;          // guarded by sync_mu
+
+  // On disk: RocksDB's background errors and the thread that resumes writes after one.
+  std::shared_ptr<BackgroundErrors> errors;
+  std::thread resumer;
+
+  // The Error of a failed write. While writes are stopped, the transition was logged once
+  // and each refused write is not.
+  Error WriteError(const rocksdb::Status& s, const char* what) const {
+    const bool stopped = errors && (errors->read_only.load() || errors->wal_no_space.load());
+    if (!stopped)
+      log(LogSeverity::kError, std::string("storage: ") + what + " failed: " + s.ToString());
+    if (s.IsNoSpace() ||
+        (errors && (errors->disk_full.load() || errors->wal_no_space.load()) && stopped)) {
+      return Error::Internal(kDiskFullMessage);
+    }
+    return Error::Internal("Internal server error");
+  }
+
+  // DB::SyncWAL, known to the WAL files' guard (GuardedWalFile) while it runs.
+  rocksdb::Status SyncWal() {
+    if (!errors) return db->SyncWAL();
+    t_in_sync_wal = true;
+    t_past_check = false;
+    rocksdb::Status s = db->SyncWAL();
+    t_in_sync_wal = false;
+    if (t_past_check) {
+      std::lock_guard lock(errors->wal_mu);
+      --errors->syncs_past_check;
+      errors->wal_cv.notify_all();
+      t_past_check = false;
+    }
+    return s;
+  }
+
+  ~Rep() {
+    if (resumer.joinable()) {
+      {
+        std::lock_guard lock(errors->mu);
+        errors->closing = true;
+        errors->cv.notify_all();
+      }
+      resumer.join();
+    }
+    if (db) {
+      for (auto* cf : cfs) db->DestroyColumnFamilyHandle(cf);
+      db->Close().PermitUncheckedError();
+      db.reset();
+    }
+  }
+};
+
+Storage::Batch::Batch(Storage& storage) : rep_(std::make_unique<Rep>()) {
+  rep_->cfs = &storage.rep_->cfs;
+}
+Storage::Batch::~Batch() = default;
+
+void Storage::Batch::Put(Cf cf, std::string_view key, std::string_view value) {
+  rep_->batch
+      .Put(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()),
+           rocksdb::Slice(value.data(), value.size()))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::Delete(Cf cf, std::string_view key) {
+  rep_->batch.Delete(rep_->Handle(cf), rocksdb::Slice(key.data(), key.size()))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
+  rep_->batch
+      .DeleteRange(rep_->Handle(cf), rocksdb::Slice(begin.data(), begin.size()),
+                   rocksdb::Slice(end.data(), end.size()))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::AddToCounter(std::string_view key, int64_t delta) {
+  rep_->batch
+      .Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()), EncodeInt64(delta))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::SetCounter(std::string_view key, int64_t value) {
+  rep_->batch
+      .Put(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()), EncodeInt64(value))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::AddToStats(std::string_view key, int64_t items, int64_t bytes) {
+  rep_->batch
+      .Merge(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
+             EncodePair(items, bytes))
+      .PermitUncheckedError();
+}
+
+void Storage::Batch::SetStats(std::string_view key, int64_t items, int64_t bytes) {
+  rep_->batch
+      .Put(rep_->Handle(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
+           EncodePair(items, bytes))
+      .PermitUncheckedError();
+}
+
+// Opening an in-memory store costs about a millisecond of RocksDB's own work (its
+// manifest, six column families), more than most unit tests that open one. A closed
+// in-memory store that held little is wiped (one range deletion per column family) and
+// kept for the next in-memory Open instead, which then costs microseconds. A store serves at
+// most kMaxOpens opens, so the range deletions every read of its memtables must look at stay
+// few; one that grew past kMaxReusedBytes (or flushed to files) is closed instead.
+struct Storage::IdleStores {
+  static constexpr size_t kMaxIdle = 2;
+  static constexpr int kMaxOpens = 16;
+  static constexpr uint64_t kMaxReusedBytes = 4 << 20;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Rep>> stores;  // guarded by mu
+};
+
+Storage::IdleStores& Storage::Idle() {
+  // Never destroyed: closing the stores at exit would race RocksDB's own static teardown.
+  static IdleStores* idle = new IdleStores;
+  return *idle;
+}
+
+namespace {
+
+// Deletes everything in an in-memory store, if it is small enough to be worth keeping.
+bool WipeForReuse(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs,
+                  uint64_t max_bytes) {
+  uint64_t memtables = 0, files = 0;
+  if (!db.GetAggregatedIntProperty("rocksdb.cur-size-all-mem-tables", &memtables) ||
+      !db.GetAggregatedIntProperty("rocksdb.total-sst-files-size", &files) ||
+      memtables > max_bytes || files > 0) {
+    return false;
+  }
+  rocksdb::WriteBatch batch;
+  for (size_t i = 0; i < cfs.size(); ++i) {
+    rocksdb::ColumnFamilyHandle* cf = cfs[i];
+    const bool changes = i == static_cast<size_t>(Cf::kChanges);
+    rocksdb::ReadOptions read_options;
+    read_options.ignore_range_deletions = changes;
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(read_options, cf));
+    it->SeekToFirst();
+    if (!it->Valid()) continue;
+    if (changes) {
+      // The change log is read ignoring range deletions (ForEach), so each record, trimmed
+      // by one or not, gets a point deletion.
+      for (; it->Valid(); it->Next()) {
+        if (!batch.Delete(cf, it->key()).ok()) return false;
+      }
+      if (!it->status().ok()) return false;
+      continue;
+    }
+    std::string first = it->key().ToString();
+    it->SeekToLast();
+    if (!it->Valid()) return false;
+    if (!batch.DeleteRange(cf, first, it->key()).ok() || !batch.Delete(cf, it->key()).ok()) {
+      return false;
+    }
+  }
+  rocksdb::WriteOptions options;
+  options.disableWAL = true;
+  return db.Write(options, &batch).ok();
+}
+
+}  // namespace
+
+Storage::Storage(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+
+void Storage::Log(LogSeverity severity, std::string_view message) const {
+  rep_->log(severity, message);
+}
+
+StorageHealth Storage::GetHealth() const {
+  StorageHealth h;
+  if (const BackgroundErrors* e = rep_->errors.get()) {
+    h.read_only = e->read_only.load();
+    h.disk_full = e->disk_full.load();
+    h.write_stops = e->stops.load();
+    h.write_resumes = e->resumes.load();
+  }
+  return h;
+}
+
+Storage::~Storage() {
+  if (!rep_->in_memory || rep_->opens >= IdleStores::kMaxOpens ||
+      !WipeForReuse(*rep_->db, rep_->cfs, IdleStores::kMaxReusedBytes)) {
+    return;
+  }
+  IdleStores& idle = Idle();
+  std::lock_guard lock(idle.mu);
+  if (idle.stores.size() < IdleStores::kMaxIdle) idle.stores.push_back(std::move(rep_));
+}
+
+Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
+  if (options.in_memory) {
+    IdleStores& idle = Idle();
+    std::lock_guard lock(idle.mu);
+    if (!idle.stores.empty()) {
+      std::unique_ptr<Rep> rep = std::move(idle.stores.back());
+      idle.stores.pop_back();
+      ++rep->opens;
+      rep->log = options.logger ? options.logger : StderrLogger();
+      return std::unique_ptr<Storage>(new Storage(std::move(rep)));
+    }
+  }
+  auto rep = std::make_unique<Rep>();
+  rep->in_memory = options.in_memory;
+  rep->log = options.logger ? options.logger : StderrLogger();
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  // Bounds that hold over hours of churn: all memtables together stay under 256 MB (the
+  // largest is flushed first), and WAL files are recycled once they pass 256 MB in all, by
+  // flushing the families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL
+  // up to four times the sum of all write buffers) let a busy server's WAL reach ~3 GB and
+  // an in-memory server's memtables most of a gigabyte.
+  db_options.db_write_buffer_size = 256 << 20;
+  db_options.max_total_wal_size = 256 << 20;
+  std::string path = options.path;
+  if (options.in_memory) {
+    rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    rep->env = rocksdb::NewCompositeEnv(
+        std::make_shared<NoOptionsFileSystem>(rep->mem_env->GetFileSystem()));
+    db_options.env = rep->env.get();
+    // The info log lives in memory too, and would grow with every flush and compaction.
+    db_options.info_log_level = rocksdb::WARN_LEVEL;
+    // No statistics dumps into that log: the timer thread they need is started and joined
+    // with every store.
+    db_options.stats_dump_period_sec = 0;
+    db_options.stats_persist_period_sec = 0;
+    path = "/ddb-in-memory";
+    rep->write_options.disableWAL = true;  // nothing survives the process anyway
+  } else {
+    // Synced writes of concurrent writers form one group with one fsync (RocksDB's group
+    // commit: the leader writes and syncs the WAL for every writer queued behind it).
+    rep->write_options.sync = options.sync_writes;
+    // After a crash, keep what the WAL replay rebuilt in memtables (and the WAL files, until
+    // those are flushed in the normal course) instead of flushing it all before Open
+    // returns: with 1M items that flush was most of the 4 s to the first answer.
+    db_options.avoid_flush_during_recovery = true;
+    rep->errors = std::make_shared<BackgroundErrors>();
+    rep->errors->log = rep->log;
+    rep->env = rocksdb::NewCompositeEnv(
+        std::make_shared<WalGuardFileSystem>(rocksdb::FileSystem::Default(), rep->errors));
+    db_options.env = rep->env.get();
+    db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(rep->errors));
+  }
+  rep->deferred_write_options = rep->write_options;
+  rep->deferred_write_options.sync = false;
+
+  rocksdb::ColumnFamilyOptions cf_options;
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.whole_key_filtering = true;
+  // Point reads (GetItem, the old item of every write) skip SST files without the key.
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  // Memtables allocate in blocks of write_buffer_size / 8 (8 MB) by default, one at least per
+  // column family from the start; each is mapped and unmapped with its memtable, a TLB
+  // shootdown on every core each time. 1 MB blocks make opening and closing a store cheap.
+  if (options.in_memory) cf_options.arena_block_size = 1 << 20;
+  rocksdb::ColumnFamilyOptions meta_options = cf_options;
+  meta_options.merge_operator = std::make_shared<Int64AddOperator>();
+  // Every write merges into its table's stats key; folding the operands as they pile up
+  // keeps a later read of that key (DescribeTable, /metrics) from walking thousands.
+  meta_options.max_successive_merges = 64;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (size_t i = 0; i < kCfCount; ++i) {
+    descriptors.emplace_back(kCfNames[i],
+                             i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
+  }
+  if (!options.in_memory) {
+    DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
+    db_options.info_log = InfoLogFile::Open(path);
+  }
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+  if (!s.ok()) return ToError(rep->log, s, "open");
+  rep->db.reset(raw);
+  if (rep->errors) rep->resumer = std::thread(ResumeWhileStopped, raw, rep->errors.get());
+  if (!options.in_memory) {
+    // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("bulk-", 0) == 0 && name.size() > 4 &&
+          name.compare(name.size() - 4, 4, ".sst") == 0) {
+        std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  }
+  if (options.compact_on_open) {
+    for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
+      rocksdb::CompactRangeOptions compact;
+      compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+      s = rep->db->CompactRange(compact, cf, nullptr, nullptr);
+      if (!s.ok()) return ToError(rep->log, s, "compact");
+    }
+  }
+  return std::unique_ptr<Storage>(new Storage(std::move(rep)));
+}
+
+Result<std::optional<std::string>> Storage::Get(Cf cf, std::string_view key) {
+  std::string value;
+  rocksdb::Status s = rep_->db->Get(rocksdb::ReadOptions(), rep_->cfs[static_cast<size_t>(cf)],
+                                    rocksdb::Slice(key.data(), key.size()), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return ToError(rep_->log, s, "get");
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<std::optional<std::string>> Storage::LastKey(Cf cf, std::string_view lower) {
+  std::optional<std::string> last;
+  DDB_RETURN_IF_ERROR(ForEach(
+      cf, lower, "",
+      [&](std::string_view key, std::string_view) {
+        last = std::string(key);
+        return false;
+      },
+      /*reverse=*/true));
+  return last;
+}
+
+Result<std::pair<int64_t, int64_t>> Storage::GetStats(std::string_view key) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> v, Get(Cf::kMeta, key));
+  if (!v) return std::pair<int64_t, int64_t>{0, 0};
+  return DecodePair(rocksdb::Slice(*v));
+}
+
+Result<int64_t> Storage::GetCounter(std::string_view key) {
+  DDB_ASSIGN_OR_RETURN(std::optional<std::string> v, Get(Cf::kMeta, key));
+  return v ? DecodeInt64(*v) : int64_t{0};
+}
+
+Status Storage::Write(Batch& batch, WriteSync sync) {
+  rocksdb::WriteOptions unlogged;
+  unlogged.disableWAL = true;
+  const rocksdb::WriteOptions& options = sync == WriteSync::kUnlogged ? unlogged
+                                         : sync == WriteSync::kDeferred
+                                             ? rep_->deferred_write_options
+                                             : rep_->write_options;
+  rocksdb::Status s = RocksDbWrite(*rep_->db, options, &batch.rep_->batch);
+  if (!s.ok()) return rep_->WriteError(s, "write");
+  for (auto& f : batch.after_commit) f();
+  batch.after_commit.clear();
+  return Status::Ok();
+}
+
+Status Storage::FlushAll() {
+  if (rep_->in_memory) return Status::Ok();
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  rocksdb::Status s = rep_->db->Flush(options, rep_->cfs);
+  if (!s.ok()) return rep_->WriteError(s, "flush");
+  return Status::Ok();
+}
+
+Status Storage::Sync() {
+  if (!rep_->write_options.sync) return Status::Ok();
+  // DB::SyncWAL outside the write queue, coalesced: a ticket taken after the caller's writes
+  // returned (they are in the WAL file) is covered by any sync that starts after it, so the
+  // callers that arrive while one runs share the next. A synced empty write would instead
+  // make a sync group in the write queue, which every deferred write queued behind it then
+  // waits for (16 BatchWriteItem writers reached only 11x one fsync per write that way).
+  std::unique_lock<std::mutex> lock(rep_->sync_mu);
+  const uint64_t ticket = ++rep_->syncs_requested;
+  while (rep_->syncs_done < ticket) {
+    if (rep_->syncing) {
+      rep_->sync_cv.wait(lock);
+      continue;
+    }
+    rep_->syncing = true;
+    const uint64_t covers = rep_->syncs_requested;
+    lock.unlock();
+    const rocksdb::Status s = rep_->SyncWal();
+    lock.lock();
+    rep_->syncing = false;
+    if (s.ok()) rep_->syncs_done = std::max(rep_->syncs_done, covers);
+    rep_->sync_cv.notify_all();
+    if (!s.ok()) return rep_->WriteError(s, "sync");
+  }
+  return Status::Ok();
+}
+
+Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
+  rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
+                                            rocksdb::Slice(begin.data(), begin.size()),
+                                            rocksdb::Slice(end.data(), end.size()));
+  if (!s.ok()) return rep_->WriteError(s, "delete range");
+  return Status::Ok();
+}
+
+namespace {
+
+class RocksSnapshot : public Storage::Snapshot {
+ public:
+  RocksSnapshot(rocksdb::DB* db) : db_(db), snapshot_(db->GetSnapshot()) {}
+  ~RocksSnapshot() override { db_->ReleaseSnapshot(snapshot_); }
+  const rocksdb::Snapshot* get() const { return snapshot_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snapshot_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Storage::Snapshot> Storage::TakeSnapshot() {
+  return std::make_shared<RocksSnapshot>(rep_->db.get());
+}
+
+// --- SortedWriter ---
+
+namespace {
+// An SST file is closed (and a new one begun) past this size.
+constexpr uint64_t kSortedFileBytes = 64 << 20;
+std::atomic<uint64_t> sorted_file_seq{0};
+}  // namespace
+
+struct Storage::SortedWriter::Rep {
+  Storage::Rep* store = nullptr;
+  rocksdb::ColumnFamilyHandle* cf = nullptr;
+  rocksdb::Options options;
+  std::unique_ptr<rocksdb::SstFileWriter> file;  // the file being written, if any
+  std::string file_path;
+  std::vector<std::string> done;  // finished files, not yet ingested
+
+  rocksdb::Env* env() { return options.env; }
+  Status CloseFile() {
+    if (!file) return Status::Ok();
+    rocksdb::Status s = file->Finish();
+    file.reset();
+    if (!s.ok()) return store->WriteError(s, "finish an SST file");
+    done.push_back(file_path);
+    return Status::Ok();
+  }
+  void DeleteFiles() {
+    if (file) {
+      file.reset();
+      env()->DeleteFile(file_path).PermitUncheckedError();
+    }
+    for (const std::string& f : done) env()->DeleteFile(f).PermitUncheckedError();
+    done.clear();
+  }
+};
+
+Storage::SortedWriter::SortedWriter(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Storage::SortedWriter::~SortedWriter() { rep_->DeleteFiles(); }
+
+Status Storage::SortedWriter::Add(std::string_view key, std::string_view value) {
+  Rep& r = *rep_;
+  if (r.file && r.file->FileSize() >= kSortedFileBytes) DDB_RETURN_IF_ERROR(r.CloseFile());
+  if (!r.file) {
+    r.file =
+        std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(r.options), r.options, r.cf);
+    r.file_path = r.store->db->GetName() + "/bulk-" + std::to_string(getpid()) + "-" +
+                  std::to_string(++sorted_file_seq) + ".sst";
+    rocksdb::Status s = r.file->Open(r.file_path);
+    if (!s.ok()) {
+      r.file.reset();
+      return r.store->WriteError(s, "open an SST file");
+    }
+  }
+  rocksdb::Status s = r.file->Put(rocksdb::Slice(key.data(), key.size()),
+                                  rocksdb::Slice(value.data(), value.size()));
+  if (!s.ok()) return r.store->WriteError(s, "write an SST file");
+  return Status::Ok();
+}
+
+Status Storage::SortedWriter::Finish() {
+  Rep& r = *rep_;
+  DDB_RETURN_IF_ERROR(r.CloseFile());
+  if (r.done.empty()) return Status::Ok();
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;  // hard links: no copy
+  rocksdb::Status s = r.store->db->IngestExternalFile(r.cf, r.done, ingest);
+  if (!s.ok()) {
+    r.DeleteFiles();
+    return r.store->WriteError(s, "ingest SST files");
+  }
+  // Moved files are linked into the store; the names written here go.
+  for (const std::string& f : r.done) r.env()->DeleteFile(f).PermitUncheckedError();
+  r.done.clear();
+  return Status::Ok();
+}
+
+std::unique_ptr<Storage::SortedWriter> Storage::NewSortedWriter(Cf cf) {
+  auto rep = std::make_unique<SortedWriter::Rep>();
+  rep->store = rep_.get();
+  rep->cf = rep_->cfs[static_cast<size_t>(cf)];
+  rep->options = rocksdb::Options(rep_->db->GetDBOptions(), rep_->db->GetOptions(rep->cf));
+  return std::unique_ptr<SortedWriter>(new SortedWriter(std::move(rep)));
+}
+
+Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
+                        const std::function<bool(std::string_view, std::string_view)>& fn,
+                        bool reverse, const Snapshot* at) {
+  rocksdb::ReadOptions read_options;
+  if (at) read_options.snapshot = static_cast<const RocksSnapshot*>(at)->get();
+  rocksdb::Slice lower(begin.data(), begin.size());
+  rocksdb::Slice upper(end.data(), end.size());
+  read_options.iterate_lower_bound = &lower;
+  if (!end.empty()) read_options.iterate_upper_bound = &upper;
+  // The change log is trimmed with range deletions of applied records only, all below any
+  // reader's lower bound (the applier's watermark): its readers need not look at them, and
+  // so never pay for fragmenting them (index_maintenance.h).
+  if (cf == Cf::kChanges) read_options.ignore_range_deletions = true;
+  std::unique_ptr<rocksdb::Iterator> it(
+      rep_->db->NewIterator(read_options, rep_->cfs[static_cast<size_t>(cf)]));
+  if (reverse) {
+    it->SeekToLast();
+  } else {
+    it->Seek(lower);
+  }
+  for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
+    if (!fn(std::string_view(it->key().data(), it->key().size()),
+            std::string_view(it->value().data(), it->value().size()))) {
+      break;
+    }
+  }
+  if (!it->status().ok()) return ToError(rep_->log, it->status(), "iterate");
+  return Status::Ok();
+}
+
+}  // namespace ddb

@@ -1,0 +1,126 @@
+#include "engine/storage/storage.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace ddb {
+namespace {
+
+constexpr Cf kAll[] = {Cf::kCatalog, Cf::kItems,   Cf::kChanges,
+                       Cf::kMeta,    Cf::kIndexes, Cf::kStreams};
+
+size_t CountKeys(Storage& storage) {
+  size_t n = 0;
+  for (Cf cf : kAll) {
+    Status s = storage.ForEach(cf, "", "", [&](std::string_view, std::string_view) {
+      ++n;
+      return true;
+    });
+    EXPECT_TRUE(s.ok());
+  }
+  return n;
+}
+
+// In-memory stores are kept for reuse after they close (storage.cc): every open, the 1st
+// or the 40th, must find an empty store, whatever the ones before it held.
+TEST(StorageTest, EveryInMemoryOpenStartsEmpty) {
+  for (int round = 0; round < 40; ++round) {
+    auto storage = Storage::Open(StorageOptions{"", true});
+    ASSERT_TRUE(storage.ok());
+    ASSERT_EQ(CountKeys(**storage), 0u) << "round " << round;
+    Storage::Batch batch(**storage);
+    for (Cf cf : kAll) {
+      for (int i = 0; i < 10; ++i) {
+        batch.Put(cf, std::string(1, static_cast<char>(i * 25)) + std::to_string(round), "v");
+      }
+      batch.Put(cf, std::string(8, '\xff'), "last");
+      batch.Put(cf, "", "empty key");
+    }
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+    ASSERT_EQ(CountKeys(**storage), 6u * 12u);
+  }
+}
+
+// The change log is read ignoring range deletions: records a trim range-deleted must not
+// come back in the next store.
+TEST(StorageTest, TrimmedChangesDoNotReappearInTheNextInMemoryStore) {
+  {
+    auto storage = Storage::Open(StorageOptions{"", true});
+    ASSERT_TRUE(storage.ok());
+    Storage::Batch batch(**storage);
+    for (char c = 'a'; c <= 'j'; ++c) batch.Put(Cf::kChanges, std::string(1, c), "change");
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+    ASSERT_TRUE((*storage)->DeleteRange(Cf::kChanges, "a", "f").ok());
+  }
+  auto storage = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(storage.ok());
+  EXPECT_EQ(CountKeys(**storage), 0u);
+}
+
+// A store that held more than a unit test's worth is not kept; the next open is empty too.
+TEST(StorageTest, ABigInMemoryStoreIsNotReused) {
+  {
+    auto storage = Storage::Open(StorageOptions{"", true});
+    ASSERT_TRUE(storage.ok());
+    std::string value(64 * 1024, 'x');
+    for (int b = 0; b < 8; ++b) {
+      Storage::Batch batch(**storage);
+      for (int i = 0; i < 16; ++i) batch.Put(Cf::kItems, std::to_string(b * 16 + i), value);
+      ASSERT_TRUE((*storage)->Write(batch).ok());
+    }
+  }
+  auto storage = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(storage.ok());
+  EXPECT_EQ(CountKeys(**storage), 0u);
+}
+
+}  // namespace
+}  // namespace ddb
+
+namespace ddb {
+namespace {
+
+// SortedWriter's files are ingested as they are: every pair reads back, next to keys
+// written the ordinary way, on disk and in memory.
+void CheckSortedWriter(const StorageOptions& options) {
+  auto storage = Storage::Open(options).value();
+  Storage::Batch batch(*storage);
+  batch.Put(Cf::kIndexes, "a-ordinary", "1");
+  ASSERT_TRUE(storage->Write(batch).ok());
+  auto writer = storage->NewSortedWriter(Cf::kIndexes);
+  char key[32];
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 5000; ++i) {
+      std::snprintf(key, sizeof key, "b-%d-%06d", round, i);
+      ASSERT_TRUE(writer->Add(key, std::string(100, 'v')).ok());
+    }
+    ASSERT_TRUE(writer->Finish().ok());
+  }
+  int n = 0;
+  std::string previous;
+  ASSERT_TRUE(storage
+                  ->ForEach(Cf::kIndexes, "", "",
+                            [&](std::string_view k, std::string_view) {
+                              EXPECT_LT(previous, std::string(k));
+                              previous = std::string(k);
+                              ++n;
+                              return true;
+                            })
+                  .ok());
+  EXPECT_EQ(n, 10001);
+}
+
+TEST(StorageTest, SortedWriterIngestsItsFiles) {
+  CheckSortedWriter(StorageOptions{.in_memory = true});
+  char tmpl[] = "/tmp/ddb-storage-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  CheckSortedWriter(StorageOptions{.path = tmpl});
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace ddb

@@ -1,0 +1,486 @@
+#include "engine/streams/streams.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "ddb/stored_item.h"
+#include "engine/storage/coding.h"
+
+namespace ddb {
+namespace {
+
+constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
+constexpr std::string_view kMetaPrefix = "stream/";
+constexpr std::string_view kIteratorMark = "|1|";
+constexpr uint8_t kIteratorVersion = 1;
+constexpr uint64_t kIteratorSeed = 0x53545245414d5331ULL;  // "STREAMS1"
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string ToBase64(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= in.size(); i += 3) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kBase64[(v >> shift) & 63]);
+  }
+  if (size_t rest = in.size() - i) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    if (rest == 2) v |= uint8_t(in[i + 1]) << 8;
+    out.push_back(kBase64[(v >> 18) & 63]);
+    out.push_back(kBase64[(v >> 12) & 63]);
+    out.push_back(rest == 2 ? kBase64[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+bool FromBase64(std::string_view in, std::string* out) {
+  if (in.size() % 4) return false;
+  out->clear();
+  uint32_t v = 0;
+  int bits = 0;
+  size_t padding = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '=') {
+      if (i + 2 < in.size() || ++padding > 2) return false;
+      continue;
+    }
+    if (padding) return false;
+    const char* p = std::char_traits<char>::find(kBase64, 64, c);
+    if (!p) return false;
+    v = (v << 6) | static_cast<uint32_t>(p - kBase64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((v >> bits) & 0xff));
+    }
+  }
+  return (v & ((1u << bits) - 1)) == 0;  // only the canonical encoding
+}
+
+bool ValidTableName(std::string_view name) {
+  if (name.size() < 3 || name.size() > 255) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string MetaKey(uint32_t table_id, std::string_view label) {
+  std::string k(kMetaPrefix);
+  PutFixed32BE(&k, table_id);
+  k.append(label);
+  return k;
+}
+
+AttributeValue Num(uint64_t n) { return AttributeValue::N(std::to_string(n)); }
+
+Item ToRecord(const StreamInfo& s) {
+  Item r;
+  r["TableId"] = Num(s.table_id);
+  r["TableName"] = AttributeValue::S(s.table_name);
+  r["Label"] = AttributeValue::S(s.label);
+  r["ViewType"] = AttributeValue::S(std::string(EnumName(s.view_type)));
+  std::vector<AttributeValue> ks;
+  for (const auto& k : s.key_schema) {
+    ks.push_back(AttributeValue::M(
+        {{"AttributeName", AttributeValue::S(k.attribute_name)},
+         {"KeyType", AttributeValue::S(k.key_type == KeyType::kHash ? "H" : "R")}}));
+  }
+  r["KeySchema"] = AttributeValue::L(std::move(ks));
+  r["Created"] = Num(s.created_ms);
+  r["Start"] = Num(s.start_sequence);
+  if (s.end_sequence) r["End"] = Num(*s.end_sequence);
+  r["Disabled"] = Num(s.disabled_ms);
+  r["Trimmed"] = Num(s.trimmed_before);
+  return r;
+}
+
+StreamInfo FromRecord(const Item& r) {
+  auto num = [&](const char* name) { return std::stoull(r.at(name).scalar()); };
+  StreamInfo s;
+  s.table_id = static_cast<uint32_t>(num("TableId"));
+  s.table_name = r.at("TableName").scalar();
+  s.label = r.at("Label").scalar();
+  s.view_type =
+      EnumFromName<StreamViewType>(r.at("ViewType").scalar()).value_or(StreamViewType::kKeysOnly);
+  for (const auto& e : r.at("KeySchema").list()) {
+    s.key_schema.push_back(
+        {e.map().at("AttributeName").scalar(),
+         e.map().at("KeyType").scalar() == "H" ? KeyType::kHash : KeyType::kRange});
+  }
+  s.created_ms = num("Created");
+  s.start_sequence = num("Start");
+  if (r.count("End")) s.end_sequence = num("End");
+  s.disabled_ms = num("Disabled");
+  s.trimmed_before = num("Trimmed");
+  return s;
+}
+
+uint64_t SequenceOfKey(std::string_view key) {
+  uint64_t seq = 0;
+  if (key.size() < 8) return 0;
+  key.remove_prefix(key.size() - 8);
+  GetFixedBE(&key, 8, &seq);
+  return seq;
+}
+
+}  // namespace
+
+std::string StreamLabelAt(uint64_t ms) {
+  time_t seconds = static_cast<time_t>(ms / 1000);
+  struct tm tm;
+  gmtime_r(&seconds, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
+std::optional<uint64_t> ParseStreamLabel(std::string_view label) {
+  if (label.size() != kStreamLabelSize) return std::nullopt;
+  for (size_t i = 0; i < label.size(); ++i) {
+    char want = i == 4 || i == 7     ? '-'
+                : i == 10            ? 'T'
+                : i == 13 || i == 16 ? ':'
+                : i == 19            ? '.'
+                                     : 0;
+    if (want ? label[i] != want : (label[i] < '0' || label[i] > '9')) return std::nullopt;
+  }
+  auto field = [&](size_t at, size_t n) {
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) v = v * 10 + (label[i] - '0');
+    return v;
+  };
+  struct tm tm = {};
+  tm.tm_year = field(0, 4) - 1900;
+  tm.tm_mon = field(5, 2) - 1;
+  tm.tm_mday = field(8, 2);
+  tm.tm_hour = field(11, 2);
+  tm.tm_min = field(14, 2);
+  tm.tm_sec = field(17, 2);
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 59) {
+    return std::nullopt;
+  }
+  time_t seconds = timegm(&tm);
+  if (seconds < 0) return std::nullopt;
+  uint64_t ms = static_cast<uint64_t>(seconds) * 1000 + field(20, 3);
+  if (StreamLabelAt(ms) != label) return std::nullopt;  // e.g. February 30th
+  return ms;
+}
+
+std::string StreamArn(const RequestContext& ctx, std::string_view table, std::string_view label) {
+  std::string arn(kArnPrefix);
+  arn.append(ctx.region).append(":").append(ctx.account_id).append(":table/");
+  arn.append(table).append("/stream/").append(label);
+  return arn;
+}
+
+bool ParseStreamArn(std::string_view arn, std::string* table, std::string* label) {
+  if (arn.substr(0, kArnPrefix.size()) != kArnPrefix) return false;
+  arn.remove_prefix(kArnPrefix.size());
+  size_t region_end = arn.find(':');
+  if (region_end == 0 || region_end == std::string_view::npos) return false;
+  arn.remove_prefix(region_end + 1);
+  size_t account_end = arn.find(':');
+  if (account_end == 0 || account_end == std::string_view::npos) return false;
+  arn.remove_prefix(account_end + 1);
+  constexpr std::string_view kTable = "table/", kStream = "/stream/";
+  if (arn.substr(0, kTable.size()) != kTable) return false;
+  arn.remove_prefix(kTable.size());
+  size_t name_end = arn.find('/');
+  if (name_end == std::string_view::npos) return false;
+  std::string_view name = arn.substr(0, name_end);
+  arn.remove_prefix(name_end);
+  if (arn.substr(0, kStream.size()) != kStream) return false;
+  arn.remove_prefix(kStream.size());
+  if (!ValidTableName(name) || !ParseStreamLabel(arn)) return false;
+  *table = std::string(name);
+  *label = std::string(arn);
+  return true;
+}
+
+std::string FormatSequenceNumber(uint64_t sequence) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%021llu", static_cast<unsigned long long>(sequence));
+  return buf;
+}
+
+bool ParseSequenceNumber(std::string_view text, uint64_t* sequence) {
+  if (text.empty() || text.size() > 40) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  *sequence = v;
+  return true;
+}
+
+std::string StreamInfo::ShardId() const {
+  std::string key;
+  PutFixed32BE(&key, table_id);
+  key.append(label);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "shardId-%020llu-%08x",
+                static_cast<unsigned long long>(created_ms),
+                static_cast<unsigned>(XXH3_64bits(key.data(), key.size()) & 0xffffffffu));
+  return buf;
+}
+
+std::string EncodeShardIterator(const RequestContext& ctx, const ShardIteratorToken& token) {
+  std::string payload;
+  payload.push_back(static_cast<char>(kIteratorVersion));
+  PutFixed32BE(&payload, token.table_id);
+  PutFixed64BE(&payload, token.position);
+  PutFixed64BE(&payload, token.issued_ms);
+  std::string arn = StreamArn(ctx, token.table_name, token.label);
+  std::string signed_part = payload + arn;
+  PutFixed64BE(&payload,
+               XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed));
+  return arn + std::string(kIteratorMark) + ToBase64(payload);
+}
+
+bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token) {
+  size_t mark = text.find(kIteratorMark);
+  if (mark == std::string_view::npos) return false;
+  ShardIteratorToken t;
+  if (!ParseStreamArn(text.substr(0, mark), &t.table_name, &t.label)) return false;
+  std::string payload;
+  if (!FromBase64(text.substr(mark + kIteratorMark.size()), &payload)) return false;
+  if (payload.size() != 1 + 4 + 8 + 8 + 8 || uint8_t(payload[0]) != kIteratorVersion) return false;
+  std::string_view in(payload);
+  in.remove_prefix(1);
+  uint64_t table_id = 0, checksum = 0;
+  GetFixedBE(&in, 4, &table_id);
+  GetFixedBE(&in, 8, &t.position);
+  GetFixedBE(&in, 8, &t.issued_ms);
+  GetFixedBE(&in, 8, &checksum);
+  std::string signed_part =
+      payload.substr(0, payload.size() - 8) + std::string(text.substr(0, mark));
+  if (XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed) != checksum) {
+    return false;
+  }
+  t.table_id = static_cast<uint32_t>(table_id);
+  *token = std::move(t);
+  return true;
+}
+
+std::string StreamPrefix(uint32_t table_id, std::string_view label) {
+  std::string k;
+  PutFixed32BE(&k, table_id);
+  k.append(label);
+  return k;
+}
+
+std::string StreamRecordKey(uint32_t table_id, std::string_view label, uint64_t sequence) {
+  std::string k = StreamPrefix(table_id, label);
+  PutFixed64BE(&k, sequence);
+  return k;
+}
+
+std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change) {
+  std::string v;
+  v.reserve(change.size() + 1);
+  v.push_back(static_cast<char>(origin));
+  v.append(change);
+  return v;
+}
+
+bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeRecord* record,
+                        WriteOrigin* origin) {
+  if (value.empty() || key.size() < 8) return false;
+  *origin = static_cast<WriteOrigin>(value.front());
+  value.remove_prefix(1);
+  return DecodeChange(key.substr(key.size() - 8), value, record);
+}
+
+// --- StreamRegistry ---
+
+Result<std::unique_ptr<StreamRegistry>> StreamRegistry::Load(Storage* storage) {
+  std::unique_ptr<StreamRegistry> registry(new StreamRegistry(storage));
+  std::string end(kMetaPrefix);
+  end.back() = static_cast<char>(end.back() + 1);
+  bool bad = false;
+  DDB_RETURN_IF_ERROR(
+      storage->ForEach(Cf::kMeta, kMetaPrefix, end, [&](std::string_view, std::string_view v) {
+        Item record;
+        if (!DecodeItem(v, &record)) {
+          bad = true;
+          return false;
+        }
+        auto info = std::make_shared<StreamInfo>(FromRecord(record));
+        registry->streams_[{info->table_name, info->label}] = std::move(info);
+        return true;
+      }));
+  if (bad) return Error::Internal("unreadable stream record");
+  return registry;
+}
+
+std::vector<std::shared_ptr<const StreamInfo>> StreamRegistry::All() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<const StreamInfo>> out;
+  out.reserve(streams_.size());
+  for (const auto& [key, info] : streams_) out.push_back(info);
+  return out;
+}
+
+std::shared_ptr<const StreamInfo> StreamRegistry::Find(const std::string& table,
+                                                       const std::string& label) const {
+  std::lock_guard lock(mu_);
+  auto it = streams_.find({table, label});
+  return it == streams_.end() ? nullptr : it->second;
+}
+
+std::string StreamRegistry::NewLabel(const std::string& table, uint64_t now_ms) const {
+  std::lock_guard lock(mu_);
+  auto it = streams_.lower_bound({table + '\0', ""});
+  if (it != streams_.begin()) {
+    --it;
+    if (it->first.first == table) {
+      now_ms = std::max(now_ms, it->second->created_ms + 1);
+    }
+  }
+  return StreamLabelAt(now_ms);
+}
+
+Status StreamRegistry::Persist(const StreamInfo& info) {
+  std::string value;
+  EncodeItem(ToRecord(info), &value);
+  Storage::Batch batch(*storage_);
+  batch.Put(Cf::kMeta, MetaKey(info.table_id, info.label), value);
+  return storage_->Write(batch);
+}
+
+Status StreamRegistry::Add(StreamInfo info) {
+  std::lock_guard lock(mu_);
+  DDB_RETURN_IF_ERROR(Persist(info));
+  auto key = std::make_pair(info.table_name, info.label);
+  streams_[key] = std::make_shared<StreamInfo>(std::move(info));
+  return Status::Ok();
+}
+
+Status StreamRegistry::Close(const std::string& table, const std::string& label,
+                             uint64_t end_sequence, uint64_t now_ms) {
+  std::lock_guard lock(mu_);
+  auto it = streams_.find({table, label});
+  if (it == streams_.end() || !it->second->enabled()) return Status::Ok();
+  auto closed = std::make_shared<StreamInfo>(*it->second);
+  closed->end_sequence = std::max(end_sequence, closed->start_sequence);
+  closed->disabled_ms = now_ms;
+  DDB_RETURN_IF_ERROR(Persist(*closed));
+  it->second = std::move(closed);
+  return Status::Ok();
+}
+
+namespace {
+constexpr size_t kTrimChunk = 10000;
+}  // namespace
+
+void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
+  if (now_ms < retention_ms) return;
+  uint64_t cutoff = now_ms - retention_ms;
+  for (const auto& stream : All()) {
+    std::string prefix = StreamPrefix(stream->table_id, stream->label);
+    std::string prefix_end = StreamRecordKey(stream->table_id, stream->label, UINT64_MAX);
+    if (!stream->enabled() && stream->disabled_ms < cutoff) {
+      // The whole stream has aged out: its records and then its metadata.
+      if (!storage_->DeleteRange(Cf::kStreams, prefix, prefix_end).ok()) continue;
+      Storage::Batch batch(*storage_);
+      batch.Delete(Cf::kMeta, MetaKey(stream->table_id, stream->label));
+      if (!storage_->Write(batch).ok()) continue;
+      std::lock_guard lock(mu_);
+      streams_.erase({stream->table_name, stream->label});
+      next_trim_ms_.erase({stream->table_name, stream->label});
+      continue;
+    }
+    // Records are in sequence order, which is commit order give or take a few ms. They are
+    // removed with point deletes, at most kTrimChunk per stream and round: the cost is the
+    // records that aged out, and readers, which start at FirstReadable(), never meet the
+    // tombstones (a range deletion would be fragmented again by every later iterator).
+    const std::pair<std::string, std::string> id{stream->table_name, stream->label};
+    {
+      std::lock_guard lock(mu_);
+      auto next = next_trim_ms_.find(id);
+      if (next != next_trim_ms_.end() && now_ms < next->second) continue;
+    }
+    std::optional<uint64_t> keep_from;
+    uint64_t keep_time_ms = 0;
+    uint64_t last_old = 0;
+    Storage::Batch batch(*storage_);
+    size_t old_records = 0;
+    Status s = storage_->ForEach(
+        Cf::kStreams, StreamRecordKey(stream->table_id, stream->label, stream->FirstReadable()),
+        prefix_end, [&](std::string_view key, std::string_view value) {
+          ChangeRecord r;
+          WriteOrigin origin;
+          // An unreadable record is trimmed like an old one: it can never be served.
+          bool readable = DecodeStreamRecord(key, value, &r, &origin);
+          if (readable && r.commit_time_ms >= cutoff) {
+            keep_from = r.sequence;
+            keep_time_ms = r.commit_time_ms;
+            return false;
+          }
+          last_old = SequenceOfKey(key);
+          batch.Delete(Cf::kStreams, key);
+          return ++old_records < kTrimChunk;
+        });
+    if (!s.ok()) continue;
+    {
+      // Nothing here can age out before the oldest kept record does (a record written
+      // from now on, not before now + retention): until then the stream is not looked at.
+      std::lock_guard lock(mu_);
+      next_trim_ms_[id] = keep_from                   ? keep_time_ms + retention_ms
+                          : old_records >= kTrimChunk ? 0
+                                                      : now_ms + retention_ms;
+    }
+    if (last_old == 0) continue;
+    uint64_t trimmed_before = keep_from.value_or(last_old + 1);
+    // Not synced: a trim lost in a power cut is made again.
+    if (!storage_->Write(batch, WriteSync::kDeferred).ok()) {
+      std::lock_guard lock(mu_);
+      next_trim_ms_.erase(id);
+      continue;
+    }
+    std::lock_guard lock(mu_);
+    auto it = streams_.find({stream->table_name, stream->label});
+    if (it == streams_.end()) continue;
+    auto trimmed = std::make_shared<StreamInfo>(*it->second);
+    trimmed->trimmed_before = std::max(trimmed->trimmed_before, trimmed_before);
+    if (Persist(*trimmed).ok()) it->second = std::move(trimmed);
+  }
+}
+
+uint64_t StreamRegistry::LastSequence() const {
+  uint64_t last = 0;
+  for (const auto& stream : All()) {
+    last = std::max(last, stream->start_sequence > 0 ? stream->start_sequence - 1 : 0);
+    if (stream->end_sequence) last = std::max(last, *stream->end_sequence);
+    last = std::max(last, stream->trimmed_before > 0 ? stream->trimmed_before - 1 : 0);
+    std::string prefix = StreamPrefix(stream->table_id, stream->label);
+    storage_
+        ->ForEach(
+            Cf::kStreams, prefix, StreamRecordKey(stream->table_id, stream->label, UINT64_MAX),
+            [&](std::string_view key, std::string_view) {
+              last = std::max(last, SequenceOfKey(key));
+              return false;
+            },
+            /*reverse=*/true)
+        .ok();
+  }
+  return last;
+}
+
+}  // namespace ddb
