@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/console_screenshot.mjs: runs one of bench/experiments with the web console open on
 // its table's partition view (headless Chromium) and saves a screenshot of it taken while
-// the load runs: docs/console-partitions.png, which the README shows.
+// the load runs: docs/console-partitions.png, which docs/CONSOLE.md shows.
 //
 //   node bench/console_screenshot.mjs [--experiment hot_status_key] [--table users_by_status]
 //                                     [--at S] [--window 30|60|180|300]

@@ -12,7 +12,7 @@
 
 namespace ddb::cli {
 
-// Exit codes (ddb --help and the README list them).
+// Exit codes (ddb --help and docs/cli.md list them).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitServiceError = 1;  // the service answered an error
 inline constexpr int kExitUsage = 2;         // bad command line

@@ -132,7 +132,7 @@ class HttpServer {
   uint16_t port() const;
 
   // Serves on options.threads threads (plus options.engine_threads spares while engine calls
-  // hold them up; docs/ARCHITECTURE.md "Server threading") until SIGINT, SIGTERM or Stop(),
+  // hold them up; docs/architecture/server.md "Server threading") until SIGINT, SIGTERM or Stop(),
   // blocking the caller; then stops accepting, closes idle connections, lets in-flight
   // requests finish, those waiting for an engine slot included (dropping connections still
   // busy after options.shutdown_grace), and returns once all threads are joined: no handler

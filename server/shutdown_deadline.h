@@ -4,7 +4,7 @@
 // logs it and ends the process at once with _exit(exit_status): no destructors, so the store
 // is not closed. That loses no acknowledged write: under either durability mode a write is
 // answered only once it is in RocksDB's write-ahead log, which the next open replays, as after
-// kill -9 (docs/ARCHITECTURE.md "Shutdown").
+// kill -9 (docs/architecture/server.md "Shutdown").
 // Thread safety: Arm from any thread, any number of times (the first counts); the destructor
 // from the owner, once nothing will call Arm any more.
 #pragma once

@@ -23,7 +23,7 @@ DDB_SERVER="$PWD/build/ddb-server" /usr/bin/python3 -m pytest -q tests/wire
 /usr/bin/python3 -m pytest -q tests/consistency  # the consistency checker's own tests (no server)
 (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
 DDB_SERVER="$PWD/build/ddb-server" node --test tests/js/
-# The sanitizer and fuzzing share of every run (README "Tests"): fuzz smoke, ASan+UBSan unit
+# The sanitizer and fuzzing share of every run (docs/testing.md): fuzz smoke, ASan+UBSan unit
 # tests and a wire subset. The full ASan+UBSan and TSan runs and fuzz campaigns are
 # tools/sanitize.sh and tools/fuzz.sh, run before a change to the engine lands.
 tools/sanitize.sh --smoke

@@ -1,8 +1,7 @@
 // On-demand backups (CreateBackup, DescribeBackup, ListBackups, DeleteBackup), restores
 // (RestoreTableFromBackup, RestoreTableToPointInTime) and their background work: the restore
 // jobs, history trimming, system backups' expiry. The formats are in history.h and
-// backup_registry.h; docs/ARCHITECTURE.md ("Backups and point-in-time recovery") has the
-// design.
+// backup_registry.h; docs/architecture/backup.md has the design.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>

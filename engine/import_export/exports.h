@@ -1,7 +1,7 @@
 // ExportTableToPointInTime's jobs and records (engine/import_export/exports.cc), and TableReaderAt,
 // the one way an export reads a table. An export record lives in the meta family under
 // "export/<id>" (an item with a Format attribute). The output is the service's layout
-// (docs/ARCHITECTURE.md, "Import and export").
+// (docs/architecture/import-export.md).
 // Thread safety: all members may be used concurrently.
 #pragma once
 

@@ -2,7 +2,7 @@
 // indexed item's vector (float32) in a flat store searched exactly, and, once the index holds
 // kVectorGraphThreshold vectors, an HNSW graph (hnswlib) searched approximately. Nothing of it
 // is persisted: the definitions are in the table record (catalog.cc) and the contents are
-// rebuilt from the table's items at open (docs/ARCHITECTURE.md "Vector indexes").
+// rebuilt from the table's items at open (docs/architecture/vector.md).
 //
 // Why hnswlib: it is header-only (Debian's libhnswlib-dev, no link dependency and no BLAS),
 // small enough to read, supports updates and deletes in place (markDelete, addPoint on an

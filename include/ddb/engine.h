@@ -24,7 +24,7 @@ class EngineImpl;  // the engine's state; private to the library (and not export
 
 namespace ddb {
 
-// What an acknowledged write survives (docs/ARCHITECTURE.md, "Durability").
+// What an acknowledged write survives (docs/architecture/storage.md, "Durability").
 enum class Durability : uint8_t {
   // In RocksDB's write-ahead log, not synced: survives a crash of the process, not of the
   // machine (a power cut loses the writes since the OS last wrote its cache back).
@@ -127,7 +127,7 @@ class Engine {
       const std::string& table, bool enabled, std::optional<int> recovery_period_days);
   Result<ContinuousBackupsDescription> DescribeContinuousBackups(const std::string& table);
 
-  // On-demand backups (docs/ARCHITECTURE.md, "Backups and point-in-time recovery"). A backup
+  // On-demand backups (docs/architecture/backup.md). A backup
   // is the table as of the request; it outlives the table and costs what changed since.
   // Errors: kTableNotFound ("Table not found: <name>"), kContinuousBackupsUnavailable (the
   // table is still being created or restored).
@@ -254,7 +254,7 @@ class Engine {
 
   // SearchVectors: the TopK items of the vector index nearest to the search vector, best
   // first. Errors: kResourceNotFound (table, index), kValidation (the request, an index
-  // still backfilling: the service's messages, docs/ARCHITECTURE.md "Vector indexes").
+  // still backfilling: the service's messages, docs/architecture/vector.md).
   Result<SearchVectorsResult> SearchVectors(const RequestContext& ctx,
                                             const SearchVectorsRequest& req);
 

@@ -4,7 +4,7 @@ The hidden --testing-stall-table flag makes every request naming that table stal
 engine thread until the process ends (a stuck engine call on purpose; no client can cause one
 without the flag). With --request-watchdog-seconds 1 the server must log the call once, with
 its operation, table and elapsed time, count it in /metrics, keep answering other requests,
-and on SIGTERM end within --shutdown-grace + 5 s (docs/ARCHITECTURE.md "Shutdown"): here it
+and on SIGTERM end within --shutdown-grace + 5 s (docs/architecture/server.md "Shutdown"): here it
 cannot close the store, so it exits with status 3, which loses no acknowledged write.
 
 Timing assertions are one-sided and generous (bound + 10 s), for loaded CI machines.
