@@ -3,7 +3,7 @@
 # mode, ROUNDS rounds of kill -9 mid-load and ROUNDS power cuts on tests/crash/lossy_fs
 # (skipped without build/lossy_fs or /dev/fuse), each with 16 writers on a table with a GSI
 # and an LSI, checked by tests/wire/crash_workload.py. About 10 s a round; exits 1 if any
-# round failed. Its results go in bench/RESULTS.md ("Crash checks").
+# round failed. Its results go in bench/RESULTS.md (runs: RESULTS-history.md, "Crash checks").
 # With --disk-full, ROUNDS disk-full rounds per mode instead (issue 29): the data directory on
 # lossy_fs with a byte budget that 16 writers fill; writes must fail with the disk-full error
 # while reads go on, resume by themselves within 5 s of the budget being raised, and lose
