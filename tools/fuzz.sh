@@ -37,12 +37,12 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 
 build_dir=$root/build-fuzz
-# -O1 and line tables only: the sanitizers' reports keep file and line, and the build (which
+# -O1 and -g1 (line tables; CMakeLists.txt adds it to sanitizer builds): the sanitizers' reports keep file and line, and the build (which
 # CI makes from scratch, tools/sanitize.sh --smoke) takes much less time than at -O2 -g.
 if [[ $build -eq 1 ]]; then
   if [[ ! -f $build_dir/CMakeCache.txt ]]; then
     cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DDDB_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DDDB_BUILD_BENCH=OFF \
       -DDDB_SANITIZE=address,undefined -DDDB_FUZZ=ON \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
   fi
