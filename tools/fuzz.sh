@@ -37,8 +37,8 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 
 build_dir=$root/build-fuzz
-# -O1 and -g1 (line tables; CMakeLists.txt adds it to sanitizer builds): the sanitizers' reports keep file and line, and the build (which
-# CI makes from scratch, tools/sanitize.sh --smoke) takes much less time than at -O2 -g.
+# -O1 -g1 (line tables): the sanitizers' reports keep file and line, and the build (which CI
+# makes from scratch, tools/sanitize.sh --smoke) takes much less time than at -O2 -g.
 if [[ $build -eq 1 ]]; then
   if [[ ! -f $build_dir/CMakeCache.txt ]]; then
     cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
