@@ -5,6 +5,8 @@ item, DELETE of a missing item succeeds, SELECT pages with NextToken)."""
 import pytest
 from botocore.exceptions import ClientError
 
+from conftest import expect_error
+
 
 @pytest.fixture
 def music(table_factory):
@@ -402,3 +404,21 @@ def test_batch_reads_are_charged_per_member(ddb, music):
     assert total(False) == [{"TableName": music, "CapacityUnits": 0.5}]
     assert total(True) == [{"TableName": music, "CapacityUnits": 1.0}]
     assert total(True, False) == [{"TableName": music, "CapacityUnits": 1.5}]
+
+
+# --------------------------------------------------------------------------
+# PartiQL on an unknown index
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Issue 14, part 3)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+
+def test_partiql_unknown_index_names_no_index(ddb, table_s):
+    expect_error(lambda: ddb.execute_statement(
+        Statement=f'SELECT * FROM "{table_s}"."nope" WHERE pk = \'a\''),
+        VE, "The table does not have the specified index")
+    # Query's and Scan's answer names it.
+    expect_error(lambda: ddb.scan(TableName=table_s, IndexName="nope"),
+                 VE, "The table does not have the specified index: nope")

@@ -37,6 +37,7 @@ from botocore.exceptions import ClientError
 
 from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, assert_index_matches_table,
                       expect_error, get_wire_item, gsi_def, lsi_def, make_client, raw_post)
+from conftest import item_collection_metrics as _metrics
 
 VE = "ValidationException"
 TCE = "TransactionCanceledException"
@@ -866,3 +867,26 @@ def test_action_without_an_operation(raw):
     r = raw("TransactWriteItems", {"TransactItems": [{}]})
     assert r.status == 400 and r.json()["message"] == (
         "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
+
+
+# --------------------------------------------------------------------------
+# ReturnItemCollectionMetrics on TransactWriteItems
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py. lsi_table and
+# item_collection_metrics are in conftest.py)
+# --------------------------------------------------------------------------
+
+def test_transact_write_item_collection_metrics(ddb, lsi_table, table_s):
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}}},
+        {"Update": {"TableName": lsi_table, "Key": {"pk": {"S": "b"}, "sk": {"S": "1"}},
+                    "UpdateExpression": "SET x = :v",
+                    "ExpressionAttributeValues": {":v": {"N": "1"}}}},
+        {"ConditionCheck": {"TableName": lsi_table, "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}},
+                            "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"TableName": table_s, "Item": {"pk": {"S": "a"}}}}],
+        ReturnItemCollectionMetrics="SIZE")
+    assert r["ItemCollectionMetrics"] == {lsi_table: [_metrics("a"), _metrics("b")]}
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}])
+    assert "ItemCollectionMetrics" not in r
