@@ -2,7 +2,6 @@
 
 import email.utils
 import gzip
-import http.client
 import json
 import re
 import time
@@ -11,11 +10,11 @@ import zlib
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, raw_post, unique_name)
+from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, http_connection, raw_post, unique_name)
 
 
 def _conn(server):
-    return http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    return http_connection(server)
 
 
 def _error_type(resp):
@@ -54,7 +53,7 @@ def test_get_root_is_health_check(server):
         body = resp.read()
         assert resp.status == 200
         # The Host as sent, port included (the service's is dynamodb.<region>.amazonaws.com).
-        assert body == f"healthy: 127.0.0.1:{server.port}".encode(), body[:100]
+        assert body == f"healthy: {server.host}:{server.port}".encode(), body[:100]
     finally:
         conn.close()
 

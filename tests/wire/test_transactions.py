@@ -26,7 +26,6 @@ Texts pinned only by emulators or fakes carry a "message uncertain" comment and
 are checked loosely.
 """
 
-import http.client
 import json
 import threading
 import time
@@ -36,7 +35,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, assert_index_matches_table,
-                      expect_error, get_wire_item, gsi_def, lsi_def, make_client, raw_post)
+                      expect_error, get_wire_item, gsi_def, http_connection, lsi_def, make_client,
+                      raw_post)
 from conftest import item_collection_metrics as _metrics
 
 VE = "ValidationException"
@@ -143,7 +143,7 @@ def body_of(response):
 
 @pytest.fixture
 def raw_conn(server):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn = http_connection(server)
     yield lambda op, body: raw_post(conn, server.endpoint, TARGET_PREFIX + op, body)
     conn.close()
 
