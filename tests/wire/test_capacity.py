@@ -777,6 +777,7 @@ def assert_ranges_cover(rows):
     assert [int(r[2]["partition"]) for r in rows] == list(range(len(rows)))
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_metrics_parse_and_hold_per_partition_series(ddb, server, table_factory):
     t = table_factory(
         ("pk", "S"),
@@ -864,6 +865,7 @@ def test_metrics_parse_and_hold_per_partition_series(ddb, server, table_factory)
     assert set(gsi_hot) == {"g0", "g1"}
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_metrics_stay_valid_utf8_with_binary_keys(ddb, server, table_b):
     # A binary partition key is not text; the hot-key label must still be valid UTF-8 (the
     # exposition format is UTF-8) and parse.
