@@ -2,6 +2,8 @@
 describes them (INSERT refuses an existing key with DuplicateItemException, UPDATE needs the
 item, DELETE of a missing item succeeds, SELECT pages with NextToken)."""
 
+import uuid
+
 import pytest
 from botocore.exceptions import ClientError
 
@@ -346,7 +348,8 @@ def test_transaction_refuses_an_index_read(ddb, indexed):
 def test_transaction_capacity_splits_as_transact_write_items(ddb, music):
     run(ddb, f"INSERT INTO \"{music}\" VALUE {{'Artist': 'i', 'SongTitle': 't', 'n': 0}}")
     statements = [{"Statement": f"UPDATE \"{music}\" SET n = n + 1 WHERE Artist = 'i' AND SongTitle = 't'"}]
-    first, replay = (ddb.execute_transaction(ClientRequestToken="wire-partiql-idem",
+    token = "wire-partiql-idem-" + uuid.uuid4().hex[:16]  # unique: runs may share a server
+    first, replay = (ddb.execute_transaction(ClientRequestToken=token,
                                              ReturnConsumedCapacity="INDEXES",
                                              TransactStatements=statements)
                      for _ in range(2))

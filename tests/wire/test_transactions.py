@@ -603,8 +603,10 @@ def test_token_length_limits(ddb, table_s):
             TransactItems=[t_put(table_s, {"pk": S("t")})], ClientRequestToken=token),
             VE, contains="clientRequestToken")
     assert get_wire_item(ddb, table_s, {"pk": S("t")}) is None
+    longest = str(uuid.uuid4())  # 36 characters, and unique: runs may share a server
+    assert len(longest) == 36
     ddb.transact_write_items(TransactItems=[t_put(table_s, {"pk": S("t")})],
-                             ClientRequestToken="x" * 36)
+                             ClientRequestToken=longest)
     assert get_wire_item(ddb, table_s, {"pk": S("t")}) == {"pk": S("t")}
 
 
