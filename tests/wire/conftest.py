@@ -10,6 +10,14 @@ Server contract relied on here:
   * `--port 0 --in-memory` (or `--data-dir DIR`) starts it; once ready it
     prints exactly one line `LISTENING <port>` on stdout;
   * SIGTERM stops it and it exits with status 0.
+
+--endpoint URL (e.g. `pytest tests/wire --endpoint http://127.0.0.1:8000`) runs the suite
+against a server that is already running, ddb-server or another DynamoDB-compatible one,
+instead of starting ddb-server: the shared fixtures (server, endpoint, ddb, raw, tables)
+use URL, every table gets a unique name (so several runs can share the endpoint), and the
+tests that need ddb-server itself are skipped with the reason: those marked
+@pytest.mark.ddb_only("what they need") and those that start their own server
+(ServerProcess: flags, data directories, restarts, crashes). See tests/wire/README.md.
 """
 
 import http.client
@@ -23,6 +31,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 from pathlib import Path
 
@@ -50,11 +59,82 @@ _LISTENING_RE = re.compile(r"^LISTENING (\d+)$")
 
 
 # --------------------------------------------------------------------------
+# --endpoint: an already running server instead of ddb-server
+# --------------------------------------------------------------------------
+
+# The URL given with --endpoint, or None: set by pytest_configure.
+EXTERNAL_ENDPOINT = None
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--endpoint", metavar="URL", default=None,
+        help="run against this already running DynamoDB-compatible endpoint instead of "
+             "starting ddb-server; tests that need ddb-server itself are skipped")
+
+
+def pytest_configure(config):
+    global EXTERNAL_ENDPOINT
+    config.addinivalue_line(
+        "markers", "ddb_only(reason): the test needs ddb-server itself (its flags, metrics, "
+                   "console, process or data directory); skipped under --endpoint")
+    url = config.getoption("--endpoint")
+    if url:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise pytest.UsageError(f"--endpoint wants an http(s)://host[:port] URL, got {url!r}")
+        EXTERNAL_ENDPOINT = url.rstrip("/")
+
+
+def pytest_collection_modifyitems(config, items):
+    if EXTERNAL_ENDPOINT is None:
+        return
+    for item in items:
+        marker = item.get_closest_marker("ddb_only")
+        if marker is not None:
+            what = marker.args[0] if marker.args else "ddb-server itself"
+            item.add_marker(pytest.mark.skip(reason=f"needs {what}: skipped under --endpoint"),
+                            append=False)  # before any other skip: this is the reason
+
+
+def skip_under_endpoint(what):
+    """Skip the calling test under --endpoint: it needs `what` of ddb-server itself."""
+    if EXTERNAL_ENDPOINT is not None:
+        pytest.skip(f"needs {what}: skipped under --endpoint")
+
+
+class ExternalServer:
+    """The server given with --endpoint: it has an address, but no process to look at."""
+
+    def __init__(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.endpoint = url
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+
+    def _no_process(self, *args, **kwargs):
+        pytest.skip("needs the ddb-server process (its output or exit): skipped under "
+                    "--endpoint")
+
+    stderr_text = stop = stop_and_check = _no_process
+
+
+def http_connection(srv, timeout=30):
+    """An http.client connection to a ServerProcess or the --endpoint server."""
+    if getattr(srv, "scheme", "http") == "https":
+        return http.client.HTTPSConnection(srv.host, srv.port, timeout=timeout)
+    return http.client.HTTPConnection(srv.host, srv.port, timeout=timeout)
+
+
+# --------------------------------------------------------------------------
 # Server process management
 # --------------------------------------------------------------------------
 
 class ServerProcess:
     """One ddb-server process: start, learn its port, stop with SIGTERM."""
+
+    host = "127.0.0.1"
 
     def __init__(self, *extra_args, log_dir=None):
         self.extra_args = list(extra_args)
@@ -71,6 +151,8 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self):
+        skip_under_endpoint("a ddb-server of its own (started with its own flags or data "
+                            "directory)")
         if not os.path.isfile(SERVER_BIN) or not os.access(SERVER_BIN, os.X_OK):
             pytest.fail(f"server binary not found or not executable: {SERVER_BIN} "
                         "(build it, or set DDB_SERVER)")
@@ -162,7 +244,10 @@ class ServerProcess:
 
 @pytest.fixture(scope="session")
 def server():
-    """The shared in-memory server used by most tests."""
+    """The shared in-memory server used by most tests (the --endpoint server if given)."""
+    if EXTERNAL_ENDPOINT is not None:
+        yield ExternalServer(EXTERNAL_ENDPOINT)
+        return
     srv = ServerProcess("--in-memory").start()
     yield srv
     srv.stop_and_check()
@@ -380,7 +465,7 @@ def raw(server):
     conns = []
 
     def call(op, body, **kw):
-        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn = http_connection(server)
         conns.append(conn)
         target = (TARGET_PREFIX + op) if op is not None and "." not in op else op
         return raw_post(conn, server.endpoint, target, body, **kw)
@@ -736,3 +821,45 @@ def kill_server(srv):
     if srv._reader:
         srv._reader.join(timeout=5)
     srv._close_files()
+
+
+# ==========================================================================
+# Shared by several feature files (test_indexes.py, test_table_settings.py,
+# test_batch.py, test_transactions.py); they came with the tests of the
+# conformance sweep, whose bodies call them by their old names (_create, _defs,
+# _index_names, _metrics), under which those files import them.
+# ==========================================================================
+
+def gsi_create_update(name, attr):
+    """A GlobalSecondaryIndexUpdates Create entry: hash key attr, projection ALL."""
+    return {"Create": {"IndexName": name, "KeySchema": [{"AttributeName": attr, "KeyType": "HASH"}],
+                       "Projection": {"ProjectionType": "ALL"}}}
+
+
+def string_attribute_definitions(*names):
+    """AttributeDefinitions declaring each name as a string (S) attribute."""
+    return [{"AttributeName": n, "AttributeType": "S"} for n in names]
+
+
+def gsi_names(ddb, table):
+    """The sorted names of a table's GSIs, from DescribeTable."""
+    return sorted(g["IndexName"] for g in
+                  ddb.describe_table(TableName=table)["Table"].get("GlobalSecondaryIndexes", []))
+
+
+@pytest.fixture
+def lsi_table(table_factory):
+    """Hash key pk (S), range key sk (S), and a KEYS_ONLY LSI by_alt on alt (S)."""
+    return table_factory(
+        ("pk", "S"), ("sk", "S"),
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                              for n in ("pk", "sk", "alt")],
+        LocalSecondaryIndexes=[{"IndexName": "by_alt", "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "alt", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+
+
+def item_collection_metrics(pk):
+    """The ItemCollectionMetrics entry of lsi_table's item collection pk."""
+    return {"ItemCollectionKey": {"pk": {"S": pk}}, "SizeEstimateRangeGB": [0.0, 1.0]}

@@ -21,6 +21,8 @@ from botocore.credentials import Credentials
 
 from conftest import REGION, TARGET_PREFIX, ServerProcess, aws_cli_path, expect_error
 
+pytestmark = pytest.mark.ddb_only("ddb-server's --auth verify mode")
+
 ALICE = ("AKIAALICE0000000001", "alice-secret/abc+def")
 TEMP = ("ASIATEMP00000000001", "temp-secret", "the-session-token")
 CREDENTIALS = textwrap.dedent(f"""\

@@ -10,6 +10,7 @@ those are asserted with a regex or a substring.
 import pytest
 
 from conftest import expect_error, unique_name
+from conftest import item_collection_metrics as _metrics
 
 NOT_FOUND = "Requested resource not found"
 DUPLICATES = "Provided list of item keys contains duplicates"
@@ -425,3 +426,69 @@ def test_batch_write_then_query_and_scan(ddb, table_sn):
     dels = [{"DeleteRequest": {"Key": {"pk": {"S": "q"}, "sk": {"N": str(i)}}}} for i in range(20)]
     assert ddb.batch_write_item(RequestItems={table_sn: dels})["UnprocessedItems"] == {}
     assert ddb.scan(TableName=table_sn, Select="COUNT")["Count"] == 5
+
+
+# --------------------------------------------------------------------------
+# ReturnItemCollectionMetrics on BatchWriteItem
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py. lsi_table and
+# item_collection_metrics are in conftest.py)
+# --------------------------------------------------------------------------
+
+def test_batch_write_item_collection_metrics(ddb, lsi_table, table_s):
+    r = ddb.batch_write_item(RequestItems={
+        lsi_table: [{"PutRequest": {"Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}}},
+                    {"DeleteRequest": {"Key": {"pk": {"S": "b"}, "sk": {"S": "1"}}}}],
+        table_s: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}}]},
+        ReturnItemCollectionMetrics="SIZE")
+    assert r["ItemCollectionMetrics"] == {lsi_table: [_metrics("a"), _metrics("b")]}
+    r = ddb.batch_write_item(RequestItems={
+        lsi_table: [{"PutRequest": {"Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}]})
+    assert "ItemCollectionMetrics" not in r
+    r = ddb.batch_write_item(RequestItems={table_s: [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]},
+                             ReturnItemCollectionMetrics="SIZE")
+    assert "ItemCollectionMetrics" not in r
+    expect_error(lambda: ddb.batch_write_item(
+        RequestItems={table_s: [{"PutRequest": {"Item": {"pk": {"S": "c"}}}}]},
+        ReturnItemCollectionMetrics="BAD"),
+        "ValidationException",
+        "1 validation error detected: Value 'BAD' at 'returnItemCollectionMetrics' failed to "
+        "satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]")
+
+
+# --------------------------------------------------------------------------
+# Table ARNs wherever a table name goes; batches without RequestItems
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py)
+# --------------------------------------------------------------------------
+
+ENVELOPE = "1 validation error detected: "
+
+
+def test_table_arns_in_batches_and_transactions(ddb, table_s):
+    arn = ddb.describe_table(TableName=table_s)["Table"]["TableArn"]
+    ddb.batch_write_item(RequestItems={arn: [{"PutRequest": {"Item": {"pk": {"S": "a"}}}}]})
+    got = ddb.batch_get_item(RequestItems={arn: {"Keys": [{"pk": {"S": "a"}}]}})
+    assert got["Responses"] == {arn: [{"pk": {"S": "a"}}]}  # keyed as requested
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": arn, "Item": {"pk": {"S": "b"}}}}])
+    got = ddb.transact_get_items(TransactItems=[
+        {"Get": {"TableName": arn, "Key": {"pk": {"S": "b"}}}}])
+    assert got["Responses"] == [{"Item": {"pk": {"S": "b"}}}]
+    assert ddb.get_item(TableName=table_s, Key={"pk": {"S": "b"}})["Item"] == {"pk": {"S": "b"}}
+
+
+@pytest.mark.parametrize("op,body,message", [
+    ("BatchWriteItem", {}, "The requestItems parameter is required for BatchWriteItem"),
+    ("BatchWriteItem", {"RequestItems": {}, "ReturnConsumedCapacity": "hi"},
+     "The requestItems parameter is required for BatchWriteItem"),
+    ("BatchGetItem", {}, "The requestItems parameter is required for BatchGetItem"),
+    ("BatchGetItem", {"RequestItems": {}},
+     ENVELOPE + "Value at 'RequestItems' failed to satisfy constraint: Member must have length "
+     "greater than or equal to 1"),
+])
+def test_batches_without_request_items(raw, op, body, message):
+    r = raw(op, body)
+    assert r.status == 400
+    assert r.json()["__type"].endswith("#ValidationException")
+    assert r.json()["message"] == message

@@ -414,17 +414,20 @@ def test_transaction_capacity_split_and_replay(ddb, table_factory):
                                       "Table": {"CapacityUnits": 2.0,
                                                 "ReadCapacityUnits": 2.0}}]
     items = [{"Put": {"TableName": t, "Item": item_of_size(1500, pk="tok")}}]
-    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1")
+    # Tokens unique to the run: a token is remembered for 10 minutes, and --endpoint may
+    # point several runs at one server.
+    token1, token2 = (f"cap-replay-{i}-{uuid.uuid4().hex[:16]}" for i in (1, 2))
+    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken=token1)
     assert "ConsumedCapacity" not in first
-    again = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1",
+    again = ddb.transact_write_items(TransactItems=items, ClientRequestToken=token1,
                                      ReturnConsumedCapacity="TOTAL")
     assert again["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 2.0,
                                           "ReadCapacityUnits": 2.0}]
-    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-2",
+    first = ddb.transact_write_items(TransactItems=items, ClientRequestToken=token2,
                                      ReturnConsumedCapacity="TOTAL")
     assert first["ConsumedCapacity"] == [{"TableName": t, "CapacityUnits": 4.0,
                                           "WriteCapacityUnits": 4.0}]
-    quiet = ddb.transact_write_items(TransactItems=items, ClientRequestToken="cap-replay-1")
+    quiet = ddb.transact_write_items(TransactItems=items, ClientRequestToken=token1)
     assert "ConsumedCapacity" not in quiet
 
 
@@ -777,6 +780,7 @@ def assert_ranges_cover(rows):
     assert [int(r[2]["partition"]) for r in rows] == list(range(len(rows)))
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_metrics_parse_and_hold_per_partition_series(ddb, server, table_factory):
     t = table_factory(
         ("pk", "S"),
@@ -864,6 +868,7 @@ def test_metrics_parse_and_hold_per_partition_series(ddb, server, table_factory)
     assert set(gsi_hot) == {"g0", "g1"}
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_metrics_stay_valid_utf8_with_binary_keys(ddb, server, table_b):
     # A binary partition key is not text; the hot-key label must still be valid UTF-8 (the
     # exposition format is UTF-8) and parse.

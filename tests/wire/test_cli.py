@@ -206,6 +206,7 @@ def test_scan(endpoint, cli_table):
     assert p.stderr.startswith("ResourceNotFoundException")
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics (what `ddb partitions` and `ddb hot-keys` read)")
 def test_partitions_and_hot_keys(endpoint, cli_table):
     for _ in range(5):
         run("get", cli_table, "u2", "10", endpoint=endpoint, check=0)
@@ -293,6 +294,7 @@ def test_dump_load_round_trip_100k(ddb, endpoint, tmp_path):
 
 # ------------------------------------------------------------------ over --data-dir
 
+@pytest.mark.ddb_only("a ddb data directory")
 def test_data_dir_commands(tmp_path):
     data = tmp_path / "data"
     srv = ServerProcess("--data-dir", str(data)).start()
@@ -344,6 +346,7 @@ def test_data_dir_commands(tmp_path):
     srv.stop_and_check()
 
 
+@pytest.mark.ddb_only("a ddb data directory")
 def test_data_dir_missing(tmp_path):
     p = run("tables", data_dir=tmp_path / "nope", check=3)
     assert "no such data directory" in p.stderr

@@ -401,6 +401,7 @@ def test_concurrent_retries_with_one_token_apply_once(server, ddb, table_s):
     refused with TransactionInProgressException while the first is running."""
     rounds = 15
     outcomes = [[None] * THREADS for _ in range(rounds)]
+    run_id = uuid.uuid4().hex[:12]  # tokens unique to the run (--endpoint may share a server)
 
     def work(tid, client, barrier):
         for r in range(rounds):
@@ -410,7 +411,7 @@ def test_concurrent_retries_with_one_token_apply_once(server, ddb, table_s):
                     {"Update": {"TableName": table_s, "Key": {"pk": S(f"idem-{r}")},
                                 "UpdateExpression": "ADD n :one",
                                 "ExpressionAttributeValues": {":one": N(1)}}}],
-                    ClientRequestToken=f"idem-token-{r}-{server.port}")
+                    ClientRequestToken=f"idem-token-{r}-{run_id}")
                 outcomes[r][tid] = "ok"
             except ClientError as e:
                 code = e.response["Error"]["Code"]

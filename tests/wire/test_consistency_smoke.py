@@ -19,6 +19,8 @@ import checker  # noqa: E402
 import workload  # noqa: E402
 from history import read_events  # noqa: E402
 
+pytestmark = pytest.mark.ddb_only("ddb-server killed with SIGKILL and restarted mid-workload")
+
 # An append applied twice: a resent transaction whose token the restart forgot.
 APPLIED_TWICE = {"duplicate-append"}
 

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import ServerProcess, make_client, unique_name
 
+pytestmark = pytest.mark.ddb_only("ddb-server's web console and its flags")
+
 
 def get(server, path, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)

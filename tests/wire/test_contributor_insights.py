@@ -1,9 +1,12 @@
 """UpdateContributorInsights / DescribeContributorInsights / ListContributorInsights."""
 import json
 
+import pytest
+
 from conftest import expect_error, unique_name
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics and its own DescribeContributorInsights members")
 def test_enable_describe_disable(ddb, raw, endpoint, table_factory):
     name = table_factory(range_key=("sk", "N"), GlobalSecondaryIndexes=[{
         "IndexName": "by_v", "KeySchema": [{"AttributeName": "v", "KeyType": "HASH"}],

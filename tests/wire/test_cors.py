@@ -3,11 +3,9 @@ Origin header gets Access-Control-Allow-Origin: * and the exposed headers on eve
 an OPTIONS preflight also gets Max-Age and, echoing its request, the allowed method and
 headers. A request without Origin gets no CORS headers."""
 
-import http.client
-
 import pytest
 
-from conftest import TARGET_PREFIX
+from conftest import TARGET_PREFIX, http_connection
 
 CORS_HEADERS = [
     "Access-Control-Allow-Origin", "Access-Control-Allow-Credentials",
@@ -17,7 +15,7 @@ CORS_HEADERS = [
 
 
 def _request(server, method, headers=None, body=None):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn = http_connection(server)
     try:
         conn.request(method, "/", body=body, headers=headers or {})
         resp = conn.getresponse()

@@ -18,8 +18,8 @@ from conftest import SERVER_BIN
 from crash_workload import check_disk_full_figures, disk_full_round
 from test_power_cut import LOSSY_FS, fuse_available
 
-pytestmark = pytest.mark.skipif(fuse_available() is not None,
-                                reason=fuse_available() or "")
+pytestmark = [pytest.mark.skipif(fuse_available() is not None, reason=fuse_available() or ""),
+              pytest.mark.ddb_only("ddb-server on a data directory that fills up")]
 
 
 @pytest.mark.parametrize("durability", ["fsync", "process"])

@@ -13,6 +13,8 @@ from botocore.exceptions import ClientError
 
 from conftest import REGION, SERVER_BIN, ServerProcess
 
+pytestmark = pytest.mark.ddb_only("ddb-server started with DynamoDB Local's flags")
+
 
 def client(srv, key="KEYONE", region=REGION):
     return boto3.session.Session().client(

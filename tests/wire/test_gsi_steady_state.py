@@ -11,6 +11,8 @@ import random
 import threading
 import urllib.request
 
+import pytest
+
 from conftest import make_client
 
 KEYS = 300
@@ -39,6 +41,7 @@ def _query_all(ddb, table, index, key_name, value):
         kwargs = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_concurrent_gsi_writes_all_land(ddb, endpoint, table_factory):
     table = table_factory(
         AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}

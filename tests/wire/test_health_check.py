@@ -1,7 +1,11 @@
 """`ddb-server --health-check`: the container HEALTHCHECK that needs nothing but the binary."""
 import subprocess
 
+import pytest
+
 from conftest import SERVER_BIN, ServerProcess
+
+pytestmark = pytest.mark.ddb_only("the ddb-server binary (--health-check)")
 
 
 def health(*args):

@@ -28,6 +28,8 @@ from conftest import (
     delete_table_quietly, eventually, eventually_items, expect_error, gsi_def,
     index_description, lsi_def, make_client, query_index, scan_index, unique_name,
 )
+from conftest import gsi_create_update as _create, gsi_names as _index_names
+from conftest import string_attribute_definitions as _defs
 
 # -------------------------------------------------------------------------
 # Messages
@@ -1242,3 +1244,139 @@ def test_lsi_all_projection_may_list_non_key_attributes(ddb, table_factory):
         "ValidationException",
         "One or more parameter values were invalid: ProjectionType is ALL, but NonKeyAttributes "
         "is specified")
+
+
+# --------------------------------------------------------------------------
+# UpdateTable: one online index operation per request, alone
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def test_update_table_one_online_index_operation(ddb, table_s):
+    limit = ("Subscriber limit exceeded: Only 1 online index can be created or deleted "
+             "simultaneously per table")
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("x", "y"),
+        GlobalSecondaryIndexUpdates=[_create("gsix", "x"), _create("gsiy", "y")]),
+        "LimitExceededException", limit)
+    assert _index_names(ddb, table_s) == []
+    ddb.update_table(TableName=table_s, AttributeDefinitions=_defs("x"),
+                     GlobalSecondaryIndexUpdates=[_create("gsix", "x")])
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("y"),
+        GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gsix"}}, _create("gsiy", "y")]),
+        "LimitExceededException", limit)
+    assert _index_names(ddb, table_s) == ["gsix"]
+
+
+@pytest.mark.parametrize("extra,message", [
+    ({"StreamSpecification": {"StreamEnabled": False}},
+     "You cannot create or delete index while changing stream status"),
+    ({"TableClass": "STANDARD_INFREQUENT_ACCESS"},
+     "TableClass modification must be the only operation in the request"),
+])
+def test_update_table_index_creation_must_go_alone(ddb, table_s, extra, message):
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=_defs("x"),
+        GlobalSecondaryIndexUpdates=[_create("gsix", "x")], **extra),
+        "ValidationException", message)
+    assert _index_names(ddb, table_s) == []
+
+
+def test_update_table_index_creation_with_deletion_protection(ddb, raw, table_s):
+    r = raw("UpdateTable", {"TableName": table_s, "AttributeDefinitions": _defs("x"),
+                            "GlobalSecondaryIndexUpdates": [_create("gsix", "x")],
+                            "DeletionProtectionEnabled": False})
+    assert r.status == 400
+    assert r.json() == {
+        "__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
+        "message": "DeletionProtection modification must be the only operation in the request"}
+    assert _index_names(ddb, table_s) == []
+
+
+def test_update_table_index_creation_with_table_throughput(ddb, table_factory):
+    table = table_factory(ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    create = _create("gsix", "x")
+    create["Create"]["ProvisionedThroughput"] = {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_defs("x"), GlobalSecondaryIndexUpdates=[create],
+        ProvisionedThroughput={"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}),
+        "ValidationException", "You cannot create or delete index while updating table IOPS")
+    assert _index_names(ddb, table) == []
+    # With a billing-mode switch it is fine.
+    ddb.update_table(TableName=table, AttributeDefinitions=_defs("x"),
+                     GlobalSecondaryIndexUpdates=[_create("gsix", "x")],
+                     BillingMode="PAY_PER_REQUEST")
+    assert _index_names(ddb, table) == ["gsix"]
+
+
+# --------------------------------------------------------------------------
+# Index definitions and limits
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def test_gsi_update_unchanged_throughput(ddb, table_factory):
+    pt = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
+    table = table_factory(
+        ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "x", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": [
+            {"AttributeName": "x", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": pt}])
+    expect_error(lambda: ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
+        {"Update": {"IndexName": "gsi1", "ProvisionedThroughput": pt}}]),
+        "ValidationException",
+        "The provisioned throughput for the index gsi1 will not change. The requested value "
+        "equals the current value. Current ReadCapacityUnits provisioned for index gsi1: 2. "
+        "Requested ReadCapacityUnits: 2. Current WriteCapacityUnits provisioned for index gsi1: "
+        "2. Requested WriteCapacityUnits: 2. Refer to the Amazon DynamoDB Developer Guide for "
+        "current limits and how to request higher limits.")
+    ddb.update_table(TableName=table, GlobalSecondaryIndexUpdates=[
+        {"Update": {"IndexName": "gsi1", "ProvisionedThroughput": {"ReadCapacityUnits": 2,
+                                                                    "WriteCapacityUnits": 3}}}])
+
+
+def test_twenty_first_gsi_by_update_table(ddb, table_factory):
+    names = [f"a{i}" for i in range(21)]
+    table = table_factory(
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
+                              for n in ["pk"] + names[:20]],
+        GlobalSecondaryIndexes=[{"IndexName": f"gsi{i:02d}", "KeySchema": [
+            {"AttributeName": names[i], "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "KEYS_ONLY"}} for i in range(20)])
+    expect_error(lambda: ddb.update_table(
+        TableName=table, AttributeDefinitions=_defs("a20"),
+        GlobalSecondaryIndexUpdates=[_create("gsi20", "a20")]),
+        "LimitExceededException",
+        "Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit "
+        "of 20")
+    assert len(_index_names(ddb, table)) == 20
+
+
+def test_index_definition_errors(ddb, table_s):
+    base = dict(BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
+                                      {"AttributeName": "x", "AttributeType": "S"}])
+
+    def create(projection):
+        return ddb.create_table(TableName=unique_name(), **base, GlobalSecondaryIndexes=[{
+            "IndexName": "gsix", "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
+            "Projection": projection}])
+
+    expect_error(lambda: create({}), "ValidationException", "Unknown ProjectionType: null")
+    names = [f"n{i}" for i in range(21)]
+    expect_error(lambda: create({"ProjectionType": "INCLUDE", "NonKeyAttributes": names}),
+                 "ValidationException",
+                 "1 validation error detected: Value '[" + ", ".join(names) + "]' at "
+                 "'globalSecondaryIndexes.1.member.projection.nonKeyAttributes' failed to satisfy "
+                 "constraint: Member must have length less than or equal to 20")
+    expect_error(lambda: ddb.update_table(TableName=table_s,
+                                          GlobalSecondaryIndexUpdates=[_create("gsix", "x")]),
+                 "ValidationException", "AttributeDefinitions is not specified for index: gsix")
+    expect_error(lambda: ddb.update_table(TableName=table_s, GlobalSecondaryIndexUpdates=[],
+                                          BillingMode="PAY_PER_REQUEST"),
+                 "ValidationException",
+                 "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates "
+                 "is empty")

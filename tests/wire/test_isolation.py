@@ -12,6 +12,8 @@ from botocore.config import Config
 
 from conftest import REGION, SERVER_BIN, ServerProcess, expect_error
 
+pytestmark = pytest.mark.ddb_only("ddb-server's auth and --isolation modes")
+
 ALICE = ("AKIAALICE0000000001", "alice-secret")
 CAROL = ("AKIACAROL0000000001", "carol-secret")  # Alice's account too
 BOB = ("AKIABOB00000000001", "bob-secret")

@@ -718,3 +718,155 @@ def test_put_keeps_table_counters_and_capacity_exact(ddb, table_factory):
     assert counters() == (2, 17)
     ddb.delete_item(TableName=t, Key={"pk": {"S": "a"}})
     assert counters() == (1, 3)
+
+
+# --------------------------------------------------------------------------
+# Attribute names of up to 65535 bytes
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+NAME_TOO_LARGE = ("1 validation error detected: Attribute name is too large, must be less "
+                  "than 65536 bytes")
+
+LONGEST_NAME = "n" * 65535
+
+TOO_LONG_NAME = "n" * 65536
+
+
+def test_longest_attribute_name_works_everywhere(ddb, table_s):
+    key = {"pk": {"S": "long"}}
+    ddb.put_item(TableName=table_s, Item={**key, LONGEST_NAME: {"N": "1"}})
+    got = ddb.get_item(TableName=table_s, Key=key, ProjectionExpression="#n",
+                       ExpressionAttributeNames={"#n": LONGEST_NAME})
+    assert got["Item"] == {LONGEST_NAME: {"N": "1"}}
+    got = ddb.get_item(TableName=table_s, Key=key, AttributesToGet=[LONGEST_NAME])
+    assert got["Item"] == {LONGEST_NAME: {"N": "1"}}
+    ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET #n = #n + :one",
+                    ConditionExpression="#n = :one", ExpressionAttributeNames={"#n": LONGEST_NAME},
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+    ddb.update_item(TableName=table_s, Key=key,
+                    AttributeUpdates={LONGEST_NAME: {"Action": "ADD", "Value": {"N": "1"}}})
+    got = ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+    assert got["Item"][LONGEST_NAME] == {"N": "3"}
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_put_item_attribute_name_too_large(ddb, table_s, where):
+    value = {"N": "1"}
+    item = {"pk": {"S": "x"}}
+    if where == "top":
+        item[TOO_LONG_NAME] = value
+    else:
+        item["doc"] = {"M": {"inner": {"M": {TOO_LONG_NAME: value}}}}
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item=item), "ValidationException",
+                 NAME_TOO_LARGE)
+    assert "Item" not in ddb.get_item(TableName=table_s, Key={"pk": {"S": "x"}},
+                                      ConsistentRead=True)
+
+
+def test_expression_attribute_name_too_large(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    names = {"#n": TOO_LONG_NAME}
+    one = {":v": {"N": "1"}}
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key=key, ProjectionExpression="#n",
+                                      ExpressionAttributeNames=names),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET #n = :v",
+                                         ExpressionAttributeNames=names,
+                                         ExpressionAttributeValues=one),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET a = :v",
+                                         ConditionExpression="#n = :v",
+                                         ExpressionAttributeNames=names,
+                                         ExpressionAttributeValues=one),
+                 "ValidationException", NAME_TOO_LARGE)
+    assert "Item" not in ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+
+
+def test_value_with_too_large_map_key(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key=key, UpdateExpression="SET doc = :v",
+        ExpressionAttributeValues={":v": {"M": {TOO_LONG_NAME: {"S": "a"}}}}),
+        "ValidationException", NAME_TOO_LARGE)
+
+
+def test_legacy_parameters_attribute_name_too_large(ddb, table_s):
+    key = {"pk": {"S": "x"}}
+    expect_error(lambda: ddb.get_item(TableName=table_s, Key=key,
+                                      AttributesToGet=[TOO_LONG_NAME]),
+                 "ValidationException", NAME_TOO_LARGE)
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key=key,
+        AttributeUpdates={TOO_LONG_NAME: {"Action": "PUT", "Value": {"N": "2"}}}),
+        "ValidationException", NAME_TOO_LARGE)
+
+
+# --------------------------------------------------------------------------
+# The nesting limit's message
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+NESTING = ("Nesting Levels have exceeded supported limits: Attributes in the item have "
+           "nested levels beyond supported limit")
+
+
+def _nested_map(levels):
+    value = {"S": "leaf"}
+    for _ in range(levels):
+        value = {"M": {"a": value}}
+    return value
+
+
+def test_nesting_limit_message(ddb, table_s):
+    ddb.put_item(TableName=table_s, Item={"pk": {"S": "deep"}, "doc": _nested_map(31)})
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "deep"}, "doc": _nested_map(32)}),
+                 "ValidationException", NESTING)
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "deep"}, "doc": _nested_map(50)}),
+                 "ValidationException", NESTING)
+
+
+# --------------------------------------------------------------------------
+# Duplicate binary set members
+# (from the service's edges on record: scylla's alternator suite in AWS mode; was
+# test_service_edges.py. In its CreateTable request shape section:
+# nubo-db/dynamodb-conformance tier 3, 2026)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+
+def S(x):
+    return {"S": x}
+
+
+def test_binary_set_duplicates(ddb, table_s):
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item={
+        "pk": S("k"), "b": {"BS": [b"b", b"b"]}}), VE,
+        "One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS "
+        "contains duplicates.")
+
+
+# --------------------------------------------------------------------------
+# Empty sets in the validation envelope
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. An empty set in ExpressionAttributeValues: ministack
+# issue #1038)
+# --------------------------------------------------------------------------
+
+ENVELOPE = "1 validation error detected: "
+
+
+def test_empty_set_in_an_item_and_in_a_value(ddb, table_s):
+    message = (ENVELOPE + "One or more parameter values were invalid: "
+               "An string set  may not be empty")
+    expect_error(lambda: ddb.put_item(TableName=table_s,
+                                      Item={"pk": {"S": "k"}, "s": {"SS": []}}), VE, message)
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": {"S": "k"}},
+                                         UpdateExpression="SET a = :v",
+                                         ExpressionAttributeValues={":v": {"SS": []}}),
+                 VE, message)

@@ -12,6 +12,9 @@ import pytest
 from conftest import SERVER_BIN
 from crash_workload import kill9_round
 
+pytestmark = pytest.mark.ddb_only("ddb-server killed with SIGKILL and restarted on its data "
+                                  "directory")
+
 
 @pytest.mark.parametrize("durability", ["process", "fsync"])
 def test_kill9_mid_load_keeps_every_acknowledged_write(durability, tmp_path):

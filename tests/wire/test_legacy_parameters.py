@@ -719,3 +719,67 @@ def test_key_conditions_and_query_filter_on_local_index(ddb, table_factory):
     expect_error(lambda: ddb.query(TableName=table, IndexName="by_v",
                                    KeyConditions={"pk": cond("EQ", pk), "sk": cond("EQ", 1)}),
                  VE, "Query condition missed key schema element: v")
+
+
+# --------------------------------------------------------------------------
+# AttributeUpdates: a value whose type clashes with the stored attribute
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+TYPE_MISMATCH = ("One or more parameter values were invalid: Type mismatch for attribute "
+                 "to update")
+
+
+@pytest.mark.parametrize("stored,action,value", [
+    ({"SS": ["dog"]}, "ADD", {"N": "2"}),
+    ({"SS": ["dog"]}, "ADD", {"L": [{"S": "cat"}]}),
+    ({"L": [{"S": "dog"}]}, "ADD", {"SS": ["cat"]}),
+    ({"L": [{"S": "dog"}]}, "ADD", {"N": "3"}),
+    ({"N": "2"}, "ADD", {"L": [{"S": "dog"}]}),
+    ({"N": "2"}, "ADD", {"SS": ["dog"]}),
+    ({"NS": ["1", "2"]}, "ADD", {"SS": ["a"]}),
+    ({"S": "x"}, "DELETE", {"NS": ["1", "2"]}),
+    ({"NS": ["1", "2"]}, "DELETE", {"SS": ["hi"]}),
+])
+def test_attribute_updates_type_mismatch(ddb, table_s, stored, action, value):
+    key = {"pk": {"S": "mm"}}
+    ddb.put_item(TableName=table_s, Item={**key, "a": stored})
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key,
+                                         AttributeUpdates={"a": {"Action": action, "Value": value}}),
+                 "ValidationException", TYPE_MISMATCH)
+    got = ddb.get_item(TableName=table_s, Key=key, ConsistentRead=True)
+    assert got["Item"]["a"] == stored
+
+
+# --------------------------------------------------------------------------
+# Legacy KeyConditions on a multi-attribute GSI key
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Issue 14, part 5)
+# --------------------------------------------------------------------------
+
+def test_key_conditions_on_a_multi_attribute_gsi_key(ddb, table_factory):
+    t = table_factory(("pk", "S"), AttributeDefinitions=[
+        {"AttributeName": n, "AttributeType": ty}
+        for n, ty in (("pk", "S"), ("tenant", "S"), ("region", "S"), ("ts", "N"))],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by_tenant_region",
+            "KeySchema": [{"AttributeName": "tenant", "KeyType": "HASH"},
+                          {"AttributeName": "region", "KeyType": "HASH"},
+                          {"AttributeName": "ts", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"}}])
+    for i in range(6):
+        ddb.put_item(TableName=t, Item={"pk": {"S": f"p{i}"}, "tenant": {"S": "t1"},
+                                        "region": {"S": "eu" if i % 2 else "us"},
+                                        "ts": {"N": str(i)}})
+    got = ddb.query(TableName=t, IndexName="by_tenant_region", KeyConditions={
+        "tenant": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "t1"}]},
+        "region": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "eu"}]},
+        "ts": {"ComparisonOperator": "GT", "AttributeValueList": [{"N": "1"}]}})["Items"]
+    assert [i["ts"]["N"] for i in got] == ["3", "5"]
+    # A table's classic key still takes one or two.
+    expect_error(lambda: ddb.query(TableName=t, KeyConditions={
+        "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p1"}]},
+        "tenant": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "t1"}]},
+        "ts": {"ComparisonOperator": "EQ", "AttributeValueList": [{"N": "1"}]}}),
+        VE, "Conditions can be of length 1 or 2 only")

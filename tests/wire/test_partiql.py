@@ -2,8 +2,12 @@
 describes them (INSERT refuses an existing key with DuplicateItemException, UPDATE needs the
 item, DELETE of a missing item succeeds, SELECT pages with NextToken)."""
 
+import uuid
+
 import pytest
 from botocore.exceptions import ClientError
+
+from conftest import expect_error
 
 
 @pytest.fixture
@@ -344,7 +348,8 @@ def test_transaction_refuses_an_index_read(ddb, indexed):
 def test_transaction_capacity_splits_as_transact_write_items(ddb, music):
     run(ddb, f"INSERT INTO \"{music}\" VALUE {{'Artist': 'i', 'SongTitle': 't', 'n': 0}}")
     statements = [{"Statement": f"UPDATE \"{music}\" SET n = n + 1 WHERE Artist = 'i' AND SongTitle = 't'"}]
-    first, replay = (ddb.execute_transaction(ClientRequestToken="wire-partiql-idem",
+    token = "wire-partiql-idem-" + uuid.uuid4().hex[:16]  # unique: runs may share a server
+    first, replay = (ddb.execute_transaction(ClientRequestToken=token,
                                              ReturnConsumedCapacity="INDEXES",
                                              TransactStatements=statements)
                      for _ in range(2))
@@ -402,3 +407,21 @@ def test_batch_reads_are_charged_per_member(ddb, music):
     assert total(False) == [{"TableName": music, "CapacityUnits": 0.5}]
     assert total(True) == [{"TableName": music, "CapacityUnits": 1.0}]
     assert total(True, False) == [{"TableName": music, "CapacityUnits": 1.5}]
+
+
+# --------------------------------------------------------------------------
+# PartiQL on an unknown index
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Issue 14, part 3)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+
+def test_partiql_unknown_index_names_no_index(ddb, table_s):
+    expect_error(lambda: ddb.execute_statement(
+        Statement=f'SELECT * FROM "{table_s}"."nope" WHERE pk = \'a\''),
+        VE, "The table does not have the specified index")
+    # Query's and Scan's answer names it.
+    expect_error(lambda: ddb.scan(TableName=table_s, IndexName="nope"),
+                 VE, "The table does not have the specified index: nope")

@@ -18,6 +18,8 @@ import http.client
 
 from conftest import REGION, TARGET_PREFIX, ServerProcess, aws_cli_path, expect_error
 
+pytestmark = pytest.mark.ddb_only("ddb-server's auth mode with accounts and policies")
+
 ALICE = ("AKIAALICE0000000001", "alice-secret")
 BOB = ("AKIABOB00000000001", "bob-secret")
 CREDENTIALS = textwrap.dedent(f"""\

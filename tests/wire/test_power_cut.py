@@ -38,8 +38,8 @@ def fuse_available():
     return None
 
 
-pytestmark = pytest.mark.skipif(fuse_available() is not None,
-                                reason=fuse_available() or "")
+pytestmark = [pytest.mark.skipif(fuse_available() is not None, reason=fuse_available() or ""),
+              pytest.mark.ddb_only("ddb-server killed by power cuts on its data directory")]
 
 
 def test_power_cut_in_fsync_mode_loses_no_acknowledged_write(tmp_path):

@@ -1,19 +1,20 @@
 """Protocol-level tests (raw HTTP): framing, headers, error envelope, keep-alive."""
 
 import email.utils
-import http.client
+import gzip
 import json
 import re
 import time
 import zlib
 
 import pytest
+from botocore.exceptions import ClientError
 
-from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, raw_post, unique_name)
+from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, http_connection, raw_post, unique_name)
 
 
 def _conn(server):
-    return http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    return http_connection(server)
 
 
 def _error_type(resp):
@@ -52,7 +53,7 @@ def test_get_root_is_health_check(server):
         body = resp.read()
         assert resp.status == 200
         # The Host as sent, port included (the service's is dynamodb.<region>.amazonaws.com).
-        assert body == f"healthy: 127.0.0.1:{server.port}".encode(), body[:100]
+        assert body == f"healthy: {server.host}:{server.port}".encode(), body[:100]
     finally:
         conn.close()
 
@@ -260,3 +261,143 @@ def test_response_is_http11(server):
         assert resp.version == 11
     finally:
         conn.close()
+
+
+# --------------------------------------------------------------------------
+# Compressed requests (Content-Encoding: gzip)
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def _put_body(table, pk, value="v"):
+    return json.dumps({"TableName": table, "Item": {"pk": {"S": pk}, "v": {"S": value}}})
+
+
+def _stored(ddb, table, pk):
+    return ddb.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item")
+
+
+def test_gzip_request(ddb, raw, table_s):
+    r = raw("PutItem", gzip.compress(_put_body(table_s, "g1").encode()),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200 and r.json() == {}
+    assert _stored(ddb, table_s, "g1") == {"pk": {"S": "g1"}, "v": {"S": "v"}}
+    # Several gzip members concatenated are one body.
+    body = _put_body(table_s, "g2").encode()
+    r = raw("PutItem", gzip.compress(body[:10]) + gzip.compress(body[10:]),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200
+    assert _stored(ddb, table_s, "g2") is not None
+    # A long body that inflates over many buffers.
+    long_value = "x" * 300000
+    r = raw("PutItem", gzip.compress(_put_body(table_s, "g3", long_value).encode()),
+            extra_headers={"Content-Encoding": "gzip"})
+    assert r.status == 200
+    assert _stored(ddb, table_s, "g3")["v"]["S"] == long_value
+    # The response of a compressed request is an ordinary one.
+    r = raw("GetItem", gzip.compress(json.dumps(
+        {"TableName": table_s, "Key": {"pk": {"S": "g1"}}}).encode()),
+        extra_headers={"Content-Encoding": "gzip"})
+    assert r.json() == {"Item": {"pk": {"S": "g1"}, "v": {"S": "v"}}}
+
+
+@pytest.mark.parametrize("encoding,mangle", [
+    ("garbage", lambda body: body),
+    ("gzip", lambda body: body),                               # not compressed at all
+    ("gzip", lambda body: gzip.compress(body)[:-1]),           # truncated
+    ("gzip", lambda body: b""),
+])
+def test_gzip_request_that_does_not_inflate(ddb, raw, table_s, encoding, mangle):
+    body = _put_body(table_s, "bad").encode()
+    r = raw("PutItem", mangle(body), extra_headers={"Content-Encoding": encoding})
+    assert r.status == 500
+    assert r.json()["__type"].endswith("#InternalServerError")
+    assert _stored(ddb, table_s, "bad") is None
+
+
+# --------------------------------------------------------------------------
+# Response headers: Server and Date, on successes and errors
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def test_server_and_date_headers(ddb):
+    import email.utils
+    ok = ddb.list_tables()["ResponseMetadata"]["HTTPHeaders"]
+    try:
+        ddb.describe_table(TableName="no-such-table-headers")
+        pytest.fail("DescribeTable of a missing table succeeded")
+    except ClientError as e:
+        failed = e.response["ResponseMetadata"]["HTTPHeaders"]
+    for headers in (ok, failed):
+        assert headers["server"] == "Server"
+        assert headers["connection"] == "keep-alive"
+        assert headers["date"].endswith(" GMT")
+        assert email.utils.parsedate_to_datetime(headers["date"]) is not None
+
+
+# --------------------------------------------------------------------------
+# HTTP: compressed responses and request bodies
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Issue 14, part 6)
+# --------------------------------------------------------------------------
+
+def _big_scan(raw, table, accept):
+    headers = {"Accept-Encoding": accept} if accept is not None else {}
+    return raw("Scan", {"TableName": table}, extra_headers=headers)
+
+
+@pytest.fixture
+def big_table(ddb, table_s):
+    for b in range(4):
+        ddb.batch_write_item(RequestItems={table_s: [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{b}-{i}"}, "v": {"S": "x" * 200}}}}
+            for i in range(25)]})
+    return table_s
+
+
+@pytest.mark.parametrize("accept,coding", [
+    ("gzip", "gzip"), ("deflate", "deflate"), ("gzip;q=0.4, deflate;q=0.9", "deflate"),
+    ("*", "gzip"), ("identity", None), ("gzip;q=0", None), (None, None), ("br", None),
+    # Where the service departs from RFC 9110 (alternator's test_compressed_response records
+    # its answers): identity and x-gzip are ignored, ties go to the first listed, weights
+    # are clamped, a coding's best weight counts.
+    ("x-gzip", None), ("br, identity, deflate, gzip", "deflate"), ("*, deflate", "deflate"),
+    ("gzip;q=0.5,identity;q=0.8", "gzip"), ("gzip;q=31,deflate;q=51", "gzip"),
+    ("gzip;q=0, gzip;q=1, gzip;q=0", "gzip"), ("deflate;q=0.5,gzip;q=0.x", "gzip"),
+])
+def test_large_responses_are_compressed_as_accepted(raw, big_table, accept, coding):
+    import json
+    import zlib
+    r = _big_scan(raw, big_table, accept)
+    assert r.status == 200
+    assert r.headers.get("Content-Encoding") == coding
+    body = r.body
+    # x-amz-crc32 is of the bytes on the wire.
+    assert int(r.headers["x-amz-crc32"]) == zlib.crc32(body)
+    if coding == "gzip":
+        body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+    elif coding == "deflate":
+        body = zlib.decompress(body)
+    assert len(body) > 4096
+    assert json.loads(body)["Count"] == 100
+
+
+def test_small_responses_are_not_compressed(raw, table_s):
+    r = raw("DescribeTable", {"TableName": table_s}, extra_headers={"Accept-Encoding": "gzip"})
+    assert r.status == 200 and "Content-Encoding" not in r.headers
+
+
+def test_deflate_request_bodies(ddb, raw, table_s):
+    import json
+    import zlib
+    body = json.dumps({"TableName": table_s, "Item": {"pk": {"S": "d1"}}}).encode()
+    r = raw("PutItem", zlib.compress(body), extra_headers={"Content-Encoding": "deflate"})
+    assert r.status == 200
+    raw_deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    body2 = json.dumps({"TableName": table_s, "Item": {"pk": {"S": "d2"}}}).encode()
+    r = raw("PutItem", raw_deflate.compress(body2) + raw_deflate.flush(),
+            extra_headers={"Content-Encoding": "deflate"})
+    assert r.status == 200
+    for pk in ("d1", "d2"):
+        assert ddb.get_item(TableName=table_s, Key={"pk": {"S": pk}})["Item"] == {"pk": {"S": pk}}

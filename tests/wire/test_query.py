@@ -989,3 +989,40 @@ def test_query_missing_table(ddb):
     # exact (real DynamoDB)
     expect_error(lambda: _query(ddb, name, "pk = :p", {":p": {"S": "x"}}),
                  "ResourceNotFoundException", NOT_FOUND)
+
+
+# --------------------------------------------------------------------------
+# Select rejections and key-condition messages in the service's frame
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Select rejections: nubo-db/dynamodb-conformance tier
+# 3, Query and Scan alike; a key condition's one-condition-per-key rule:
+# aws-amplify/amplify-category-api#3531)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+ENVELOPE = "1 validation error detected: "
+
+
+@pytest.mark.parametrize("select,extra,message", [
+    ("COUNT", {"ProjectionExpression": "pk"},
+     "Cannot specify the ProjectionExpression when choosing to get only the Count"),
+    ("ALL_ATTRIBUTES", {"ProjectionExpression": "pk"},
+     "Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES"),
+    ("SPECIFIC_ATTRIBUTES", {},
+     "Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+     "SPECIFIC_ATTRIBUTES"),
+])
+def test_select_rejections_carry_the_envelope(ddb, table_s, select, extra, message):
+    expect_error(lambda: ddb.query(TableName=table_s, KeyConditionExpression="pk = :p",
+                                   ExpressionAttributeValues={":p": {"S": "k"}},
+                                   Select=select, **extra),
+                 VE, ENVELOPE + message)
+    expect_error(lambda: ddb.scan(TableName=table_s, Select=select, **extra), VE, ENVELOPE + message)
+
+
+def test_key_condition_rules_are_framed(ddb, table_factory):
+    t = table_factory(("pk", "S"), ("sk", "S"))
+    expect_error(lambda: ddb.query(TableName=t, KeyConditionExpression="pk = sk"),
+                 VE, "Invalid KeyConditionExpression: Invalid condition in KeyConditionExpression: "
+                 "Multiple attribute names used in one condition")

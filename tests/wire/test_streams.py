@@ -552,3 +552,21 @@ def test_recreated_table_gets_a_new_stream(ddb, streams):
     for arn, value in zip(arns, ("first", "second")):
         records, _ = read_all(streams, arn)
         assert [r["dynamodb"]["NewImage"]["pk"]["S"] for r in records] == [value]
+
+
+# --------------------------------------------------------------------------
+# CreateTable with a disabled stream that names a view type
+# (from the service's edges on record: scylla's alternator suite in AWS mode; was
+# test_service_edges.py)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+
+def test_create_table_refuses_a_disabled_stream_with_a_view_type(ddb, table_factory):
+    # The service's answer (nubo-db/dynamodb-conformance, 2026); nothing is created.
+    expect_error(lambda: table_factory(name="edge-stream-off", StreamSpecification={
+                     "StreamEnabled": False, "StreamViewType": "NEW_IMAGE"}),
+                 VE, "One or more parameter values were invalid: Table is being created with a "
+                     "stream disabled, UpdateViewType should not be specified")
+    assert "edge-stream-off" not in ddb.list_tables()["TableNames"]

@@ -26,7 +26,6 @@ Texts pinned only by emulators or fakes carry a "message uncertain" comment and
 are checked loosely.
 """
 
-import http.client
 import json
 import threading
 import time
@@ -36,7 +35,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conftest import (ERROR_TYPE_PREFIX, TARGET_PREFIX, assert_index_matches_table,
-                      expect_error, get_wire_item, gsi_def, lsi_def, make_client, raw_post)
+                      expect_error, get_wire_item, gsi_def, http_connection, lsi_def, make_client,
+                      raw_post)
+from conftest import item_collection_metrics as _metrics
 
 VE = "ValidationException"
 TCE = "TransactionCanceledException"
@@ -142,7 +143,7 @@ def body_of(response):
 
 @pytest.fixture
 def raw_conn(server):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    conn = http_connection(server)
     yield lambda op, body: raw_post(conn, server.endpoint, TARGET_PREFIX + op, body)
     conn.close()
 
@@ -602,8 +603,10 @@ def test_token_length_limits(ddb, table_s):
             TransactItems=[t_put(table_s, {"pk": S("t")})], ClientRequestToken=token),
             VE, contains="clientRequestToken")
     assert get_wire_item(ddb, table_s, {"pk": S("t")}) is None
+    longest = str(uuid.uuid4())  # 36 characters, and unique: runs may share a server
+    assert len(longest) == 36
     ddb.transact_write_items(TransactItems=[t_put(table_s, {"pk": S("t")})],
-                             ClientRequestToken="x" * 36)
+                             ClientRequestToken=longest)
     assert get_wire_item(ddb, table_s, {"pk": S("t")}) == {"pk": S("t")}
 
 
@@ -866,3 +869,26 @@ def test_action_without_an_operation(raw):
     r = raw("TransactWriteItems", {"TransactItems": [{}]})
     assert r.status == 400 and r.json()["message"] == (
         "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
+
+
+# --------------------------------------------------------------------------
+# ReturnItemCollectionMetrics on TransactWriteItems
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py. lsi_table and
+# item_collection_metrics are in conftest.py)
+# --------------------------------------------------------------------------
+
+def test_transact_write_item_collection_metrics(ddb, lsi_table, table_s):
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "1"}}}},
+        {"Update": {"TableName": lsi_table, "Key": {"pk": {"S": "b"}, "sk": {"S": "1"}},
+                    "UpdateExpression": "SET x = :v",
+                    "ExpressionAttributeValues": {":v": {"N": "1"}}}},
+        {"ConditionCheck": {"TableName": lsi_table, "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}},
+                            "ConditionExpression": "attribute_not_exists(pk)"}},
+        {"Put": {"TableName": table_s, "Item": {"pk": {"S": "a"}}}}],
+        ReturnItemCollectionMetrics="SIZE")
+    assert r["ItemCollectionMetrics"] == {lsi_table: [_metrics("a"), _metrics("b")]}
+    r = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": lsi_table, "Item": {"pk": {"S": "a"}, "sk": {"S": "2"}}}}])
+    assert "ItemCollectionMetrics" not in r

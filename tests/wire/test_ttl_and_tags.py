@@ -6,7 +6,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import table_arn
+from conftest import expect_error, table_arn, unique_name
 
 
 def _ttl(ddb, table):
@@ -130,3 +130,102 @@ def test_continuous_backups_of_a_missing_table(ddb):
             call()
         assert e.value.response["Error"]["Code"] == "TableNotFoundException"
         assert e.value.response["Error"]["Message"] == "Table not found: no_such_table_x"
+
+
+# --------------------------------------------------------------------------
+# Time to Live: the attribute name must be the one TTL is on
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def test_time_to_live_on_a_different_attribute(ddb, table_s):
+    ddb.update_time_to_live(TableName=table_s,
+                            TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    different = ("TimeToLive is active on a different AttributeName: current AttributeName "
+                 "is exp")
+    expect_error(lambda: ddb.update_time_to_live(
+        TableName=table_s, TimeToLiveSpecification={"Enabled": False, "AttributeName": "dog"}),
+        "ValidationException", different)
+    expect_error(lambda: ddb.update_time_to_live(
+        TableName=table_s, TimeToLiveSpecification={"Enabled": True, "AttributeName": "dog"}),
+        "ValidationException", different)
+    got = ddb.describe_time_to_live(TableName=table_s)["TimeToLiveDescription"]
+    assert got == {"TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
+    ddb.update_time_to_live(TableName=table_s,
+                            TimeToLiveSpecification={"Enabled": False, "AttributeName": "exp"})
+    got = ddb.describe_time_to_live(TableName=table_s)["TimeToLiveDescription"]
+    assert got == {"TimeToLiveStatus": "DISABLED"}
+
+
+# --------------------------------------------------------------------------
+# Tags: keys and values are letters, digits, spaces and _ . : / = + - @
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def _arn(ddb, table):
+    return ddb.describe_table(TableName=table)["Table"]["TableArn"]
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("ok", "#!%%^$$&", "The Tag Value provided is invalid, Value: #!%%^$$&"),
+    ("->>;-)])", "ok", "The Tag Key provided is invalid, Key: ->>;-)])"),
+    ("!!!\\|", "<><", "The Tag Key provided is invalid, Key: !!!\\|"),
+])
+def test_tag_characters_rejected(ddb, table_s, key, value, message):
+    arn = _arn(ddb, table_s)
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": key, "Value": value}]),
+                 "ValidationException", message)
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == []
+
+
+def test_tag_characters_accepted(ddb, table_s):
+    arn = _arn(ddb, table_s)
+    tags = [{"Key": "a:b/c=d+e-f@g_h.i j", "Value": " "}, {"Key": "7", "Value": ""},
+            {"Key": "ключ", "Value": "значение"}]
+    ddb.tag_resource(ResourceArn=arn, Tags=tags)
+    got = ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+    assert sorted(got, key=lambda t: t["Key"]) == sorted(tags, key=lambda t: t["Key"])
+
+
+def test_create_table_with_bad_tag_creates_nothing(ddb):
+    name = unique_name()
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}],
+        Tags=[{"Key": "bad#key", "Value": "v"}]),
+        "ValidationException", "The Tag Key provided is invalid, Key: bad#key")
+    assert name not in ddb.list_tables()["TableNames"]
+
+
+def test_create_table_with_too_many_tags_creates_nothing(ddb):
+    name = unique_name()
+    expect_error(lambda: ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}],
+        Tags=[{"Key": str(i), "Value": str(i)} for i in range(51)]),
+        "ValidationException", "Number of Tags exceed the current limit for the provided ResourceArn")
+    expect_error(lambda: ddb.describe_table(TableName=name), "ResourceNotFoundException")
+
+
+# --------------------------------------------------------------------------
+# Tag lengths
+# (from the service's edges on record: scylla's alternator suite in AWS mode; was
+# test_service_edges.py)
+# --------------------------------------------------------------------------
+
+VE = "ValidationException"
+
+
+def test_tag_lengths_count_characters_not_bytes(ddb, table_factory):
+    table = table_factory()
+    arn = ddb.describe_table(TableName=table)["Table"]["TableArn"]
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "א" * 128, "Value": "ב" * 256}])
+    tags = ddb.list_tags_of_resource(ResourceArn=arn)["Tags"]
+    assert tags == [{"Key": "א" * 128, "Value": "ב" * 256}]
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "א" * 129, "Value": ""}]),
+                 VE, match="The Tag Key provided is invalid")
+    expect_error(lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "k", "Value": "ב" * 257}]),
+                 VE, match="The Tag Value provided is invalid")

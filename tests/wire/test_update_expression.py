@@ -859,3 +859,51 @@ def test_legacy_attribute_updates(ddb, tk):
     ddb.update_item(TableName=t, Key=key,
                     AttributeUpdates={"a": {"Value": to_wire(1), "Action": "PUT"}})
     assert item(ddb, t, key) == {"pk": pk, "a": 1}
+
+
+# --------------------------------------------------------------------------
+# AttributeUpdates' type clash leaves UpdateExpression's message as it is
+# (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
+# behaviour checklist; was test_conformance_sweep.py)
+# --------------------------------------------------------------------------
+
+def test_update_expression_type_clash_keeps_its_message(ddb, table_s):
+    key = {"pk": {"S": "mm"}}
+    ddb.put_item(TableName=table_s, Item={**key, "a": {"SS": ["dog"]}})
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key, UpdateExpression="ADD a :v",
+                                         ExpressionAttributeValues={":v": {"N": "2"}}),
+                 "ValidationException",
+                 "An operand in the update expression has an incorrect data type")
+
+
+# --------------------------------------------------------------------------
+# The validation envelope on UpdateExpression errors
+# (from DynamoDB as it answers in 2026: the service's answers as captured against AWS in
+# 2026; was test_service_2026.py. Issue 14's examples)
+# --------------------------------------------------------------------------
+
+ENVELOPE = "1 validation error detected: "
+
+
+@pytest.mark.parametrize("section,expression,values", [
+    ("SET", "SET a = :v SET b = :v", {":v": {"N": "1"}}),
+    ("REMOVE", "REMOVE a REMOVE b", None),
+    ("ADD", "ADD x :v SET a = :v ADD y :v", {":v": {"N": "1"}}),
+    ("DELETE", "DELETE a :s DELETE b :s", {":s": {"SS": ["x"]}}),
+])
+def test_repeated_update_section(ddb, table_s, section, expression, values):
+    kwargs = {"ExpressionAttributeValues": values} if values else {}
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key={"pk": {"S": "k"}},
+                                         UpdateExpression=expression, **kwargs),
+                 VE, ENVELOPE + 'Invalid UpdateExpression: The "' + section +
+                 '" section can only be used once in an update expression;')
+
+
+def test_overlapping_update_paths(ddb, table_s):
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key={"pk": {"S": "k"}},
+        UpdateExpression="ADD string_set :s DELETE string_set :s",
+        ExpressionAttributeValues={":s": {"SS": ["x"]}}),
+        VE, ENVELOPE + "Invalid UpdateExpression: Two document paths overlap with each other; "
+        "must remove or rewrite one of these paths; path one: [string_set], "
+        "path two: [string_set]")

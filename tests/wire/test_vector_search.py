@@ -315,6 +315,7 @@ def test_update_table_provisioned_refused(raw):
         raw("DeleteTable", {"TableName": name})
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics")
 def test_metrics_report_vector_memory(raw, server, vtable):
     import urllib.request
     ok(put(raw, vtable, "a", [1, 0, 0]))
@@ -360,6 +361,7 @@ def graph_built(server, table):
                for l in text.splitlines())
 
 
+@pytest.mark.ddb_only("ddb-server's /metrics (the HNSW graph gauge)")
 def test_recall_against_exact_above_graph_threshold(raw, server):
     """25,000 random vectors: past kVectorGraphThreshold (20,000) the HNSW graph answers;
     its top 10 must agree with exact search (computed here) at recall >= 0.95."""
