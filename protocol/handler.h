@@ -65,7 +65,8 @@ WireResponse RenderConsoleApi(const std::vector<MetricsSource>& sources, std::st
                               std::string_view query);
 
 // The wire form of an error: status 400 (500 for kInternal) and
-// {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.
+// {"__type":"<namespace>#<Type>","message":"..."}: the namespace and the message member
+// as the service writes each type (handler.cc, EnvelopeOf).
 WireResponse ErrorResponse(const Error& error);
 
 }  // namespace ddb::protocol
