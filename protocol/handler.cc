@@ -213,7 +213,8 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
   const Envelope envelope = EnvelopeOf(error.code());
   w.Key("__type");
   w.String(std::string(envelope.type_namespace) + std::string(wire.type));
-  if (!error.message().empty() || envelope.type_namespace.find("coral.service") == std::string_view::npos) {
+  if (!error.message().empty() ||
+      envelope.type_namespace.find("coral.service") == std::string_view::npos) {
     w.Key(envelope.message_member);
     w.String(error.message());
   }
