@@ -961,6 +961,16 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
     }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
+  // Global tables' members are refused by name rather than ignored (an UpdateTable with only
+  // them would otherwise answer "At least one of ... ReplicaUpdates ... is required").
+  for (std::string_view member :
+       {"ReplicaUpdates", "MultiRegionConsistency", "GlobalTableWitnessUpdates"}) {
+    if (Present(request, member)) {
+      return Error::Validation(std::string(member) +
+                               " is not supported: ddb does not implement global tables "
+                               "(replicas) yet");
+    }
+  }
   return req;
 }
 
