@@ -346,6 +346,19 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
 
 }  // namespace
 
+std::optional<WireResponse> RequestLevelError(std::string_view target, std::string& body,
+                                              bool check_body) {
+  std::string_view operation;
+  if (Find(target, &operation) == nullptr) {
+    return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
+  }
+  if (check_body) {
+    Result<JsonObject> request = ParseBody(body);
+    if (!request.ok()) return ErrorResponse(request.error());
+  }
+  return std::nullopt;
+}
+
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {
   return Run(ctx, target, body, [&](std::string_view, const JsonObject&) -> Result<Serving> {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,13 @@ struct WireResponse {
 // Unknown targets -> UnknownOperationException; bad JSON -> SerializationException.
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body);
+
+// What the service answers before it authenticates a request (server/http_server.cc asks
+// only when authentication failed, so that the common request parses its body once): an
+// unknown target (UnknownOperationException), then a body that is not a JSON object
+// (SerializationException); nullopt when neither. `check_body`: false for a compressed body.
+std::optional<WireResponse> RequestLevelError(std::string_view target, std::string& body,
+                                              bool check_body);
 
 // An engine whose figures GET /metrics shows, and the Prometheus labels that tell it from
 // the others ("" for one engine alone; the server's namespaces: account="..",region="..").
