@@ -56,7 +56,8 @@ def test_post_in_another_content_type_is_404(server, content_type):
 @pytest.mark.parametrize("content_type", ["application/json", "application/x-amz-json-1.0",
                                           "application/x-amz-json-1.1"])
 def test_answered_in_the_requests_content_type(server, content_type):
-    status, headers, body = _send(server, "POST", {"Content-Type": content_type}, b"hi")
+    status, headers, body = _send(server, "POST", {
+        "Content-Type": content_type, "X-Amz-Target": TARGET_PREFIX + "ListTables"}, b"hi")
     assert status == 400
     assert headers["content-type"] == content_type
     assert json.loads(body)["__type"] == "com.amazon.coral.service#SerializationException"
