@@ -617,7 +617,10 @@ Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query
   if (!filter && !key) return Status::Ok();
   DDB_RETURN_IF_ERROR(
       CheckOwnPlaceholders(request, expressions, {"FilterExpression", "KeyConditionExpression"}));
-  if (filter) query->filter_expression = std::move(filter);
+  if (filter) {
+    query->filter_expression = std::move(filter);
+    query->legacy_filter = true;
+  }
   if (key) query->key_condition_expression = std::move(*key);
   MergePlaceholders(p, query);
   return Status::Ok();
@@ -637,6 +640,7 @@ Status ApplyLegacyScanParameters(const JsonObject& request, ScanRequest* scan) {
   if (!filter) return Status::Ok();
   DDB_RETURN_IF_ERROR(CheckOwnPlaceholders(request, expressions, {"FilterExpression"}));
   scan->filter_expression = std::move(filter);
+  scan->legacy_filter = scan->filter_expression.has_value();
   MergePlaceholders(p, scan);
   return Status::Ok();
 }
