@@ -129,6 +129,8 @@ WireError ToWire(ErrorCode code) {
       return {"ExportConflictException", 400};
     case ErrorCode::kInvalidExportTime:
       return {"InvalidExportTimeException", 400};
+    case ErrorCode::kGlobalTableNotFound:
+      return {"GlobalTableNotFoundException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -153,6 +155,12 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"BatchWriteItem", HandleBatchWriteItem},
       {"UpdateItem", HandleUpdateItem},
       {"UpdateTable", HandleUpdateTable},
+      {"CreateGlobalTable", HandleCreateGlobalTable},
+      {"DescribeGlobalTable", HandleDescribeGlobalTable},
+      {"UpdateGlobalTable", HandleUpdateGlobalTable},
+      {"DescribeGlobalTableSettings", HandleDescribeGlobalTableSettings},
+      {"UpdateGlobalTableSettings", HandleUpdateGlobalTableSettings},
+      {"ListGlobalTables", HandleListGlobalTables},
       {"SearchVectors", HandleSearchVectors},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"ExecuteStatement", HandleExecuteStatement},
