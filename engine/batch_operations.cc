@@ -48,6 +48,15 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
             ka.expression_attribute_names ? &*ka.expression_attribute_names : nullptr));
     plans.push_back(std::move(plan));
   }
+  // Keys sent twice are refused before any table is looked up (the service's order); the
+  // check with the key schema below also catches keys that differ only in extra attributes.
+  for (const auto& [name, ka] : req.request_items) {
+    for (size_t i = 0; i < ka.keys.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (ka.keys[i] == ka.keys[j]) return DuplicateKeys();
+      }
+    }
+  }
   for (size_t t = 0; t < plans.size(); ++t) {
     const auto& [name, ka] = req.request_items[t];
     TablePlan& plan = plans[t];
@@ -133,13 +142,25 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     const WriteRequest* write;
   };
   std::vector<Planned> planned;
+  // An item over the size limit is refused before any table is looked up (the service's
+  // order).
+  for (const auto& [name, writes] : req.request_items) {
+    for (const auto& w : writes) {
+      if (w.is_put) DDB_RETURN_IF_ERROR(ValidateItemSize(w.item));
+    }
+  }
   for (const auto& [name, writes] : req.request_items) {
     DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(name));
     std::set<std::string> seen;
     for (const auto& w : writes) {
       if (w.is_put) {
-        // A key value of the wrong type is "does not match the schema" here, as the service
-        // answers BatchWriteItem (PutItem names the types instead).
+        // A key attribute missing or of the wrong type is "does not match the schema" here,
+        // as the service answers BatchWriteItem (PutItem names the attribute or the types).
+        for (const auto& k : table->description.key_schema) {
+          if (!w.item.count(k.attribute_name)) {
+            return Error::Validation("The provided key element does not match the schema");
+          }
+        }
         DDB_RETURN_IF_ERROR(ValidateKeyValues(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateItem(table->description, w.item));
         DDB_RETURN_IF_ERROR(ValidateIndexKeys(table->indexes, w.item));

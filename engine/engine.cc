@@ -367,6 +367,7 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write,
                        CompileWriteExpressions(PreparedWrite::Kind::kPut, std::nullopt, req));
+  DDB_RETURN_IF_ERROR(ValidateItemSize(req.item));  // before the table, as the service checks
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(BindWrite(table, req.item, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));

@@ -180,8 +180,8 @@ Result<ReadPlan> PlanRead(const ReadRequestBase& req, Placeholders* placeholders
   DDB_RETURN_IF_ERROR(CheckSelect(req));
   plan.count_only = req.select == Select::kCount;
   if (req.filter_expression) {
-    DDB_ASSIGN_OR_RETURN(
-        plan.filter, CompileCondition(*req.filter_expression, "FilterExpression", placeholders));
+    DDB_ASSIGN_OR_RETURN(plan.filter, CompileCondition(*req.filter_expression, "FilterExpression",
+                                                       placeholders, req.legacy_filter));
   }
   if (req.projection_expression) {
     DDB_ASSIGN_OR_RETURN(Projection p, CompileProjection(*req.projection_expression, placeholders));

@@ -25,6 +25,35 @@ struct WireError {
   int status;
 };
 
+// The `__type` namespace and message member of each error as the service writes them
+// (recorded answers; tests/wire/test_error_envelope.py cites them): the request layer's
+// errors come from its framework (coral): validation, serialization, unknown operations and
+// authentication; the rest are DynamoDB's own. The framework's service errors that carry a
+// text name it "Message"; an empty text is no member at all (UnknownOperationException and
+// a body that is not JSON answer with `__type` alone).
+struct Envelope {
+  std::string_view type_namespace;
+  std::string_view message_member;
+};
+
+Envelope EnvelopeOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kValidation:
+      return {"com.amazon.coral.validate#", "message"};
+    case ErrorCode::kSerialization:
+    case ErrorCode::kAccessDenied:
+      return {"com.amazon.coral.service#", "Message"};
+    case ErrorCode::kUnknownOperation:
+    case ErrorCode::kMissingAuthenticationToken:
+    case ErrorCode::kIncompleteSignature:
+    case ErrorCode::kInvalidSignature:
+    case ErrorCode::kUnrecognizedClient:
+      return {"com.amazon.coral.service#", "message"};
+    default:
+      return {"com.amazonaws.dynamodb.v20120810#", "message"};
+  }
+}
+
 WireError ToWire(ErrorCode code) {
   switch (code) {  // -Wswitch makes a missing case a build error
     case ErrorCode::kValidation:
@@ -100,6 +129,8 @@ WireError ToWire(ErrorCode code) {
       return {"ExportConflictException", 400};
     case ErrorCode::kInvalidExportTime:
       return {"InvalidExportTimeException", 400};
+    case ErrorCode::kGlobalTableNotFound:
+      return {"GlobalTableNotFoundException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -124,6 +155,12 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"BatchWriteItem", HandleBatchWriteItem},
       {"UpdateItem", HandleUpdateItem},
       {"UpdateTable", HandleUpdateTable},
+      {"CreateGlobalTable", HandleCreateGlobalTable},
+      {"DescribeGlobalTable", HandleDescribeGlobalTable},
+      {"UpdateGlobalTable", HandleUpdateGlobalTable},
+      {"DescribeGlobalTableSettings", HandleDescribeGlobalTableSettings},
+      {"UpdateGlobalTableSettings", HandleUpdateGlobalTableSettings},
+      {"ListGlobalTables", HandleListGlobalTables},
       {"SearchVectors", HandleSearchVectors},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"ExecuteStatement", HandleExecuteStatement},
@@ -181,10 +218,14 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
   WireError wire = ToWire(error.code());
   JsonWriter w;
   w.BeginObject();
+  const Envelope envelope = EnvelopeOf(error.code());
   w.Key("__type");
-  w.String("com.amazonaws.dynamodb.v20120810#" + std::string(wire.type));
-  w.Key("message");
-  w.String(error.message());
+  w.String(std::string(envelope.type_namespace) + std::string(wire.type));
+  if (!error.message().empty() ||
+      envelope.type_namespace.find("coral.service") == std::string_view::npos) {
+    w.Key(envelope.message_member);
+    w.String(error.message());
+  }
   if (error.detail() && error.detail()->item) {
     w.Key("Item");
     WriteAttributeMap(w, *error.detail()->item);
@@ -312,6 +353,19 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
 }
 
 }  // namespace
+
+std::optional<WireResponse> RequestLevelError(std::string_view target, std::string& body,
+                                              bool check_body) {
+  std::string_view operation;
+  if (Find(target, &operation) == nullptr) {
+    return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
+  }
+  if (check_body) {
+    Result<JsonObject> request = ParseBody(body);
+    if (!request.ok()) return ErrorResponse(request.error());
+  }
+  return std::nullopt;
+}
 
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {

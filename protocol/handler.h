@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,13 @@ struct WireResponse {
 // Unknown targets -> UnknownOperationException; bad JSON -> SerializationException.
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body);
+
+// What the service answers before it authenticates a request (server/http_server.cc asks
+// only when authentication failed, so that the common request parses its body once): an
+// unknown target (UnknownOperationException), then a body that is not a JSON object
+// (SerializationException); nullopt when neither. `check_body`: false for a compressed body.
+std::optional<WireResponse> RequestLevelError(std::string_view target, std::string& body,
+                                              bool check_body);
 
 // An engine whose figures GET /metrics shows, and the Prometheus labels that tell it from
 // the others ("" for one engine alone; the server's namespaces: account="..",region="..").
@@ -65,7 +73,8 @@ WireResponse RenderConsoleApi(const std::vector<MetricsSource>& sources, std::st
                               std::string_view query);
 
 // The wire form of an error: status 400 (500 for kInternal) and
-// {"__type":"com.amazonaws.dynamodb.v20120810#<Type>","message":"..."}.
+// {"__type":"<namespace>#<Type>","message":"..."}: the namespace and the message member
+// as the service writes each type (handler.cc, EnvelopeOf).
 WireResponse ErrorResponse(const Error& error);
 
 }  // namespace ddb::protocol

@@ -1,5 +1,6 @@
 #include "protocol/legacy_parameters.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <vector>
@@ -293,9 +294,21 @@ std::string ConditionText(Condition c, LegacyPlaceholders* p) {
     case Op::kBeginsWith:
       return "begins_with(" + n + ", " + v[0] + ")";
     case Op::kIn: {
-      std::string text = n + " IN (";
-      for (size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + v[i];
-      return text + ")";
+      // The expression language takes at most 100 operands after IN; the legacy IN has no
+      // such limit (the service took 27,500 values in a ScanFilter), so a longer list is
+      // an OR of IN conditions of 100 each.
+      constexpr size_t kPerIn = 100;
+      std::string text;
+      for (size_t start = 0; start < v.size(); start += kPerIn) {
+        const bool several = v.size() > kPerIn;
+        text += start ? (several ? " OR (" : "") : (several ? "(" : "");
+        text += n + " IN (";
+        for (size_t i = start; i < std::min(v.size(), start + kPerIn); ++i) {
+          text += (i > start ? ", " : "") + v[i];
+        }
+        text += several ? "))" : ")";
+      }
+      return text;
     }
     case Op::kBetween:
       return n + " BETWEEN " + v[0] + " AND " + v[1];
@@ -604,7 +617,10 @@ Status ApplyLegacyQueryParameters(const JsonObject& request, QueryRequest* query
   if (!filter && !key) return Status::Ok();
   DDB_RETURN_IF_ERROR(
       CheckOwnPlaceholders(request, expressions, {"FilterExpression", "KeyConditionExpression"}));
-  if (filter) query->filter_expression = std::move(filter);
+  if (filter) {
+    query->filter_expression = std::move(filter);
+    query->legacy_filter = true;
+  }
   if (key) query->key_condition_expression = std::move(*key);
   MergePlaceholders(p, query);
   return Status::Ok();
@@ -624,6 +640,7 @@ Status ApplyLegacyScanParameters(const JsonObject& request, ScanRequest* scan) {
   if (!filter) return Status::Ok();
   DDB_RETURN_IF_ERROR(CheckOwnPlaceholders(request, expressions, {"FilterExpression"}));
   scan->filter_expression = std::move(filter);
+  scan->legacy_filter = scan->filter_expression.has_value();
   MergePlaceholders(p, scan);
   return Status::Ok();
 }

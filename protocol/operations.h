@@ -22,6 +22,16 @@ Result<std::string> HandleCreateTable(Engine&, const RequestContext&, const Json
 Result<std::string> HandleDescribeTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTable(Engine&, const RequestContext&, const JsonObject&);
+// Global tables version 2017.11.29 (Legacy), as the service answers them today
+// (global_table_operations.cc).
+Result<std::string> HandleCreateGlobalTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeGlobalTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleUpdateGlobalTable(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleDescribeGlobalTableSettings(Engine&, const RequestContext&,
+                                                      const JsonObject&);
+Result<std::string> HandleUpdateGlobalTableSettings(Engine&, const RequestContext&,
+                                                    const JsonObject&);
+Result<std::string> HandleListGlobalTables(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTimeToLive(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeTimeToLive(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleTagResource(Engine&, const RequestContext&, const JsonObject&);

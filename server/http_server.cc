@@ -63,6 +63,7 @@ using tcp = asio::ip::tcp;
 
 constexpr std::string_view kJson10 = "application/x-amz-json-1.0";
 constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
+constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
 // Request and response bodies up to this size keep their buffer for the connection's next
 // message; larger ones are freed, so that an idle connection does not pin megabytes.
@@ -82,17 +83,47 @@ HttpResponse PlainResponse(int status, std::string body) {
   return response;
 }
 
-HttpResponse DynamoResponse(int status, std::string body, bool json_1_1) {
+HttpResponse DynamoResponse(int status, std::string body, std::string_view content_type) {
   HttpResponse response;
   response.status = status;
-  response.content_type = json_1_1 ? kJson11 : kJson10;
+  response.content_type = content_type;
   response.crc32 = true;
   response.body = std::move(body);
   return response;
 }
 
-bool UsesJson11(std::string_view content_type) {
-  return content_type.find(kJson11) != std::string_view::npos;
+// The media type of a Content-Type value: before any parameter, without blanks.
+std::string_view MediaType(std::string_view content_type) {
+  content_type = content_type.substr(0, content_type.find(';'));
+  while (!content_type.empty() && content_type.back() == ' ') content_type.remove_suffix(1);
+  while (!content_type.empty() && content_type.front() == ' ') content_type.remove_prefix(1);
+  return content_type;
+}
+
+// The content types the service takes a DynamoDB request in; it answers in the same one.
+bool AcceptedContentType(std::string_view content_type) {
+  const std::string_view media = MediaType(content_type);
+  return EqualsIgnoreCase(media, kJson10) || EqualsIgnoreCase(media, kJson11) ||
+         EqualsIgnoreCase(media, kJson);
+}
+
+std::string_view ResponseContentType(std::string_view request_content_type) {
+  const std::string_view media = MediaType(request_content_type);
+  if (EqualsIgnoreCase(media, kJson11)) return kJson11;
+  if (EqualsIgnoreCase(media, kJson)) return kJson;
+  return kJson10;
+}
+
+// What the service answers a request that names no operation it could serve: a PUT, a
+// DELETE, an OPTIONS without Origin, a POST in another content type (recorded: 404 and this
+// body, 29 bytes; dynalite's test/connection.js).
+HttpResponse UnknownOperationXml() {
+  HttpResponse response;
+  response.status = 404;
+  response.content_type = "application/xml";  // not recorded; the body is XML
+  response.body = "<UnknownOperationException/>\n";
+  response.crc32 = true;
+  return response;
 }
 
 // What an exception escaping a request carries, for the log (never for the client).
@@ -184,9 +215,10 @@ std::string NewRequestId() {
   return id;
 }
 
-HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1) {
+HttpResponse DynamoErrorResponse(const Error& error, std::string_view request_content_type) {
   protocol::WireResponse wire = protocol::ErrorResponse(error);
-  return DynamoResponse(wire.status, std::move(wire.body), json_1_1);
+  return DynamoResponse(wire.status, std::move(wire.body),
+                        ResponseContentType(request_content_type));
 }
 
 namespace {
@@ -277,10 +309,30 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
     ctx.principal_arn = caller->key->principal_arn;
     return ctx;
   }
+  const Error missing(ErrorCode::kMissingAuthenticationToken,
+                      "Request is missing Authentication Token");
   if (!request.authorization || request.authorization->empty()) {
-    return Error(ErrorCode::kMissingAuthenticationToken, "Request is missing Authentication Token");
+    // A presigned request (SigV4 in the query string): the caller from its credential scope.
+    const size_t q = request.target.find('?');
+    if (q == std::string_view::npos) return missing;
+    const std::vector<QueryParam> query = ParseQuery(request.target.substr(q + 1));
+    const QueryParam* credential = FindParam(query, "X-Amz-Credential");
+    if (!FindParam(query, "X-Amz-Algorithm") || !credential) return missing;
+    return ContextFromAuthorization("AWS4-HMAC-SHA256 Credential=" + credential->value);
   }
-  return ContextFromAuthorization(*request.authorization);
+  // Signatures are not checked, but a header the service could not parse is refused as it
+  // refuses it: another scheme is no token at all, an incomplete one is named.
+  const std::string_view header = *request.authorization;
+  if (header.substr(0, 5) != "AWS4-") return missing;
+  if (header.find("SignedHeaders=") == std::string_view::npos ||
+      header.find("Signature=") == std::string_view::npos ||
+      header.find("Credential=") == std::string_view::npos) {
+    const bool has_date = FindHeader(request.headers, "X-Amz-Date").has_value() ||
+                          FindHeader(request.headers, "Date").has_value();
+    Result<SigV4Authorization> parsed = ParseAuthorization(header, has_date);
+    if (!parsed.ok()) return parsed.error();
+  }
+  return ContextFromAuthorization(header);
 }
 
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
@@ -305,22 +357,30 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
     // load balancers and some SDK health checks probe it.
     return PlainResponse(200, "healthy: " + std::string(request->host));
   }
-  if (request->method == "OPTIONS") return PlainResponse(200, "");
-  if (request->method != "POST") {
-    HttpResponse response = PlainResponse(405, "Method Not Allowed\n");
-    response.allow = "GET, POST, OPTIONS";
-    return response;
+  if (request->method == "OPTIONS") {
+    return request->origin.empty() ? UnknownOperationXml() : PlainResponse(200, "");
+  }
+  if (request->method != "POST" || !AcceptedContentType(request->content_type)) {
+    return UnknownOperationXml();
   }
 
-  const bool json_1_1 = UsesJson11(request->content_type);
+  const std::string_view content_type = ResponseContentType(request->content_type);
   Result<RequestContext> ctx = Caller(*request, verifier);
-  if (!ctx.ok()) return DynamoErrorResponse(ctx.error(), json_1_1);
+  if (!ctx.ok()) {
+    // The service names an unknown operation or a body that is not JSON before it looks at
+    // the signature; asked only now, so that a served request parses its body once.
+    if (std::optional<protocol::WireResponse> first = protocol::RequestLevelError(
+            request->amz_target, request->body, request->content_encoding.empty())) {
+      return DynamoResponse(first->status, std::move(first->body), content_type);
+    }
+    return DynamoErrorResponse(ctx.error(), content_type);
+  }
   ctx->endpoint = request->host;
   // The service accepts compressed request bodies (SDK request compression); any other
   // coding, or a body that does not inflate, is an internal error there.
   ContentCoding request_coding;
   if (!ParseContentEncoding(request->content_encoding, &request_coding)) {
-    return DynamoErrorResponse(Error::Internal("Unsupported Content-Encoding"), json_1_1);
+    return DynamoErrorResponse(Error::Internal("Unsupported Content-Encoding"), content_type);
   }
   if (request_coding != ContentCoding::kIdentity) {
     std::string inflated;
@@ -334,7 +394,7 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
       case InflateResult::kCorrupt:
         return DynamoErrorResponse(Error::Internal("The request body is not valid " +
                                                    std::string(ContentCodingName(request_coding))),
-                                   json_1_1);
+                                   content_type);
     }
   }
   // Resource-based policies are enforced where callers are known (--auth verify).
@@ -345,7 +405,7 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
         return namespaces.Find(account, region);        // never created by naming it
       },
       *ctx, request->amz_target, request->body, /*enforce_policies=*/verifier != nullptr);
-  HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), json_1_1);
+  HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), content_type);
   if (response.body.size() > kCompressAbove) {
     const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);
     std::string compressed;
@@ -669,7 +729,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     const Error refusal{ErrorCode::kServiceUnavailable,
                         "The server has as many open connections as --max-connections (" +
                             std::to_string(server_.options().max_connections) + ") allows; retry"};
-    WriteResponse(DynamoErrorResponse(refusal, /*json_1_1=*/false), 11, /*keep_alive=*/false);
+    WriteResponse(DynamoErrorResponse(refusal, kJson10), 11, /*keep_alive=*/false);
   }
 
   // Begins the next message; parses what is already buffered before reading.
@@ -682,7 +742,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
                     std::make_tuple(ArenaAllocator<char>(&header_arena_)));
     // The larger of the two limits until the header shows which applies (RequestBodyLimit).
     parser_->body_limit(std::max(server_.options().body_limit, S3BodyLimit()));
-    parser_->eager(true);
+    // Not eager until the header is parsed: the body's limit depends on the header, and Beast
+    // counts a chunked body against the limit in force as it parses it (a body parsed in the
+    // header's read under the larger limit went past the smaller one unseen).
+    parser_->eager(false);
     header_seen_ = false;
     idle_ = true;
     SetDeadline(server_.options().read_timeout);
@@ -698,6 +761,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       if (ec == http::error::need_more) break;
       if (ec) return OnParseError(ec);
       if (used == 0) break;
+      if (!header_seen_ && parser_->is_header_done()) break;
     }
     if (!header_seen_ && parser_->is_header_done()) {
       header_seen_ = true;
@@ -705,7 +769,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       s3_request_ = SignedForS3();
       const uint64_t limit = s3_request_ ? S3BodyLimit() : server_.options().body_limit;
       if (parser_->content_length().value_or(0) > limit) return RejectTooLarge(limit);
-      parser_->body_limit(limit);  // what a chunked body may still add
+      parser_->body_limit(limit);  // all a chunked body may have: none of it is parsed yet
+      parser_->eager(true);
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
       if (EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
@@ -723,6 +788,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
         return;
       }
       SetDeadline(server_.options().read_timeout);  // the body gets its own budget
+      return ParseBuffered();  // the body bytes already read, now under the limit
     }
     if (header_seen_ && !ReserveBody()) return RejectBusy();
     if (parser_->is_done()) return HandleRequest();
@@ -871,7 +937,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     }
     request_.headers = header_fields_;
     request_.body = std::move(message.body());
-    json_1_1_ = UsesJson11(request_.content_type);
+    response_content_type_ = ResponseContentType(request_.content_type);
 
     EngineSlots* slots = server_.engine_slots();
     if (!slots || !IsEngineRequest(request_, s3_request_)) {
@@ -922,7 +988,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     } catch (...) {
       Log(LogLevel::kError, "request " + std::string(request_.amz_target) +
                                 " failed with an exception: " + DescribeCurrentException());
-      response_ = DynamoErrorResponse(Error::Internal("Internal server error"), json_1_1_);
+      response_ =
+          DynamoErrorResponse(Error::Internal("Internal server error"), response_content_type_);
     }
   }
 
@@ -960,14 +1027,14 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
             " bytes: --max-body-memory (" + std::to_string(server_.options().max_body_memory) +
             " bytes) is taken by the requests in progress");
     const unsigned version = parser_->get().version();
-    const bool json_1_1 = UsesJson11(parser_->get()[http::field::content_type]);
+    const std::string_view content_type = parser_->get()[http::field::content_type];
     parser_.reset();
     header_arena_.Reset();
     body_ = std::string();
     const Error busy{ErrorCode::kServiceUnavailable,
                      "The server is holding as many request bodies as --max-body-memory "
                      "allows; retry"};
-    WriteResponse(DynamoErrorResponse(busy, json_1_1), version, /*keep_alive=*/false);
+    WriteResponse(DynamoErrorResponse(busy, content_type), version, /*keep_alive=*/false);
   }
 
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
@@ -1083,7 +1150,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   Clock::time_point start_;
   unsigned version_ = 11;
   bool keep_alive_ = false;
-  bool json_1_1_ = false;
+  std::string_view response_content_type_ = kJson10;  // one of the static names
   bool s3_request_ = false;   // the message is signed for S3 (set once its header is parsed)
   bool idle_ = false;         // waiting for the next request (or lingering): safe to close
   size_t reserved_body_ = 0;  // this request's share of the server's body_budget()

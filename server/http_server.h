@@ -90,9 +90,10 @@ HttpResponse Route(Namespaces& namespaces, HttpRequest* request,
                    const SignatureVerifier* verifier = nullptr, std::string_view cors_origins = "*",
                    bool console = false, LocalS3Store* s3 = nullptr);
 
-// A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route. `json_1_1`
-// selects the 1.1 content type.
-HttpResponse DynamoErrorResponse(const Error& error, bool json_1_1);
+// A DynamoDB error response (crc32 set), e.g. for an exception that escaped Route, in the
+// content type the service answers a request of `request_content_type` in (1.0, 1.1 or
+// application/json; 1.0 for anything else).
+HttpResponse DynamoErrorResponse(const Error& error, std::string_view request_content_type);
 
 // A fresh 52-character [A-Z0-9] request id, the shape of the service's x-amzn-RequestId.
 std::string NewRequestId();

@@ -65,8 +65,10 @@ using UpdatePtr = std::shared_ptr<const CompiledUpdate>;
 // "kind" names the request member in messages: "ConditionExpression" or "FilterExpression".
 // Errors: kValidation (syntax, reserved words, undefined placeholders, bad operand types
 // known statically, IN with more than 100 operands, paths deeper than 32, empty text).
+// `legacy`: the text translates legacy conditions (ScanFilter, QueryFilter), which the
+// service holds to no operator or IN-operand count.
 Result<ConditionPtr> CompileCondition(std::string_view text, std::string_view kind,
-                                      Placeholders* placeholders);
+                                      Placeholders* placeholders, bool legacy = false);
 // Whether "item" (null when the item does not exist) satisfies the condition. Comparisons
 // across types are false, never errors.
 bool EvaluateCondition(const CompiledCondition& condition, const Item* item);

@@ -157,7 +157,7 @@ int CompareScalars(const AttributeValue& a, const AttributeValue& b) {
 
 // Checks of one node that follow resolution: function rules, distinct operands, operand
 // types of ordering operators, BETWEEN bounds, IN size.
-Status CheckNodeSemantics(std::string_view kind, const Condition& c) {
+Status CheckNodeSemantics(std::string_view kind, const Condition& c, bool legacy) {
   for (const Operand& op : c.operands) {
     DDB_RETURN_IF_ERROR(ForEachOperand(op, [&](const Operand& o) -> Status {
       if (o.kind == Operand::Kind::kFunction) return CheckFunction(kind, o);
@@ -203,7 +203,7 @@ Status CheckNodeSemantics(std::string_view kind, const Condition& c) {
       break;
     }
     case Condition::Kind::kIn:
-      if (c.operands.size() - 1 > expr::kMaxInOperands) {
+      if (!legacy && c.operands.size() - 1 > expr::kMaxInOperands) {
         // Message not confirmed against the service.
         return InvalidExpression(kind,
                                  "The IN operator is provided with too many operands; number of "
@@ -216,6 +216,8 @@ Status CheckNodeSemantics(std::string_view kind, const Condition& c) {
   }
   return Status::Ok();
 }
+
+Status CheckParsedConditionBody(const Condition& parsed, std::string_view kind);
 
 // The checks that depend on the text alone, in the service's order; run once per text, at
 // parse time (expr::ParseCondition caches their outcome).
@@ -234,6 +236,15 @@ Status CheckParsedCondition(const Condition& parsed, std::string_view kind) {
     return InvalidExpression(kind, "The expression contains too many operators; operator count: " +
                                        std::to_string(expr::kMaxOperators + 1));
   }
+  return CheckParsedConditionBody(parsed, kind);
+}
+
+// CheckParsedCondition without the operator count, for translated legacy conditions.
+Status CheckParsedLegacyCondition(const Condition& parsed, std::string_view kind) {
+  return CheckParsedConditionBody(parsed, kind);
+}
+
+Status CheckParsedConditionBody(const Condition& parsed, std::string_view kind) {
   // 1. Redundant parentheses: "((a = :v))" or "((a)) = :v".
   Status status;
   ForEachNode(parsed, [&](const Condition& node) {
@@ -297,9 +308,11 @@ Status CheckParsedCondition(const Condition& parsed, std::string_view kind) {
 // Parse (cached, with CheckParsedCondition) + the checks that need the request's placeholders,
 // in the service's order.
 Result<Condition> ParseAndCompile(std::string_view text, std::string_view kind,
-                                  Placeholders* placeholders) {
-  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const Condition> parsed,
-                       expr::ParseCondition(text, kind, &CheckParsedCondition));
+                                  Placeholders* placeholders, bool legacy = false) {
+  DDB_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Condition> parsed,
+      expr::ParseCondition(text, kind,
+                           legacy ? &CheckParsedLegacyCondition : &CheckParsedCondition));
   Status status;
   // 5. Placeholders: names first, then values.
   Condition tree = *parsed;
@@ -320,7 +333,7 @@ Result<Condition> ParseAndCompile(std::string_view text, std::string_view kind,
       ForEachOperand(tree, [&](const Operand& o) { return expr::CheckPathDepth(o, kind); }));
   // 7. Operator and function rules.
   ForEachNode(tree, [&](const Condition& node) {
-    if (status.ok()) status = CheckNodeSemantics(kind, node);
+    if (status.ok()) status = CheckNodeSemantics(kind, node, legacy);
   });
   DDB_RETURN_IF_ERROR(status);
   return tree;
@@ -357,8 +370,8 @@ Status CheckAllPlaceholdersUsed(const Placeholders& p) {
 }
 
 Result<ConditionPtr> CompileCondition(std::string_view text, std::string_view kind,
-                                      Placeholders* placeholders) {
-  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kind, placeholders));
+                                      Placeholders* placeholders, bool legacy) {
+  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kind, placeholders, legacy));
   auto compiled = std::make_shared<CompiledCondition>();
   compiled->root = std::move(tree);
   return ConditionPtr(std::move(compiled));

@@ -466,12 +466,14 @@ ParseCache& Cache() {
 }
 
 // Written into a per-thread buffer that keeps its capacity: a cache hit allocates nothing.
-const std::string& CacheKey(Grammar grammar, bool checked, std::string_view kind,
+// Parses checked by different functions are cached apart: the check's address is in the key.
+template <typename Check>
+const std::string& CacheKey(Grammar grammar, Check check, std::string_view kind,
                             std::string_view text) {
   thread_local std::string key;
   key.clear();
   key.push_back(static_cast<char>('0' + static_cast<int>(grammar)));
-  key.push_back(checked ? '+' : '-');
+  key.append(reinterpret_cast<const char*>(&check), sizeof check);
   key.append(kind);
   key.push_back('\0');
   key.append(text);
@@ -483,7 +485,7 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
                                                 std::string_view text, ParseFn parse,
                                                 Status (*check)(const Tree&,
                                                                 std::string_view) = nullptr) {
-  const std::string& key = CacheKey(grammar, check != nullptr, kind, text);
+  const std::string& key = CacheKey(grammar, check, kind, text);
   ParseCache& cache = Cache();
   {
     std::lock_guard<std::mutex> lock(cache.mu);

@@ -20,8 +20,8 @@ namespace ddb::expr {
 //   "Invalid <kind>: Syntax error; token: \"<tok>\", near: \"<text>\""
 // `check`, when given, runs once on a freshly parsed tree and its error is cached as the
 // result of the parse: for the rules that depend on the text alone (the compiler's first
-// checks), so that a hot request does not re-run them. Checked and unchecked parses of one
-// text are cached apart.
+// checks), so that a hot request does not re-run them. Parses of one text under
+// different checks (or none) are cached apart.
 using TreeCheck = Status (*)(const Condition& tree, std::string_view kind);
 Result<std::shared_ptr<const Condition>> ParseCondition(std::string_view text,
                                                         std::string_view kind,

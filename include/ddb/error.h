@@ -59,6 +59,7 @@ enum class ErrorCode : uint8_t {
   kExportNotFound,
   kExportConflict,  // ExportTableToPointInTime: the ClientToken names another export
   kInvalidExportTime,
+  kGlobalTableNotFound,  // global tables version 2017.11.29: none exist
   kInternal,
 };
 

@@ -727,6 +727,9 @@ struct ReadRequestBase {
   // index does not project is absent) instead of refusing a filter on an unprojected
   // attribute. PartiQL's SELECT of an index without its key condition answers so.
   bool filter_index_entries = false;
+  // The filter is the translation of ScanFilter or QueryFilter: the service holds legacy
+  // conditions to neither the expression language's 300 operators nor IN's 100 operands.
+  bool legacy_filter = false;
 };
 
 struct QueryRequest : ReadRequestBase {

@@ -63,9 +63,17 @@ std::optional<std::string_view> StripAlgorithm(std::string_view header) {
 
 Result<SigV4Authorization> ParseAuthorization(std::string_view header, bool request_has_date) {
   std::optional<std::string_view> params = StripAlgorithm(header);
-  if (!params) {
-    return Incomplete("Authorization header requires the " + std::string(kAlgorithm) +
-                      " algorithm. Authorization=" + std::string(header));
+  const bool other_algorithm = !params;
+  if (other_algorithm) {
+    // Another "AWS4-..." scheme: the service still names every missing parameter first
+    // ("AWS4-" alone lists them all; dynalite's test/connection.js has the recorded text).
+    const std::string_view trimmed = Trim(header);
+    if (trimmed.substr(0, 5) != "AWS4-") {
+      return Incomplete("Authorization header requires the " + std::string(kAlgorithm) +
+                        " algorithm. Authorization=" + std::string(header));
+    }
+    const size_t blank = trimmed.find_first_of(" \t");
+    params = blank == std::string_view::npos ? std::string_view() : Trim(trimmed.substr(blank));
   }
   std::optional<std::string_view> credential, signed_headers, signature;
   // Parameters are separated by ',' and/or blanks ("Credential=... SignedHeaders=..." is
@@ -100,6 +108,10 @@ Result<SigV4Authorization> ParseAuthorization(std::string_view header, bool requ
         "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ";
   }
   if (!missing.empty()) return Incomplete(missing + "Authorization=" + std::string(header));
+  if (other_algorithm) {
+    return Incomplete("Authorization header requires the " + std::string(kAlgorithm) +
+                      " algorithm. Authorization=" + std::string(header));
+  }
 
   const std::vector<std::string_view> scope = Split(*credential, '/');
   bool scope_ok = scope.size() == 5 && scope[4] == "aws4_request";

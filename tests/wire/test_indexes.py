@@ -1289,7 +1289,7 @@ def test_update_table_index_creation_with_deletion_protection(ddb, raw, table_s)
                             "DeletionProtectionEnabled": False})
     assert r.status == 400
     assert r.json() == {
-        "__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
+        "__type": "com.amazon.coral.validate#ValidationException",
         "message": "DeletionProtection modification must be the only operation in the request"}
     assert _index_names(ddb, table_s) == []
 

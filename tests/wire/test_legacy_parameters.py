@@ -783,3 +783,13 @@ def test_key_conditions_on_a_multi_attribute_gsi_key(ddb, table_factory):
         "tenant": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "t1"}]},
         "ts": {"ComparisonOperator": "EQ", "AttributeValueList": [{"N": "1"}]}}),
         VE, "Conditions can be of length 1 or 2 only")
+
+# The legacy IN is not held to the expression language's 100 operands: the service took
+# 27,500 values in a ScanFilter (issue 31, item 3, from a client suite recorded against it).
+@pytest.mark.parametrize("count", [101, 250, 27_500])
+def test_scan_filter_in_with_many_values(ddb, scan_table, count):
+    values = list(range(1000, 1000 + count - 2)) + [1, 3]
+    assert scan_pks(ddb, scan_table, {"n": cond("IN", *values)}) == ["i1", "i3"]
+    both = {"n": cond("IN", *values), "s": cond("BEGINS_WITH", "ap")}
+    assert scan_pks(ddb, scan_table, both) == ["i1"]
+    assert scan_pks(ddb, scan_table, both, ConditionalOperator="OR") == ["i1", "i3", "i4"]

@@ -23,7 +23,7 @@ def policy_doc(arn, action="dynamodb:GetItem", effect="Allow", principal=None, *
 
 def error(resp):
     body = resp.json()
-    return body["__type"].split("#")[-1], body.get("message")
+    return body["__type"].split("#")[-1], body.get("message", body.get("Message"))
 
 
 @pytest.fixture
@@ -196,6 +196,9 @@ def test_self_lockout_needs_confirmation(raw, table):
     assert error(r) == ("AccessDeniedException",
                         "The new resource policy will not allow you to update the resource "
                         "policy in the future.")
+    # The request framework's namespace, with "Message" (test_error_envelope.py: sources).
+    assert r.json()["__type"] == "com.amazon.coral.service#AccessDeniedException"
+    assert "Message" in r.json() and "message" not in r.json()
     r = put(raw, arn, deny, ConfirmRemoveSelfResourceAccess=True)
     assert r.status == 200, r.body
 

@@ -481,7 +481,7 @@ def test_same_item_twice_with_key_attributes_in_other_order(ddb, raw_conn, table
             % (table_ss, table_ss))
     r = raw_conn("TransactWriteItems", body)
     assert r.status == 400, r.body
-    assert r.json()["__type"] == ERROR_TYPE_PREFIX + VE
+    assert r.json()["__type"] == "com.amazon.coral.validate#" + VE
     assert r.json().get("message", r.json().get("Message")) == DUPLICATE_MSG
     assert scan_all(ddb, table_ss) == []
 

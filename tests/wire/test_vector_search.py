@@ -26,7 +26,8 @@ def ok(resp):
 def err(resp, code, message=None, contains=None):
     assert resp.status == 400, resp.body
     body = resp.json()
-    assert body["__type"] == ERR + code, body
+    namespace = "com.amazon.coral.validate#" if code == "ValidationException" else ERR
+    assert body["__type"] == namespace + code, body
     if message is not None:
         assert body["message"] == message, body
     if contains is not None:
