@@ -24,7 +24,8 @@ XML_404 = b"<UnknownOperationException/>\n"
 
 
 def _send(server, method, headers=None, body=None, target="/"):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    host = getattr(server, "host", "127.0.0.1")  # --endpoint's host, or the local server
+    conn = http.client.HTTPConnection(host, server.port, timeout=60)
     try:
         conn.request(method, target, body=body, headers=headers or {})
         resp = conn.getresponse()
@@ -108,7 +109,8 @@ def test_presigned_request_is_served_without_verification(server):
 
 
 def _chunked(server, size):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+    conn = http.client.HTTPConnection(getattr(server, "host", "127.0.0.1"), server.port,
+                                      timeout=120)
     try:
         conn.putrequest("POST", "/")
         conn.putheader("Content-Type", "application/x-amz-json-1.0")
