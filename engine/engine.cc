@@ -107,25 +107,14 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   } else {
     impl->gsi_applier->Start();
   }
-  // Time to Live: expired items are deleted within seconds (the service takes up to days).
-  EngineImpl* raw = impl.get();
-  impl->ttl_sweeper = std::thread([raw] {
-    std::unique_lock lock(raw->ttl_mu);
-    while (!raw->stopping) {
-      raw->ttl_cv.wait_for(lock, std::chrono::milliseconds(raw->options.ttl_sweep_interval_ms));
-      if (raw->stopping) break;
-      lock.unlock();
-      raw->SweepExpiredItems();
-      raw->streams->Trim(raw->NowMs(), static_cast<uint64_t>(raw->options.stream_retention_ms));
-      raw->TrimHistory();
-      if (Status forgot = raw->request_tokens.ForgetExpired(raw->storage.get(), raw->NowMs());
-          !forgot.ok()) {
-        raw->storage->Log(LogSeverity::kError,
-                          "cannot forget expired request tokens: " + forgot.error().message());
-      }
-      lock.lock();
-    }
-  });
+  // The background jobs (housekeeping.cc). Time to Live: expired items are deleted within
+  // seconds (the service takes up to days).
+  impl->housekeeping = std::make_unique<Housekeeping>(
+      impl->HousekeepingTasks(),
+      [raw = impl.get()](LogSeverity severity, std::string_view message) {
+        raw->storage->Log(severity, message);
+      });
+  impl->housekeeping->Start();
   // Vector indexes are rebuilt from the items (vector_search.cc); one cut short while
   // backfilling is finished by that.
   DDB_RETURN_IF_ERROR(impl->LoadVectorIndexes());
@@ -163,12 +152,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 }
 
 EngineImpl::~EngineImpl() {
-  {
-    std::lock_guard lock(ttl_mu);
-    stopping = true;
-  }
-  ttl_cv.notify_all();
-  if (ttl_sweeper.joinable()) ttl_sweeper.join();
+  stopping = true;  // a task's round in progress returns early
+  if (housekeeping) housekeeping->Stop();
   // Stopped before the backfills are joined: one waiting for the applier returns at once.
   if (gsi_applier) gsi_applier->Stop();
   std::lock_guard lock(backfill_mu);

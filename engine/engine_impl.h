@@ -2,8 +2,9 @@
 // members are implemented in engine.cc (~EngineImpl, beside Engine::Open), write_path.cc (the
 // write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write), capacity_accounting.cc
 // (admission and charges in the partition model, item collection metrics), table_updates.cc
-// (Backfill, MarkBackfilled), time_to_live.cc (the sweeper, the TTL record and its backfill)
-// and stream_operations.cc (OpenStream, CloseStream). The Engine operations that use it are
+// (Backfill, MarkBackfilled), time_to_live.cc (TTL's expiry, the TTL record and its backfill),
+// housekeeping.cc (the background jobs' list) and stream_operations.cc (OpenStream,
+// CloseStream). The Engine operations that use it are
 // in engine.cc (tables, single-item operations), read_path.cc (Query, Scan),
 // batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
 // table_updates.cc (UpdateTable), table_settings.cc (TTL, tags, continuous backups) and
@@ -36,6 +37,7 @@
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/expression/expression.h"
+#include "engine/housekeeping.h"
 #include "engine/import_export/exports.h"
 #include "engine/import_export/imports.h"
 #include "engine/index_maintenance.h"
@@ -54,7 +56,7 @@ namespace ddb {
 // Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
 // old item read, the new item written and the counter deltas agree.
 inline constexpr size_t kLockStripes = 1024;
-// Entries of the Time to Live record the sweeper reads at a time (it loops while there are
+// Entries of the Time to Live record ExpireTtlItems reads at a time (it loops while there are
 // more), and the items a TTL backfill reads at a time.
 inline constexpr size_t kTtlChunk = 1000;
 
@@ -137,16 +139,25 @@ class EngineImpl {
   // Items held by transactions in flight (transaction_claims.h).
   TransactionClaims transaction_claims;
 
+  // Housekeeping (housekeeping.h): the background jobs, one named task each, on one thread
+  // started by Engine::Open and stopped by ~EngineImpl. HousekeepingTasks lists them
+  // (housekeeping.cc); each is one round of its job:
+  //   ExpireTtlItems       Time to Live's deletes (time_to_live.cc)
+  //   TrimStreamRecords    stream records past the retention, disabled streams (streams.cc)
+  //   ExpireSystemBackups  the SYSTEM backups past their expiry (backups.cc)
+  //   TrimHistory          item history nothing needs any more (backups.cc)
+  //   ExpireRequestTokens  ClientRequestTokens past 10 minutes (request_tokens.cc)
+  std::unique_ptr<Housekeeping> housekeeping;
+  std::vector<Housekeeping::Task> HousekeepingTasks();
+  Status TrimStreamRecords();
+  Status ExpireRequestTokens();
+
   // Time to Live (time_to_live.cc; the record's format in ttl_index.h). Deletes items whose
-  // expiry lies in the past, found through the record, every options.ttl_sweep_interval_ms
-  // on the ttl_sweeper thread.
-  void SweepExpiredItems();
-  std::thread ttl_sweeper;
-  std::mutex ttl_mu;
-  std::condition_variable ttl_cv;
+  // expiry lies in the past, found through the record (housekeeping task expire_ttl_items).
+  Status ExpireTtlItems();
   TtlWriteNotes ttl_notes;
-  // Per table, the expiry below which the sweeper has processed every entry (its next seek
-  // starts there, or lower when ttl_notes say so). Sweeper thread only.
+  // Per table, the expiry below which ExpireTtlItems has processed every entry (its next seek
+  // starts there, or lower when ttl_notes say so). Housekeeping thread only.
   std::map<uint32_t, uint64_t> ttl_swept_to;
   std::atomic<uint64_t> ttl_deleted_items{0};
   std::atomic<uint64_t> ttl_delete_errors{0};
@@ -218,8 +229,12 @@ class EngineImpl {
     uint64_t latest_ms = 0;
   };
   std::optional<PitrWindow> PitrWindowOf(const TableInfo& table);
-  // One round of history trimming and system-backup expiry (the sweeper thread).
-  void TrimHistory();
+  // Deletes the SYSTEM backups (those DeleteTable takes) past their expiry, and what they
+  // alone kept (housekeeping task expire_system_backups).
+  Status ExpireSystemBackups();
+  // One round of history trimming: per table with history, the records nothing needs any
+  // more, at most kTrimPerRound (housekeeping task trim_history).
+  Status TrimHistory();
   // Once nothing pins table `id` any more: a live table stops keeping history for backups, a
   // deleted one loses its kept items and history. REQUIRES: backups_mu held.
   Status ReleaseIfUnpinned(uint32_t id);

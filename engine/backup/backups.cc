@@ -586,22 +586,25 @@ Result<bool> EngineImpl::BackupOnDelete(const TableInfo& table) {
   return backups->Pinned(table.id);
 }
 
-void EngineImpl::TrimHistory() {
+Status EngineImpl::ExpireSystemBackups() {
   const uint64_t now = NowMs();
-  {
-    std::lock_guard lock(backups_mu);
-    for (const BackupRecord& b : backups->List()) {
-      if (!b.expiry_ms || *b.expiry_ms > now || backups->RestoringFrom(b.id)) continue;
-      if (backups->Remove(b.id).ok()) (void)ReleaseIfUnpinned(b.table_id).ok();
-    }
+  std::lock_guard lock(backups_mu);
+  for (const BackupRecord& b : backups->List()) {
+    if (!b.expiry_ms || *b.expiry_ms > now || backups->RestoringFrom(b.id)) continue;
+    if (backups->Remove(b.id).ok()) (void)ReleaseIfUnpinned(b.table_id).ok();
   }
+  return Status::Ok();
+}
+
+Status EngineImpl::TrimHistory() {
+  const uint64_t now = NowMs();
   std::map<uint32_t, uint64_t> tables;
   {
     std::lock_guard lock(history_mu);
     tables = history_tables;
   }
   for (const auto& [id, from] : tables) {
-    if (stopping) return;
+    if (stopping) return Status::Ok();
     std::shared_ptr<const TableInfo> info = catalog->FindById(id);
     const bool pitr = info && info->description.pitr_enabled_since;
     const std::optional<uint64_t> pin = backups->OldestPin(id);
@@ -660,6 +663,7 @@ void EngineImpl::TrimHistory() {
     // Nothing keeps history any more and everything is gone: no more looks at this table.
     if (complete && !pitr && !pin && (!info || !info->keep_history)) history_tables.erase(it);
   }
+  return Status::Ok();
 }
 
 Status EngineImpl::OpenBackups() {

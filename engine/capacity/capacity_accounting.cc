@@ -189,6 +189,7 @@ EngineMetrics Engine::GetMetrics() {
   m.ttl_deleted_items = impl_->ttl_deleted_items.load();
   m.ttl_delete_errors = impl_->ttl_delete_errors.load();
   m.ttl_examined_entries = impl_->ttl_examined_entries.load();
+  m.housekeeping = impl_->housekeeping->Figures();
   const StorageHealth health = impl_->storage->GetHealth();
   m.storage_read_only = health.read_only;
   m.storage_disk_full = health.disk_full;

@@ -1,7 +1,8 @@
-// Time to Live: the sweeper that deletes expired items, and the backfill that builds a
-// table's expiry record (ttl_index.h) when TTL is enabled on a table that has items.
+// Time to Live: the deletion of expired items (ExpireTtlItems, the housekeeping task
+// expire_ttl_items), and the backfill that builds a table's expiry record (ttl_index.h) when
+// TTL is enabled on a table that has items.
 //
-// The sweeper costs what expires, not what is stored: per round (every
+// Expiry costs what expires, not what is stored: per round (every
 // EngineOptions::ttl_sweep_interval_ms) and TTL table it seeks the record once, from the
 // expiry it has swept up to (or the lowest one written since, TtlWriteNotes) to now, and
 // deletes each item found through Mutate, which re-checks under the item's lock that the
@@ -13,7 +14,7 @@
 namespace ddb {
 namespace {
 
-// What the sweeper's re-check answers when the item no longer has the entry's expiry.
+// What ExpireTtlItems' re-check answers when the item no longer has the entry's expiry.
 const Error& NoLongerExpired() {
   static const Error e(ErrorCode::kConditionalCheckFailed, "the item is no longer expired");
   return e;
@@ -124,7 +125,7 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   }
 }
 
-void EngineImpl::SweepExpiredItems() {
+Status EngineImpl::ExpireTtlItems() {
   const uint64_t now = NowMs() / 1000;
   // Taken first: an entry noted after this is looked for by the next round.
   const TtlWriteNotes::Snapshot noted = ttl_notes.TakeAll();
@@ -146,10 +147,11 @@ void EngineImpl::SweepExpiredItems() {
   // commit: once every lock has been free, the entries noted above are visible.
   if (wait_for_writers) WaitForItemWriters();
   for (const auto& table : tables) {
-    if (stopping) return;
+    if (stopping) return Status::Ok();
     from[table->id] = SweepTtlTable(*table, from[table->id], now);
   }
   ttl_swept_to = std::move(from);  // tables without TTL now are forgotten
+  return Status::Ok();
 }
 
 uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now) {

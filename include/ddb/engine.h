@@ -51,8 +51,11 @@ struct EngineOptions {
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
   // How long stream records (and disabled streams) are kept. Default: 24 hours
   int64_t stream_retention_ms = int64_t{24} * 60 * 60 * 1000;
-  // How often the Time to Live sweeper looks for expired items (and stream records are
-  // trimmed). Default: 1000
+  // How often every background job runs, not only Time to Live's: each of the engine's
+  // housekeeping tasks (engine/housekeeping.h) runs one round this long after its last one
+  // ended: expired items deleted (TTL), stream records past stream_retention_ms and disabled
+  // streams trimmed, expired SYSTEM backups deleted, item history nothing needs trimmed,
+  // TransactWriteItems' ClientRequestTokens past 10 minutes forgotten. Default: 1000
   int ttl_sweep_interval_ms = 1000;
   // How long a new GSI stays CREATING before its backfill and after it, and a deleted GSI
   // DELETING before it goes (DynamoDB Local's -delayTransientStatuses holds them 15 s).
