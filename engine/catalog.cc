@@ -2,7 +2,6 @@
 
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
-#include "engine/backup/history.h"
 #include "engine/storage/coding.h"
 #include "engine/storage/key_codec.h"
 #include "engine/storage/store_format.h"
@@ -674,7 +673,8 @@ Result<TableInfo> DecodeTableRecord(std::string_view v) {
   return info;
 }
 
-Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name, bool keep_items) {
+Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name,
+                                                       const DropAlso& also) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -683,30 +683,10 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name, 
   std::shared_ptr<const TableInfo> info = it->second;
   Storage::Batch batch(*storage_);
   batch.Delete(Cf::kCatalog, name);
-  batch.Delete(Cf::kMeta, StatsKey(info->id));
-  for (const auto& idx : info->indexes) {
-    batch.Delete(Cf::kMeta, StatsKey(idx.index_id));
-  }
-  if (keep_items) batch.Put(Cf::kMeta, RetainedKey(info->id), "");
+  if (also) also(*info, &batch);
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   tables_.erase(it);
   by_id_.erase(info->id);
-  lock.unlock();
-  // The record is gone first: a crash here leaves unreachable items, never a table
-  // whose items are half deleted.
-  if (!keep_items) {
-    DDB_RETURN_IF_ERROR(
-        storage_->DeleteRange(Cf::kItems, TablePrefix(info->id), TablePrefixEnd(info->id)));
-    DDB_RETURN_IF_ERROR(
-        storage_->DeleteRange(Cf::kHistory, HistoryPrefix(info->id, 0), HistoryEnd(info->id)));
-    Storage::Batch stats(*storage_);
-    stats.Delete(Cf::kMeta, HistoryStatsKey(info->id));
-    DDB_RETURN_IF_ERROR(storage_->Write(stats));
-  }
-  for (const auto& idx : info->indexes) {
-    DDB_RETURN_IF_ERROR(storage_->DeleteRange(Cf::kIndexes, TablePrefix(idx.index_id),
-                                              TablePrefixEnd(idx.index_id)));
-  }
   return info;
 }
 

@@ -275,41 +275,6 @@ Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const 
   return impl_->Describe(ctx, *info);
 }
 
-Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const std::string& name) {
-  // Backups and restores decide, with their lock held, whether the table's items stay.
-  std::unique_lock backups_lock(impl_->backups_mu);
-  auto existing = impl_->catalog->Find(name);
-  if (std::optional<TableStatus> held = impl_->table_holds->StatusOf(name)) {
-    return TableHolds::InUse(*held, name);
-  }
-  if (existing && existing->restore_job) return TableHolds::InUse(TableStatus::kCreating, name);
-  if (existing && existing->description.deletion_protection_enabled) {
-    return Error::Validation(
-        "Resource cannot be deleted as it is currently protected against "
-        "deletion. Disable deletion protection first.");
-  }
-  TableDescription before;
-  bool keep_items = false;
-  if (existing) {
-    before = impl_->Describe(ctx, *existing);
-    DDB_ASSIGN_OR_RETURN(keep_items, impl_->BackupOnDelete(*existing));
-  }
-  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name, keep_items));
-  backups_lock.unlock();
-  // The stream outlives the table, closed, for the retention period.
-  if (info->description.stream_specification && info->description.latest_stream_label) {
-    DDB_RETURN_IF_ERROR(impl_->CloseStream(name, *info->description.latest_stream_label));
-  }
-  if (info->description.ttl_attribute) DDB_RETURN_IF_ERROR(impl_->DropTtlRecord(info->id));
-  impl_->partitions->Drop(info->id);
-  impl_->vectors->DropTable(info->id);
-  for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
-  if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
-  before.table_status = TableStatus::kDeleting;
-  impl_->table_holds->Hold(name, TableStatus::kDeleting, before);
-  return before;
-}
-
 Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {
   if (req.limit < 1 || req.limit > 100) {
     return ValidationErrors(

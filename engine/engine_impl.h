@@ -2,11 +2,11 @@
 // members are implemented in engine.cc (~EngineImpl, beside Engine::Open), write_path.cc (the
 // write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write), capacity_accounting.cc
 // (admission and charges in the partition model, item collection metrics), table_updates.cc
-// (Backfill, MarkBackfilled), time_to_live.cc (TTL's expiry, the TTL record and its backfill),
-// housekeeping.cc (the background jobs' list) and stream_operations.cc (OpenStream,
-// CloseStream). The Engine operations that use it are
-// in engine.cc (tables, single-item operations), read_path.cc (Query, Scan),
-// batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
+// (Backfill, MarkBackfilled), delete_table.cc (DeleteTable's steps), time_to_live.cc (TTL's
+// expiry, the TTL record and its backfill), housekeeping.cc (the background jobs' list) and
+// stream_operations.cc (OpenStream, CloseStream). The Engine operations that use it are in
+// engine.cc (tables, single-item operations), delete_table.cc (DeleteTable), read_path.cc
+// (Query, Scan), batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
 // table_updates.cc (UpdateTable), table_settings.cc (TTL, tags, continuous backups) and
 // stream_operations.cc; docs/ARCHITECTURE.md's file map lists every file.
 // Thread safety: all members may be used concurrently.
@@ -249,6 +249,19 @@ class EngineImpl {
   // whether the table's items must stay (something pins them). REQUIRES: backups_mu held.
   Result<bool> BackupOnDelete(const TableInfo& table);
   std::atomic<uint64_t> restores_completed{0};
+
+  // DeleteTable's steps on the store (delete_table.cc; an import that fails drops its table
+  // with the first two too). DropTableRecord removes the table's catalog record, in one
+  // write with its counters (the table's and its indexes') and, with keep_items (backups
+  // need them), the marker that keeps its items and history (RetainedKey) until
+  // ReleaseIfUnpinned. RemoveTableData then removes the items and history (unless kept) and
+  // the index entries, one range deletion each. ReleaseTableState closes the table's stream
+  // (kept, closed, for the retention period), drops its TTL record and forgets its
+  // partitions and vector indexes. Errors: kResourceNotFound (DropTableRecord), kInternal.
+  Result<std::shared_ptr<const TableInfo>> DropTableRecord(const std::string& name,
+                                                           bool keep_items);
+  Status RemoveTableData(const TableInfo& table, bool keep_items);
+  Status ReleaseTableState(const TableInfo& table);
 
   ~EngineImpl();
   // CreateTable (engine.cc), also for ImportTable's new table.

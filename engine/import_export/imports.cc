@@ -652,7 +652,10 @@ void Imports::Run(std::shared_ptr<Job> job) {
         "CloudWatch error logs for more details.";
   }
   if (drop_table) {
-    (void)impl_->catalog->Drop(job->table_name);
+    if (auto dropped = impl_->DropTableRecord(job->table_name, /*keep_items=*/false);
+        dropped.ok()) {
+      (void)impl_->RemoveTableData(*dropped.value(), /*keep_items=*/false);
+    }
     if (table) {
       impl_->partitions->Drop(table->id);
       for (const IndexSchema& index : table->indexes) impl_->partitions->Drop(index.index_id);

@@ -110,8 +110,15 @@ class Engine {
   Result<TableDescription> CreateTable(const RequestContext& ctx, const CreateTableRequest& req);
   // Errors: kResourceNotFound.
   Result<TableDescription> DescribeTable(const RequestContext& ctx, const std::string& name);
-  // Returns the description with status DELETING; the table is gone when this returns.
-  // Errors: kResourceNotFound, kValidation (deletion protection).
+  // Deletes the table: its catalog record and counters, its items, index entries, item
+  // history and Time to Live record. Items and history a backup or a restore still needs stay
+  // (under the table's id, never reused) until it no longer does; a table with point-in-time
+  // recovery first gets a SYSTEM backup, "<table>$DeletedTableBackup", kept 35 days. Its
+  // stream is closed and kept for stream_retention_ms. The table is gone when this returns;
+  // for table_status_hold_ms DescribeTable and ListTables still show it DELETING and
+  // CreateTable refuses its name. Returns the description with status DELETING.
+  // Errors: kResourceNotFound, kResourceInUse (held CREATING, UPDATING or DELETING, or being
+  // filled by a restore), kValidation (deletion protection), kInternal.
   Result<TableDescription> DeleteTable(const RequestContext& ctx, const std::string& name);
   // Changes throughput, billing mode, streams, table class, deletion protection, and adds
   // (with an online backfill), updates or deletes GSIs. Returns the description with status
