@@ -219,6 +219,59 @@ Status CheckRecordFormats(const Item& record) {
   return Status::Ok();
 }
 
+// The parts of a table record (ToRecord) that are lists or maps of their own.
+AttributeValue AttributeDefinitionsRecord(const std::vector<AttributeDefinition>& definitions) {
+  std::vector<AttributeValue> defs;
+  for (const auto& a : definitions) {
+    defs.push_back(
+        AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
+                           {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
+  }
+  return AttributeValue::L(std::move(defs));
+}
+
+AttributeValue StreamSpecificationRecord(const StreamSpecification& s) {
+  return AttributeValue::M(
+      {{"Enabled", AttributeValue::Bool(s.stream_enabled)},
+       {"ViewType",
+        Str(std::string(EnumName(s.stream_view_type.value_or(StreamViewType::kKeysOnly))))}});
+}
+
+AttributeValue TagsRecord(const std::vector<Tag>& tags) {
+  std::vector<AttributeValue> list;
+  for (const auto& t : tags) {
+    list.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
+  }
+  return AttributeValue::L(std::move(list));
+}
+
+AttributeValue RestoreSummaryRecord(const TableDescription::RestoreSummary& summary) {
+  AttributeMap m;
+  if (summary.source_backup_arn) m["SourceBackupArn"] = Str(*summary.source_backup_arn);
+  if (summary.source_table_arn) m["SourceTableArn"] = Str(*summary.source_table_arn);
+  m["DateTimeMs"] = Num(static_cast<int64_t>(summary.restore_date_time * 1000));
+  m["InProgress"] = AttributeValue::Bool(summary.restore_in_progress);
+  return AttributeValue::M(std::move(m));
+}
+
+AttributeValue RestoreJobRecord(const TableInfo::RestoreJob& job) {
+  return AttributeValue::M({{"SourceId", Num(job.source_id)},
+                            {"AsOfMs", Num(static_cast<int64_t>(job.as_of_ms))},
+                            {"BackupId", Str(job.backup_id)}});
+}
+
+AttributeValue ContributorInsightsRecord(
+    const std::map<std::string, TableDescription::ContributorInsightsSetting>& by_index) {
+  AttributeMap insights;
+  for (const auto& [index, c] : by_index) {
+    insights[index] =
+        AttributeValue::M({{"Enabled", AttributeValue::Bool(c.enabled)},
+                           {"Mode", Num(c.mode)},
+                           {"Updated", Num(static_cast<int64_t>(c.last_update * 1000))}});
+  }
+  return AttributeValue::M(std::move(insights));
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
@@ -231,13 +284,7 @@ Item ToRecord(const TableInfo& info) {
   r["TableId"] = Str(d.table_id);
   r["Created"] =
       AttributeValue::N(std::to_string(static_cast<int64_t>(d.creation_date_time * 1000)));
-  std::vector<AttributeValue> defs;
-  for (const auto& a : d.attribute_definitions) {
-    defs.push_back(
-        AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
-                           {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
-  }
-  r["AttributeDefinitions"] = AttributeValue::L(std::move(defs));
+  r["AttributeDefinitions"] = AttributeDefinitionsRecord(d.attribute_definitions);
   r["KeySchema"] = KeySchemaRecord(d.key_schema);
   r["LocalSecondaryIndexes"] = IndexesRecord(d.local_secondary_indexes);
   r["GlobalSecondaryIndexes"] = IndexesRecord(d.global_secondary_indexes);
@@ -248,12 +295,7 @@ Item ToRecord(const TableInfo& info) {
   r["Throughput"] = ThroughputRecord(d.provisioned_throughput);
   if (d.on_demand_throughput) r["OnDemand"] = OnDemandRecord(*d.on_demand_throughput);
   if (d.warm_throughput) r["Warm"] = WarmRecord(*d.warm_throughput);
-  if (d.stream_specification) {
-    r["Stream"] = AttributeValue::M(
-        {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
-         {"ViewType", Str(std::string(EnumName(d.stream_specification->stream_view_type.value_or(
-                          StreamViewType::kKeysOnly))))}});
-  }
+  if (d.stream_specification) r["Stream"] = StreamSpecificationRecord(*d.stream_specification);
   if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
   if (d.table_class) r["TableClass"] = Str(std::string(EnumName(*d.table_class)));
   if (d.table_class_last_update > 0) {
@@ -267,45 +309,18 @@ Item ToRecord(const TableInfo& info) {
         AttributeValue::N(std::to_string(static_cast<int64_t>(*d.pitr_enabled_since * 1000)));
     r["PitrDays"] = AttributeValue::N(std::to_string(d.pitr_recovery_period_days));
   }
-  std::vector<AttributeValue> tags;
-  for (const auto& t : d.tags) {
-    tags.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
-  }
-  r["Tags"] = AttributeValue::L(std::move(tags));
+  r["Tags"] = TagsRecord(d.tags);
   if (d.resource_policy) r["Policy"] = PolicyRecord(*d.resource_policy);
   if (!d.stream_policies.empty()) {
     AttributeMap streams;
     for (const auto& [label, p] : d.stream_policies) streams[label] = PolicyRecord(p);
     r["StreamPolicies"] = AttributeValue::M(std::move(streams));
   }
-  if (d.restore_summary) {
-    AttributeMap m;
-    if (d.restore_summary->source_backup_arn) {
-      m["SourceBackupArn"] = Str(*d.restore_summary->source_backup_arn);
-    }
-    if (d.restore_summary->source_table_arn) {
-      m["SourceTableArn"] = Str(*d.restore_summary->source_table_arn);
-    }
-    m["DateTimeMs"] = Num(static_cast<int64_t>(d.restore_summary->restore_date_time * 1000));
-    m["InProgress"] = AttributeValue::Bool(d.restore_summary->restore_in_progress);
-    r["Restore"] = AttributeValue::M(std::move(m));
-  }
-  if (info.restore_job) {
-    r["RestoreJob"] =
-        AttributeValue::M({{"SourceId", Num(info.restore_job->source_id)},
-                           {"AsOfMs", Num(static_cast<int64_t>(info.restore_job->as_of_ms))},
-                           {"BackupId", Str(info.restore_job->backup_id)}});
-  }
+  if (d.restore_summary) r["Restore"] = RestoreSummaryRecord(*d.restore_summary);
+  if (info.restore_job) r["RestoreJob"] = RestoreJobRecord(*info.restore_job);
   if (!d.vector_indexes.empty()) r["VectorIndexes"] = VectorIndexesRecord(d.vector_indexes);
   if (!d.contributor_insights.empty()) {
-    AttributeMap insights;
-    for (const auto& [index, c] : d.contributor_insights) {
-      insights[index] =
-          AttributeValue::M({{"Enabled", AttributeValue::Bool(c.enabled)},
-                             {"Mode", Num(c.mode)},
-                             {"Updated", Num(static_cast<int64_t>(c.last_update * 1000))}});
-    }
-    r["ContributorInsights"] = AttributeValue::M(std::move(insights));
+    r["ContributorInsights"] = ContributorInsightsRecord(d.contributor_insights);
   }
   return r;
 }
