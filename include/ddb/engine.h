@@ -1,6 +1,9 @@
-// Engine: DynamoDB tables stored in one RocksDB instance. This header (with types.h,
-// attribute_value.h, number.h and error.h) is the embedding API: protocol/ and server/ use
-// nothing else of the engine, and an in-process caller gets the wire API's semantics.
+// Engine: DynamoDB tables stored in one RocksDB instance. This header and the others of
+// include/ddb/ are the embedding API: types.h (requests and results), attribute_value.h,
+// number.h, error.h, capacity.h, limits.h, enum_names.h, metrics.h (GetMetrics),
+// import_export.h, logger.h (EngineOptions::logger) and stored_item.h (the stored item
+// format). protocol/, server/ and cli/ use nothing else of the engine, and an in-process
+// caller gets the wire API's semantics.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
