@@ -95,6 +95,15 @@ class EngineImpl {
  public:
   EngineOptions options;
   std::unique_ptr<Storage> storage;
+  // The engine's messages go to EngineOptions::logger, through the store. LogIfFailed logs
+  // "<what>: <error>" when `s` failed: for a failure nothing else reports (a background
+  // job's, or a clean-up's after another error).
+  void Log(LogSeverity severity, std::string_view message) const {
+    storage->Log(severity, message);
+  }
+  void LogIfFailed(const Status& s, std::string_view what) const {
+    if (!s.ok()) Log(LogSeverity::kError, std::string(what) + ": " + s.error().message());
+  }
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<ChangeSequencer> sequencer;
   std::unique_ptr<PartitionModel> partitions;
@@ -174,8 +183,9 @@ class EngineImpl {
   // done. Errors: kInternal.
   Status DropTtlRecord(uint32_t table_id);
   // One round's work on one table: deletes the items of entries with an expiry in
-  // [from, now) and returns the expiry the next round may start from.
-  uint64_t SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now);
+  // [from, now) and returns the expiry the next round may start from. A failure is counted
+  // (ttl_delete_errors) and the first one kept in *first_error.
+  uint64_t SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now, Status* first_error);
   // Deletes a record entry whose item does not have its expiry (checked under the item's
   // lock when "expiry" is given; a malformed entry is deleted unchecked). Returns false when
   // that failed.

@@ -97,8 +97,7 @@ std::vector<Housekeeping::Task> EngineImpl::HousekeepingTasks() {
 }
 
 Status EngineImpl::TrimStreamRecords() {
-  streams->Trim(NowMs(), static_cast<uint64_t>(options.stream_retention_ms));
-  return Status::Ok();
+  return streams->Trim(NowMs(), static_cast<uint64_t>(options.stream_retention_ms));
 }
 
 Status EngineImpl::ExpireRequestTokens() {

@@ -565,21 +565,27 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
 
 void EngineImpl::RemoveDeletingIndex(std::string table_name, std::string index_name, bool hold) {
   if (hold && !HoldIndexStatus()) return;  // still DELETING on disk: removed at the next open
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
-                   return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
-                 });
-                 DropUnusedAttributeDefinitions(d);  // its keys' definitions go with it
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
+          return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
+        });
+        DropUnusedAttributeDefinitions(d);  // its keys' definitions go with it
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot remove DELETING GSI " + table_name + "/" + index_name +
+                                      " (removed at the next open)");
+  }
 }
 
 void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
+  // A storage error stops the backfill; the index stays CREATING until the next open, which
+  // starts it over.
+  const std::string stopped =
+      "GSI backfill of " + table_name + "/" + index_name + " stopped (redone at the next open)";
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -591,10 +597,12 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
       keys.emplace_back(key);
       return keys.size() < kBackfillChunk;
     });
-    if (!s.ok()) return;
+    if (!s.ok()) return LogIfFailed(s, stopped);
     for (const std::string& key : keys) {
       std::lock_guard lock(StripeFor(key));
       Result<std::optional<Item>> item = ReadItem(key);
+      LogIfFailed(item.status(), "GSI backfill of " + table_name + "/" + index_name +
+                                     " skipped an item it cannot read");
       if (!item.ok() || !item.value()) continue;
       std::optional<IndexEntryData> entry = IndexEntry(*index, *item.value());
       if (!entry) continue;
@@ -603,13 +611,15 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
         // Writers keep this index exact meanwhile (AddIndexUpdates looks their old entry
         // up), so the walk counts only the entries it adds.
         Result<std::optional<std::string>> found = storage->Get(Cf::kIndexes, entry->key);
-        if (!found.ok()) return;
+        if (!found.ok()) return LogIfFailed(found.status(), stopped);
         if (found.value()) continue;
         batch.AddToStats(StatsKey(index->index_id), 1, entry->size);
       }
       batch.Put(Cf::kIndexes, entry->key, entry->value);
       // Not synced: the synced catalog write that marks the index ACTIVE covers it.
-      if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
+      if (Status w = storage->Write(batch, WriteSync::kDeferred); !w.ok()) {
+        return LogIfFailed(w, stopped);
+      }
     }
     if (keys.size() < kBackfillChunk) break;
     next = keys.back();
@@ -641,28 +651,32 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
                          }
                          return true;
                        });
-  if (!s.ok()) return;
+  if (!s.ok()) return LogIfFailed(s, stopped);
   Storage::Batch batch(*storage);
   batch.SetStats(StatsKey(index->index_id), count, size);
-  if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
+  if (Status w = storage->Write(batch, WriteSync::kDeferred); !w.ok()) {
+    return LogIfFailed(w, stopped);
+  }
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   MarkBackfilled(table_name, index_name);
 }
 
 void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 for (auto& g : d->global_secondary_indexes) {
-                   if (g.index_name == index_name) {
-                     g.index_status = IndexStatus::kActive;
-                     g.backfilling = false;
-                   }
-                 }
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        for (auto& g : d->global_secondary_indexes) {
+          if (g.index_name == index_name) {
+            g.index_status = IndexStatus::kActive;
+            g.backfilling = false;
+          }
+        }
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot mark GSI " + table_name + "/" + index_name +
+                                      " ACTIVE (backfilled again at the next open)");
+  }
 }
 
 }  // namespace ddb

@@ -141,7 +141,9 @@ Result<BackupDescription> Engine::CreateBackup(const RequestContext& ctx, const 
   std::tie(b.item_count, b.size_bytes) = stats;
   Status added = impl.backups->Add(b);
   if (!added.ok()) {
-    (void)impl.ReleaseIfUnpinned(info->id).ok();
+    impl.LogIfFailed(
+        impl.ReleaseIfUnpinned(info->id),
+        "cannot release table " + info->description.table_name + " after a failed CreateBackup");
     return added.error();
   }
   // The backup is usable at once (it is a restore point, nothing is copied), so it is
@@ -347,7 +349,8 @@ static Result<TableDescription> BeginRestore(EngineImpl& impl, const RequestCont
   if (!info.ok()) {
     impl.backups->Unpin(job.source_id, job.as_of_ms);
     if (!job.backup_id.empty()) impl.backups->EndRestoreFrom(job.backup_id);
-    (void)impl.ReleaseIfUnpinned(job.source_id).ok();
+    impl.LogIfFailed(impl.ReleaseIfUnpinned(job.source_id),
+                     "cannot release the source of failed restore " + target);
     if (info.error().code() == ErrorCode::kResourceInUse) return TargetExists(target);
     return info.error();
   }
@@ -642,22 +645,26 @@ Result<bool> EngineImpl::BackupOnDelete(const TableInfo& table) {
 Status EngineImpl::ExpireSystemBackups() {
   const uint64_t now = NowMs();
   std::lock_guard lock(backups_mu);
+  Status first = Status::Ok();  // the others are tried too; all again next round
   for (const BackupRecord& b : backups->List()) {
     if (!b.expiry_ms || *b.expiry_ms > now || backups->RestoringFrom(b.id)) continue;
-    if (backups->Remove(b.id).ok()) (void)ReleaseIfUnpinned(b.table_id).ok();
+    Status s = backups->Remove(b.id);
+    if (s.ok()) s = ReleaseIfUnpinned(b.table_id);
+    if (!s.ok() && first.ok()) first = s;
   }
-  return Status::Ok();
+  return first;
 }
 
 Status EngineImpl::TrimHistory() {
   const uint64_t now = NowMs();
+  Status first = Status::Ok();  // the other tables are trimmed too; all again next round
   std::map<uint32_t, uint64_t> tables;
   {
     std::lock_guard lock(history_mu);
     tables = history_tables;
   }
   for (const auto& [id, from] : tables) {
-    if (stopping) return Status::Ok();
+    if (stopping) return first;
     std::shared_ptr<const TableInfo> info = catalog->FindById(id);
     const bool pitr = info && info->description.pitr_enabled_since;
     const std::optional<uint64_t> pin = backups->OldestPin(id);
@@ -702,11 +709,17 @@ Status EngineImpl::TrimHistory() {
                            last = t;
                            return true;
                          });
-    if (!read.ok()) continue;
+    if (!read.ok()) {
+      if (first.ok()) first = read;
+      continue;
+    }
     if (n > 0) {
       batch.AddToStats(HistoryStatsKey(id), -static_cast<int64_t>(n), -bytes);
       if (floor) batch.SetCounter(PitrFloorKey(id), static_cast<int64_t>(floor));
-      if (!storage->Write(batch, WriteSync::kDeferred).ok()) continue;
+      if (Status written = storage->Write(batch, WriteSync::kDeferred); !written.ok()) {
+        if (first.ok()) first = written;
+        continue;
+      }
       history_trimmed_records += n;
     }
     std::lock_guard lock(history_mu);
@@ -716,7 +729,7 @@ Status EngineImpl::TrimHistory() {
     // Nothing keeps history any more and everything is gone: no more looks at this table.
     if (complete && !pitr && !pin && (!info || !info->keep_history)) history_tables.erase(it);
   }
-  return Status::Ok();
+  return first;
 }
 
 Status EngineImpl::OpenBackups() {

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <unordered_set>
 
@@ -520,11 +520,16 @@ Status ImportObjects(EngineImpl* impl, const ImportDescription& d, const std::st
 }
 
 // A failed import's table goes (S3NoSuchBucket): its record, then its data, and its
-// partitions in the model.
+// partitions in the model. A failure is logged (the import fails anyway).
 void DropImportedTable(EngineImpl* impl, const std::string& table_name,
                        const std::shared_ptr<const TableInfo>& table) {
-  if (auto dropped = impl->DropTableRecord(table_name, /*keep_items=*/false); dropped.ok()) {
-    (void)impl->RemoveTableData(*dropped.value(), /*keep_items=*/false);
+  Result<std::shared_ptr<const TableInfo>> dropped =
+      impl->DropTableRecord(table_name, /*keep_items=*/false);
+  if (dropped.ok()) {
+    impl->LogIfFailed(impl->RemoveTableData(*dropped.value(), /*keep_items=*/false),
+                      "cannot remove the items of failed import table " + table_name);
+  } else {
+    impl->LogIfFailed(dropped.status(), "cannot drop failed import table " + table_name);
   }
   if (table) {
     impl->partitions->Drop(table->id);
@@ -784,7 +789,7 @@ void Imports::Run(std::shared_ptr<Job> job) {
                           "cannot record import " + job->id + ": " + persisted.error().message());
     }
   }
-  (void)impl_->storage->Sync();
+  impl_->LogIfFailed(impl_->storage->Sync(), "cannot sync the record of import " + job->id);
   impl_->table_holds->ReleaseImport(job->table_name);
 }
 

@@ -125,18 +125,20 @@ Status EngineImpl::LoadVectorIndexes() {
 
 void EngineImpl::MarkVectorBackfilled(const std::string& table_name,
                                       const std::string& index_name) {
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 for (auto& v : d->vector_indexes) {
-                   if (v.index_name != index_name) continue;
-                   v.index_status = IndexStatus::kActive;
-                   v.backfilling = false;
-                 }
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        for (auto& v : d->vector_indexes) {
+          if (v.index_name != index_name) continue;
+          v.index_status = IndexStatus::kActive;
+          v.backfilling = false;
+        }
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot mark vector index " + table_name + "/" + index_name +
+                                      " ACTIVE (rebuilt at the next open)");
+  }
 }
 
 void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
@@ -144,6 +146,10 @@ void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   std::shared_ptr<VectorIndex> index = vectors->Find(table_id, index_name);
   if (!index) return;
+  // A storage error stops the backfill; the index stays CREATING until the next open, which
+  // rebuilds it.
+  const std::string stopped = "vector index backfill of " + table_name + "/" + index_name +
+                              " stopped (rebuilt at the next open)";
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -153,13 +159,13 @@ void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
       keys.emplace_back(key);
       return keys.size() < kVectorFillChunk;
     });
-    if (!s.ok()) return;
+    if (!s.ok()) return LogIfFailed(s, stopped);
     for (const std::string& key : keys) {
       // Under the item's lock: a writer of this item applies its change at its commit, under
       // the same lock, so the entry is never older than the item.
       std::lock_guard lock(StripeFor(key));
       Result<std::optional<Item>> item = ReadItem(key);
-      if (!item.ok()) return;
+      if (!item.ok()) return LogIfFailed(item.status(), stopped);
       index->Apply(key, item.value());
     }
     if (keys.size() < kVectorFillChunk) break;
@@ -204,13 +210,13 @@ std::shared_ptr<VectorIndex> EngineImpl::VectorIndexOf(const TableInfo& table,
   if (auto index = vectors->Find(table.id, def.index_name)) return index;
   std::shared_ptr<VectorIndex> index = vectors->Create(table.id, def);
   std::vector<std::string> keys;
-  storage
-      ->ForEach(Cf::kItems, TablePrefix(table.id), TablePrefixEnd(table.id),
-                [&](std::string_view key, std::string_view) {
-                  keys.emplace_back(key);
-                  return true;
-                })
-      .ok();
+  LogIfFailed(storage->ForEach(Cf::kItems, TablePrefix(table.id), TablePrefixEnd(table.id),
+                               [&](std::string_view key, std::string_view) {
+                                 keys.emplace_back(key);
+                                 return true;
+                               }),
+              "vector index " + table.description.table_name + "/" + def.index_name +
+                  " filled only in part (rebuilt at the next open)");
   for (const std::string& key : keys) {
     std::lock_guard lock(StripeFor(key));
     Result<std::optional<Item>> item = ReadItem(key);
