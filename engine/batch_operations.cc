@@ -24,23 +24,23 @@ const Error& DuplicateKeys() {
 
 }  // namespace
 
-Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) {
-  size_t total = 0;
-  for (const auto& [name, ka] : req.request_items) total += ka.keys.size();
-  if (total > kMaxBatchGetKeys) {
-    return Error::Validation("Too many items requested for the BatchGetItem call");
-  }
+namespace {
 
-  // Validate every table, key and projection before reading anything.
-  struct TablePlan {
-    std::shared_ptr<const TableInfo> table;
-    std::optional<Projection> projection;
-    std::vector<std::string> keys;  // item keys, in request order
-  };
-  // Every table's projection first, then the tables and keys (the service's order).
-  std::vector<TablePlan> plans;
+// BatchGetItem's steps.
+
+// One table's part of a BatchGetItem, validated.
+struct BatchGetPlan {
+  std::shared_ptr<const TableInfo> table;
+  std::optional<Projection> projection;
+  std::vector<std::string> keys;  // item keys, in request order
+};
+
+// Validates every table, key and projection before anything is read: every table's
+// projection first, then the tables and keys (the service's order).
+Result<std::vector<BatchGetPlan>> PlanBatchGet(EngineImpl& impl, const BatchGetItemRequest& req) {
+  std::vector<BatchGetPlan> plans;
   for (const auto& [name, ka] : req.request_items) {
-    TablePlan plan;
+    BatchGetPlan plan;
     DDB_ASSIGN_OR_RETURN(
         plan.projection,
         CompileReadProjection(
@@ -59,60 +59,86 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
   }
   for (size_t t = 0; t < plans.size(); ++t) {
     const auto& [name, ka] = req.request_items[t];
-    TablePlan& plan = plans[t];
-    DDB_ASSIGN_OR_RETURN(plan.table, impl_->FindTable(name));
+    BatchGetPlan& plan = plans[t];
+    DDB_ASSIGN_OR_RETURN(plan.table, impl.FindTable(name));
     std::set<std::string> seen;
     for (const auto& key : ka.keys) {
       DDB_RETURN_IF_ERROR(ValidateKey(plan.table->description, key));
-      std::string k = impl_->ItemKeyOf(*plan.table, key);
+      std::string k = impl.ItemKeyOf(*plan.table, key);
       if (!seen.insert(k).second) return DuplicateKeys();
       plan.keys.push_back(std::move(k));
     }
   }
+  return plans;
+}
 
-  BatchGetItemResult result;
-  size_t bytes = 0;
-  bool full = false;
-  size_t processed = 0;
+// What the reads of one BatchGetItem have done so far, across its tables.
+struct BatchGetProgress {
+  size_t bytes = 0;      // of the items in the response
+  bool full = false;     // the response reached kMaxBatchGetResponseBytes
+  size_t processed = 0;  // keys read
   std::optional<Error> throttle;
+};
+
+// Reads one table's keys into *found, charging each read to *capacity; a key throttled, or
+// past a full response, goes to *unprocessed.
+Status ReadBatchTable(EngineImpl& impl, const BatchGetPlan& plan, const KeysAndAttributes& ka,
+                      BatchGetProgress* progress, std::vector<Item>* found,
+                      KeysAndAttributes* unprocessed, ConsumedCapacity* capacity) {
+  for (size_t i = 0; i < plan.keys.size(); ++i) {
+    if (progress->full) {
+      unprocessed->keys.push_back(ka.keys[i]);
+      continue;
+    }
+    // A throttled key is left for the caller to retry, as the service does.
+    Status admitted = impl.AdmitKey(*plan.table, ka.keys[i], /*write=*/false);
+    if (!admitted.ok()) {
+      if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
+        return admitted.error();
+      }
+      if (!progress->throttle) progress->throttle = admitted.error();
+      unprocessed->keys.push_back(ka.keys[i]);
+      continue;
+    }
+    DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl.ReadItem(plan.keys[i]));
+    double units = ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read);
+    const std::string& pk = KeyBytes(ka.keys[i].at(plan.table->description.hash_key()));
+    impl.ChargeRead(*plan.table, nullptr, PartitionToken(pk), pk, units);
+    capacity->AddTable(units, false);
+    ++progress->processed;
+    if (!item) continue;
+    Item out = plan.projection ? ApplyProjection(*plan.projection, *item) : *item;
+    size_t size = ItemSize(out);
+    if (progress->bytes + size > kMaxBatchGetResponseBytes) {
+      // The response is full: this key and every later one are left for the next call.
+      progress->full = true;
+      unprocessed->keys.push_back(ka.keys[i]);
+      continue;
+    }
+    progress->bytes += size;
+    found->push_back(std::move(out));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) {
+  size_t total = 0;
+  for (const auto& [name, ka] : req.request_items) total += ka.keys.size();
+  if (total > kMaxBatchGetKeys) {
+    return Error::Validation("Too many items requested for the BatchGetItem call");
+  }
+  DDB_ASSIGN_OR_RETURN(std::vector<BatchGetPlan> plans, PlanBatchGet(*impl_, req));
+  BatchGetItemResult result;
+  BatchGetProgress progress;
   for (size_t t = 0; t < plans.size(); ++t) {
     const auto& [name, ka] = req.request_items[t];
     std::vector<Item> found;
     KeysAndAttributes unprocessed;
     ConsumedCapacity capacity{name};
-    for (size_t i = 0; i < plans[t].keys.size(); ++i) {
-      if (full) {
-        unprocessed.keys.push_back(ka.keys[i]);
-        continue;
-      }
-      // A throttled key is left for the caller to retry, as the service does.
-      Status admitted = impl_->AdmitKey(*plans[t].table, ka.keys[i], /*write=*/false);
-      if (!admitted.ok()) {
-        if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
-          return admitted.error();
-        }
-        if (!throttle) throttle = admitted.error();
-        unprocessed.keys.push_back(ka.keys[i]);
-        continue;
-      }
-      DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(plans[t].keys[i]));
-      double units = ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read);
-      const std::string& pk = KeyBytes(ka.keys[i].at(plans[t].table->description.hash_key()));
-      impl_->ChargeRead(*plans[t].table, nullptr, PartitionToken(pk), pk, units);
-      capacity.AddTable(units, false);
-      ++processed;
-      if (!item) continue;
-      Item out = plans[t].projection ? ApplyProjection(*plans[t].projection, *item) : *item;
-      size_t size = ItemSize(out);
-      if (bytes + size > kMaxBatchGetResponseBytes) {
-        // The response is full: this key and every later one are left for the next call.
-        full = true;
-        unprocessed.keys.push_back(ka.keys[i]);
-        continue;
-      }
-      bytes += size;
-      found.push_back(std::move(out));
-    }
+    DDB_RETURN_IF_ERROR(
+        ReadBatchTable(*impl_, plans[t], ka, &progress, &found, &unprocessed, &capacity));
     result.responses.push_back({name, std::move(found)});
     if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
       result.consumed_capacity.push_back(std::move(capacity));
@@ -126,7 +152,7 @@ Result<BatchGetItemResult> Engine::BatchGetItem(const BatchGetItemRequest& req) 
     }
   }
   // When every key was throttled the call itself fails, so that SDKs back off.
-  if (processed == 0 && throttle) return *throttle;
+  if (progress.processed == 0 && progress.throttle) return *progress.throttle;
   return result;
 }
 

@@ -2,7 +2,6 @@
 
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
-#include "engine/backup/history.h"
 #include "engine/storage/coding.h"
 #include "engine/storage/key_codec.h"
 #include "engine/storage/store_format.h"
@@ -220,6 +219,59 @@ Status CheckRecordFormats(const Item& record) {
   return Status::Ok();
 }
 
+// The parts of a table record (ToRecord) that are lists or maps of their own.
+AttributeValue AttributeDefinitionsRecord(const std::vector<AttributeDefinition>& definitions) {
+  std::vector<AttributeValue> defs;
+  for (const auto& a : definitions) {
+    defs.push_back(
+        AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
+                           {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
+  }
+  return AttributeValue::L(std::move(defs));
+}
+
+AttributeValue StreamSpecificationRecord(const StreamSpecification& s) {
+  return AttributeValue::M(
+      {{"Enabled", AttributeValue::Bool(s.stream_enabled)},
+       {"ViewType",
+        Str(std::string(EnumName(s.stream_view_type.value_or(StreamViewType::kKeysOnly))))}});
+}
+
+AttributeValue TagsRecord(const std::vector<Tag>& tags) {
+  std::vector<AttributeValue> list;
+  for (const auto& t : tags) {
+    list.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
+  }
+  return AttributeValue::L(std::move(list));
+}
+
+AttributeValue RestoreSummaryRecord(const TableDescription::RestoreSummary& summary) {
+  AttributeMap m;
+  if (summary.source_backup_arn) m["SourceBackupArn"] = Str(*summary.source_backup_arn);
+  if (summary.source_table_arn) m["SourceTableArn"] = Str(*summary.source_table_arn);
+  m["DateTimeMs"] = Num(static_cast<int64_t>(summary.restore_date_time * 1000));
+  m["InProgress"] = AttributeValue::Bool(summary.restore_in_progress);
+  return AttributeValue::M(std::move(m));
+}
+
+AttributeValue RestoreJobRecord(const TableInfo::RestoreJob& job) {
+  return AttributeValue::M({{"SourceId", Num(job.source_id)},
+                            {"AsOfMs", Num(static_cast<int64_t>(job.as_of_ms))},
+                            {"BackupId", Str(job.backup_id)}});
+}
+
+AttributeValue ContributorInsightsRecord(
+    const std::map<std::string, TableDescription::ContributorInsightsSetting>& by_index) {
+  AttributeMap insights;
+  for (const auto& [index, c] : by_index) {
+    insights[index] =
+        AttributeValue::M({{"Enabled", AttributeValue::Bool(c.enabled)},
+                           {"Mode", Num(c.mode)},
+                           {"Updated", Num(static_cast<int64_t>(c.last_update * 1000))}});
+  }
+  return AttributeValue::M(std::move(insights));
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
@@ -232,13 +284,7 @@ Item ToRecord(const TableInfo& info) {
   r["TableId"] = Str(d.table_id);
   r["Created"] =
       AttributeValue::N(std::to_string(static_cast<int64_t>(d.creation_date_time * 1000)));
-  std::vector<AttributeValue> defs;
-  for (const auto& a : d.attribute_definitions) {
-    defs.push_back(
-        AttributeValue::M({{"AttributeName", Str(a.attribute_name)},
-                           {"AttributeType", Str(std::string(ScalarTypeName(a.attribute_type)))}}));
-  }
-  r["AttributeDefinitions"] = AttributeValue::L(std::move(defs));
+  r["AttributeDefinitions"] = AttributeDefinitionsRecord(d.attribute_definitions);
   r["KeySchema"] = KeySchemaRecord(d.key_schema);
   r["LocalSecondaryIndexes"] = IndexesRecord(d.local_secondary_indexes);
   r["GlobalSecondaryIndexes"] = IndexesRecord(d.global_secondary_indexes);
@@ -249,12 +295,7 @@ Item ToRecord(const TableInfo& info) {
   r["Throughput"] = ThroughputRecord(d.provisioned_throughput);
   if (d.on_demand_throughput) r["OnDemand"] = OnDemandRecord(*d.on_demand_throughput);
   if (d.warm_throughput) r["Warm"] = WarmRecord(*d.warm_throughput);
-  if (d.stream_specification) {
-    r["Stream"] = AttributeValue::M(
-        {{"Enabled", AttributeValue::Bool(d.stream_specification->stream_enabled)},
-         {"ViewType", Str(std::string(EnumName(d.stream_specification->stream_view_type.value_or(
-                          StreamViewType::kKeysOnly))))}});
-  }
+  if (d.stream_specification) r["Stream"] = StreamSpecificationRecord(*d.stream_specification);
   if (d.latest_stream_label) r["StreamLabel"] = Str(*d.latest_stream_label);
   if (d.table_class) r["TableClass"] = Str(std::string(EnumName(*d.table_class)));
   if (d.table_class_last_update > 0) {
@@ -268,45 +309,18 @@ Item ToRecord(const TableInfo& info) {
         AttributeValue::N(std::to_string(static_cast<int64_t>(*d.pitr_enabled_since * 1000)));
     r["PitrDays"] = AttributeValue::N(std::to_string(d.pitr_recovery_period_days));
   }
-  std::vector<AttributeValue> tags;
-  for (const auto& t : d.tags) {
-    tags.push_back(AttributeValue::M({{"Key", Str(t.key)}, {"Value", Str(t.value)}}));
-  }
-  r["Tags"] = AttributeValue::L(std::move(tags));
+  r["Tags"] = TagsRecord(d.tags);
   if (d.resource_policy) r["Policy"] = PolicyRecord(*d.resource_policy);
   if (!d.stream_policies.empty()) {
     AttributeMap streams;
     for (const auto& [label, p] : d.stream_policies) streams[label] = PolicyRecord(p);
     r["StreamPolicies"] = AttributeValue::M(std::move(streams));
   }
-  if (d.restore_summary) {
-    AttributeMap m;
-    if (d.restore_summary->source_backup_arn) {
-      m["SourceBackupArn"] = Str(*d.restore_summary->source_backup_arn);
-    }
-    if (d.restore_summary->source_table_arn) {
-      m["SourceTableArn"] = Str(*d.restore_summary->source_table_arn);
-    }
-    m["DateTimeMs"] = Num(static_cast<int64_t>(d.restore_summary->restore_date_time * 1000));
-    m["InProgress"] = AttributeValue::Bool(d.restore_summary->restore_in_progress);
-    r["Restore"] = AttributeValue::M(std::move(m));
-  }
-  if (info.restore_job) {
-    r["RestoreJob"] =
-        AttributeValue::M({{"SourceId", Num(info.restore_job->source_id)},
-                           {"AsOfMs", Num(static_cast<int64_t>(info.restore_job->as_of_ms))},
-                           {"BackupId", Str(info.restore_job->backup_id)}});
-  }
+  if (d.restore_summary) r["Restore"] = RestoreSummaryRecord(*d.restore_summary);
+  if (info.restore_job) r["RestoreJob"] = RestoreJobRecord(*info.restore_job);
   if (!d.vector_indexes.empty()) r["VectorIndexes"] = VectorIndexesRecord(d.vector_indexes);
   if (!d.contributor_insights.empty()) {
-    AttributeMap insights;
-    for (const auto& [index, c] : d.contributor_insights) {
-      insights[index] =
-          AttributeValue::M({{"Enabled", AttributeValue::Bool(c.enabled)},
-                             {"Mode", Num(c.mode)},
-                             {"Updated", Num(static_cast<int64_t>(c.last_update * 1000))}});
-    }
-    r["ContributorInsights"] = AttributeValue::M(std::move(insights));
+    r["ContributorInsights"] = ContributorInsightsRecord(d.contributor_insights);
   }
   return r;
 }
@@ -674,7 +688,8 @@ Result<TableInfo> DecodeTableRecord(std::string_view v) {
   return info;
 }
 
-Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name, bool keep_items) {
+Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name,
+                                                       const DropAlso& also) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -683,30 +698,10 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Drop(const std::string& name, 
   std::shared_ptr<const TableInfo> info = it->second;
   Storage::Batch batch(*storage_);
   batch.Delete(Cf::kCatalog, name);
-  batch.Delete(Cf::kMeta, StatsKey(info->id));
-  for (const auto& idx : info->indexes) {
-    batch.Delete(Cf::kMeta, StatsKey(idx.index_id));
-  }
-  if (keep_items) batch.Put(Cf::kMeta, RetainedKey(info->id), "");
+  if (also) also(*info, &batch);
   DDB_RETURN_IF_ERROR(storage_->Write(batch));
   tables_.erase(it);
   by_id_.erase(info->id);
-  lock.unlock();
-  // The record is gone first: a crash here leaves unreachable items, never a table
-  // whose items are half deleted.
-  if (!keep_items) {
-    DDB_RETURN_IF_ERROR(
-        storage_->DeleteRange(Cf::kItems, TablePrefix(info->id), TablePrefixEnd(info->id)));
-    DDB_RETURN_IF_ERROR(
-        storage_->DeleteRange(Cf::kHistory, HistoryPrefix(info->id, 0), HistoryEnd(info->id)));
-    Storage::Batch stats(*storage_);
-    stats.Delete(Cf::kMeta, HistoryStatsKey(info->id));
-    DDB_RETURN_IF_ERROR(storage_->Write(stats));
-  }
-  for (const auto& idx : info->indexes) {
-    DDB_RETURN_IF_ERROR(storage_->DeleteRange(Cf::kIndexes, TablePrefix(idx.index_id),
-                                              TablePrefixEnd(idx.index_id)));
-  }
   return info;
 }
 

@@ -66,10 +66,15 @@ class Catalog {
   Result<std::shared_ptr<const TableInfo>> Update(
       const std::string& name, const std::function<Status(TableDescription*)>& change,
       bool end_restore = false);
-  // Forgets the table and removes its items and history, or, with keep_items (backups
-  // need them), keeps both and records the id in meta (RetainedKey) until they are released
-  // (backups.cc). Errors: kResourceNotFound, kInternal.
-  Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name, bool keep_items = false);
+  // What goes into the write that removes a dropped table's record (called under the
+  // catalog's lock with the table as it is dropped).
+  using DropAlso = std::function<void(const TableInfo& table, Storage::Batch* batch)>;
+  // Forgets the table: removes its record, in one write with what `also` adds. Only the
+  // record: the table's items, index entries, history and counters are the caller's to
+  // remove (DeleteTable's steps, engine/delete_table.cc). Returns the table as it was.
+  // Errors: kResourceNotFound, kInternal.
+  Result<std::shared_ptr<const TableInfo>> Drop(const std::string& name,
+                                                const DropAlso& also = nullptr);
   // Sets TableInfo::keep_history of a table (no-op when it is gone).
   void SetKeepHistory(uint32_t id, bool keep);
 

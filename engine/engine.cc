@@ -43,12 +43,14 @@ std::string NewUuid() {
 Engine::Engine(std::unique_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
-  auto impl = std::make_unique<EngineImpl>();
-  impl->options = options;
-  if (options.clock_for_testing) {
-    impl->history_clock.SetTimeSourceForTesting(options.clock_for_testing);
-  }
+namespace {
+
+// Engine::Open's steps, in their order.
+
+// The store: RocksDB opened and its format checked, then what is loaded from it before
+// anything runs: the catalog, backups and history, ClientRequestTokens.
+Status OpenStore(EngineImpl* impl) {
+  const EngineOptions& options = impl->options;
   DDB_ASSIGN_OR_RETURN(impl->storage, Storage::Open(StorageOptions{
                                           .path = options.data_dir,
                                           .in_memory = options.in_memory,
@@ -59,14 +61,23 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   impl->vectors = std::make_unique<VectorIndexes>();
   DDB_RETURN_IF_ERROR(impl->OpenBackups());
-  DDB_RETURN_IF_ERROR(impl->request_tokens.Load(impl->storage.get(), impl->NowMs()));
-  for (const std::string& name : impl->catalog->Names()) {
-    auto info = impl->catalog->Find(name);
+  return impl->request_tokens.Load(impl->storage.get(), impl->NowMs());
+}
+
+// Whether any table or stream has a resource-based policy (EngineImpl::policies_seen).
+bool AnyResourcePolicy(const Catalog& catalog) {
+  for (const std::string& name : catalog.Names()) {
+    auto info = catalog.Find(name);
     if (info && (info->description.resource_policy || !info->description.stream_policies.empty())) {
-      impl->policies_seen = true;
+      return true;
     }
   }
-  // Change-log sequences continue after the highest one on disk or already applied.
+  return false;
+}
+
+// The change log and the streams: the sequencer continues after the highest sequence on disk
+// or already applied. Returns the GSI applier's watermark (the last applied sequence).
+Result<uint64_t> OpenChangeLog(EngineImpl* impl) {
   DDB_ASSIGN_OR_RETURN(int64_t watermark, impl->storage->GetCounter(kGsiWatermarkKey));
   // Only records above the watermark are live; bounding the reverse seek there keeps it
   // from walking the tombstones of applied records.
@@ -82,55 +93,50 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   DDB_ASSIGN_OR_RETURN(impl->streams, StreamRegistry::Load(impl->storage.get()));
   last = std::max(last, impl->streams->LastSequence());
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
-  impl->table_holds = std::make_unique<TableHolds>(options.table_status_hold_ms);
-  if (impl->options.s3_dir.empty()) {
-    impl->options.s3_dir =
-        options.in_memory
-            ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
-                  .string()
-            : (std::filesystem::path(options.data_dir) / "s3").string();
-  }
-  impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
-      .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
+  return static_cast<uint64_t>(watermark);
+}
+
+// EngineOptions::s3_dir when it is not given: <data_dir>/s3, or, in memory, a directory
+// under the system's temporary directory.
+std::string DefaultS3Dir(const EngineOptions& options) {
+  return options.in_memory
+             ? (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
+                   .string()
+             : (std::filesystem::path(options.data_dir) / "s3").string();
+}
+
+// The GSI applier over the change log from `watermark`: its thread runs under simulated GSI
+// lag; otherwise GSIs are written with their items, and a backlog left by a run with
+// simulated lag (or by a crash during one) is applied now, before the first request.
+void StartGsiApplier(EngineImpl* impl, uint64_t watermark) {
   impl->gsi_applier = std::make_unique<GsiApplier>(
-      impl->storage.get(), impl->catalog.get(), impl->sequencer.get(),
-      static_cast<uint64_t>(watermark), options.gsi_propagation_delay_ms,
-      [raw = impl.get()] { return raw->NowMs(); });
-  impl->gsi_applier->SetAppliedHook(
-      [raw = impl.get()](const TableInfo& table, const ChangeRecord& record) {
-        raw->ApplyVectorChange(table, record);
-      });
+      impl->storage.get(), impl->catalog.get(), impl->sequencer.get(), watermark,
+      impl->options.gsi_propagation_delay_ms, [impl] { return impl->NowMs(); });
+  impl->gsi_applier->SetAppliedHook([impl](const TableInfo& table, const ChangeRecord& record) {
+    impl->ApplyVectorChange(table, record);
+  });
   if (impl->GsisInline()) {
-    // GSIs are written with their items; a backlog left by a run with simulated lag (or
-    // by a crash during one) is applied before the first request.
     impl->gsi_applier->Drain();
   } else {
     impl->gsi_applier->Start();
   }
-  // Time to Live: expired items are deleted within seconds (the service takes up to days).
-  EngineImpl* raw = impl.get();
-  impl->ttl_sweeper = std::thread([raw] {
-    std::unique_lock lock(raw->ttl_mu);
-    while (!raw->stopping) {
-      raw->ttl_cv.wait_for(lock, std::chrono::milliseconds(raw->options.ttl_sweep_interval_ms));
-      if (raw->stopping) break;
-      lock.unlock();
-      raw->SweepExpiredItems();
-      raw->streams->Trim(raw->NowMs(), static_cast<uint64_t>(raw->options.stream_retention_ms));
-      raw->TrimHistory();
-      if (Status forgot = raw->request_tokens.ForgetExpired(raw->storage.get(), raw->NowMs());
-          !forgot.ok()) {
-        raw->storage->Log(LogSeverity::kError,
-                          "cannot forget expired request tokens: " + forgot.error().message());
-      }
-      lock.lock();
-    }
-  });
-  // Vector indexes are rebuilt from the items (vector_search.cc); one cut short while
-  // backfilling is finished by that.
-  DDB_RETURN_IF_ERROR(impl->LoadVectorIndexes());
-  // Backfills interrupted by a shutdown start over (entries are idempotent). So do Time to
-  // Live records never finished, or never begun (data written by older versions).
+}
+
+// The background jobs (housekeeping.cc), logging through the store's logger. Time to Live:
+// expired items are deleted within seconds (the service takes up to days).
+void StartHousekeeping(EngineImpl* impl) {
+  impl->housekeeping = std::make_unique<Housekeeping>(
+      impl->HousekeepingTasks(), [impl](LogSeverity severity, std::string_view message) {
+        impl->storage->Log(severity, message);
+      });
+  impl->housekeeping->Start();
+}
+
+// The per-table work the last run left unfinished: backfills interrupted by a shutdown
+// start over (entries are idempotent), and so do Time to Live records never finished, or
+// never begun (data written by older versions); an index left DELETING by a hold the last
+// run did not finish goes now.
+Status ResumeTableWork(EngineImpl* impl) {
   for (const std::string& name : impl->catalog->Names()) {
     auto table = impl->catalog->Find(name);
     if (table->description.ttl_attribute) {
@@ -143,32 +149,55 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     for (const IndexSchema& index : table->indexes) {
       if (!index.backfilling) continue;
       std::lock_guard lock(impl->backfill_mu);
-      impl->backfills.emplace_back(&EngineImpl::Backfill, impl.get(), table->id, name, index.name);
+      impl->backfills.emplace_back(&EngineImpl::Backfill, impl, table->id, name, index.name);
     }
-    // An index left DELETING by a hold the last run did not finish goes now.
     for (const auto& def : table->description.global_secondary_indexes) {
       if (def.index_status != IndexStatus::kDeleting) continue;
       std::lock_guard lock(impl->backfill_mu);
-      impl->backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, impl.get(), name,
-                                   def.index_name, /*hold=*/false);
+      impl->backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, impl, name, def.index_name,
+                                   /*hold=*/false);
     }
   }
-  // Imports and exports: records, and the jobs the last run left running.
-  impl->imports = std::make_unique<Imports>(impl.get());
-  impl->exports = std::make_unique<Exports>(impl.get());
+  return Status::Ok();
+}
+
+// Imports and exports: their records, and the jobs the last run left running.
+Status OpenImportsAndExports(EngineImpl* impl) {
+  impl->imports = std::make_unique<Imports>(impl);
+  impl->exports = std::make_unique<Exports>(impl);
   DDB_RETURN_IF_ERROR(impl->imports->Load());
-  DDB_RETURN_IF_ERROR(impl->exports->Load());
+  return impl->exports->Load();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  auto impl = std::make_unique<EngineImpl>();
+  impl->options = options;
+  if (options.clock_for_testing) {
+    impl->history_clock.SetTimeSourceForTesting(options.clock_for_testing);
+  }
+  DDB_RETURN_IF_ERROR(OpenStore(impl.get()));
+  impl->policies_seen = AnyResourcePolicy(*impl->catalog);
+  DDB_ASSIGN_OR_RETURN(const uint64_t watermark, OpenChangeLog(impl.get()));
+  impl->table_holds = std::make_unique<TableHolds>(options.table_status_hold_ms);
+  if (impl->options.s3_dir.empty()) impl->options.s3_dir = DefaultS3Dir(options);
+  impl->partitions = std::make_unique<PartitionModel>(PartitionModelOptions{
+      .simulate = options.simulate_capacity, .split_bytes = options.partition_split_bytes});
+  StartGsiApplier(impl.get(), watermark);
+  StartHousekeeping(impl.get());
+  // Vector indexes are rebuilt from the items (vector_search.cc); one cut short while
+  // backfilling is finished by that.
+  DDB_RETURN_IF_ERROR(impl->LoadVectorIndexes());
+  DDB_RETURN_IF_ERROR(ResumeTableWork(impl.get()));
+  DDB_RETURN_IF_ERROR(OpenImportsAndExports(impl.get()));
   impl->StartContributorTracking();
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
 EngineImpl::~EngineImpl() {
-  {
-    std::lock_guard lock(ttl_mu);
-    stopping = true;
-  }
-  ttl_cv.notify_all();
-  if (ttl_sweeper.joinable()) ttl_sweeper.join();
+  stopping = true;  // a task's round in progress returns early
+  if (housekeeping) housekeeping->Stop();
   // Stopped before the backfills are joined: one waiting for the applier returns at once.
   if (gsi_applier) gsi_applier->Stop();
   std::lock_guard lock(backfill_mu);
@@ -177,19 +206,24 @@ EngineImpl::~EngineImpl() {
   }
 }
 
-Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
-                                                 const CreateTableRequest& req) {
-  DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
-  DDB_RETURN_IF_ERROR(CheckThroughputQuotas(req, ctx.region));
-  {
-    std::vector<std::shared_ptr<const TableInfo>> tables;
-    std::vector<const TableDescription*> existing;
-    for (const std::string& name : catalog->Names()) {
-      if (auto info = catalog->Find(name)) tables.push_back(std::move(info));
-    }
-    for (const auto& info : tables) existing.push_back(&info->description);
-    DDB_RETURN_IF_ERROR(CheckAccountQuota(req, existing, ctx.region));
+namespace {
+
+// CreateTable's steps.
+
+// The account's table quota, counting the tables that exist now.
+Status CheckAccountQuotaAgainst(const Catalog& catalog, const CreateTableRequest& req,
+                                const std::string& region) {
+  std::vector<std::shared_ptr<const TableInfo>> tables;
+  std::vector<const TableDescription*> existing;
+  for (const std::string& name : catalog.Names()) {
+    if (auto info = catalog.Find(name)) tables.push_back(std::move(info));
   }
+  for (const auto& info : tables) existing.push_back(&info->description);
+  return CheckAccountQuota(req, existing, region);
+}
+
+// StreamSpecification: a view type exactly when the stream is enabled. Errors: kValidation.
+Status CheckStreamSpecification(const CreateTableRequest& req) {
   if (req.stream_specification && req.stream_specification->stream_enabled &&
       !req.stream_specification->stream_view_type) {
     // The service's UpdateTable wording (CreateTable's is not documented).
@@ -203,11 +237,18 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
         "One or more parameter values were invalid: Table is being created with a stream "
         "disabled, UpdateViewType should not be specified");
   }
+  return Status::Ok();
+}
+
+// The new table's description as the request gives it (a new TableId, created `now_ms`,
+// vector indexes ACTIVE at once since they are empty), without its warm throughput, stream
+// and resource policy.
+TableDescription NewTableDescription(const CreateTableRequest& req, uint64_t now_ms) {
   TableDescription d;
   d.table_name = req.table_name;
   d.table_id = NewUuid();
   d.table_status = TableStatus::kActive;
-  d.creation_date_time = static_cast<double>(NowMs()) / 1000.0;
+  d.creation_date_time = static_cast<double>(now_ms) / 1000.0;
   d.attribute_definitions = req.attribute_definitions;
   d.key_schema = req.key_schema;
   d.local_secondary_indexes = req.local_secondary_indexes;
@@ -231,34 +272,51 @@ Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
       idx.on_demand_throughput = MergeOnDemand(std::nullopt, *idx.on_demand_throughput);
     }
   }
-  if (req.warm_throughput) {
-    WarmThroughput warm = d.EffectiveWarmThroughput();
-    for (auto [requested, current, unit] :
-         {std::tuple{req.warm_throughput->read_units_per_second, &warm.read_units_per_second,
-                     "ReadUnitsPerSecond"},
-          std::tuple{req.warm_throughput->write_units_per_second, &warm.write_units_per_second,
-                     "WriteUnitsPerSecond"}}) {
-      if (requested < 0) continue;
-      if (requested < *current) {
-        return Error::Validation("Requested " + std::string(unit) +
-                                 " for WarmThroughput for table is lower than current "
-                                 "WarmThroughput, decreasing WarmThroughput is not supported");
-      }
-      *current = requested;
-    }
-    d.warm_throughput = warm;
-  }
-
-  if (req.stream_specification && req.stream_specification->stream_enabled) {
-    d.stream_specification = req.stream_specification;
-    d.latest_stream_label = streams->NewLabel(req.table_name, NowMs());
-  }
   if (req.sse_specification && req.sse_specification->enabled) {
     d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());
   }
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;
   d.tags = req.tags;
+  return d;
+}
+
+// The request's WarmThroughput, raising the table's default (never lowering it).
+// Errors: kValidation.
+Status ApplyWarmThroughput(const CreateTableRequest& req, TableDescription* d) {
+  if (!req.warm_throughput) return Status::Ok();
+  WarmThroughput warm = d->EffectiveWarmThroughput();
+  for (auto [requested, current, unit] :
+       {std::tuple{req.warm_throughput->read_units_per_second, &warm.read_units_per_second,
+                   "ReadUnitsPerSecond"},
+        std::tuple{req.warm_throughput->write_units_per_second, &warm.write_units_per_second,
+                   "WriteUnitsPerSecond"}}) {
+    if (requested < 0) continue;
+    if (requested < *current) {
+      return Error::Validation("Requested " + std::string(unit) +
+                               " for WarmThroughput for table is lower than current "
+                               "WarmThroughput, decreasing WarmThroughput is not supported");
+    }
+    *current = requested;
+  }
+  d->warm_throughput = warm;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<TableDescription> EngineImpl::CreateTable(const RequestContext& ctx,
+                                                 const CreateTableRequest& req) {
+  DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
+  DDB_RETURN_IF_ERROR(CheckThroughputQuotas(req, ctx.region));
+  DDB_RETURN_IF_ERROR(CheckAccountQuotaAgainst(*catalog, req, ctx.region));
+  DDB_RETURN_IF_ERROR(CheckStreamSpecification(req));
+  TableDescription d = NewTableDescription(req, NowMs());
+  DDB_RETURN_IF_ERROR(ApplyWarmThroughput(req, &d));
+  if (req.stream_specification && req.stream_specification->stream_enabled) {
+    d.stream_specification = req.stream_specification;
+    d.latest_stream_label = streams->NewLabel(req.table_name, NowMs());
+  }
   if (req.resource_policy) DDB_RETURN_IF_ERROR(CheckResourcePolicySize(*req.resource_policy));
   if (table_holds->Deleting(req.table_name)) {
     return Error::InUse("Table already exists: " + req.table_name);
@@ -288,41 +346,6 @@ Result<TableDescription> Engine::DescribeTable(const RequestContext& ctx, const 
     return Error::NotFound("Requested resource not found: Table: " + name + " not found");
   }
   return impl_->Describe(ctx, *info);
-}
-
-Result<TableDescription> Engine::DeleteTable(const RequestContext& ctx, const std::string& name) {
-  // Backups and restores decide, with their lock held, whether the table's items stay.
-  std::unique_lock backups_lock(impl_->backups_mu);
-  auto existing = impl_->catalog->Find(name);
-  if (std::optional<TableStatus> held = impl_->table_holds->StatusOf(name)) {
-    return TableHolds::InUse(*held, name);
-  }
-  if (existing && existing->restore_job) return TableHolds::InUse(TableStatus::kCreating, name);
-  if (existing && existing->description.deletion_protection_enabled) {
-    return Error::Validation(
-        "Resource cannot be deleted as it is currently protected against "
-        "deletion. Disable deletion protection first.");
-  }
-  TableDescription before;
-  bool keep_items = false;
-  if (existing) {
-    before = impl_->Describe(ctx, *existing);
-    DDB_ASSIGN_OR_RETURN(keep_items, impl_->BackupOnDelete(*existing));
-  }
-  DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Drop(name, keep_items));
-  backups_lock.unlock();
-  // The stream outlives the table, closed, for the retention period.
-  if (info->description.stream_specification && info->description.latest_stream_label) {
-    DDB_RETURN_IF_ERROR(impl_->CloseStream(name, *info->description.latest_stream_label));
-  }
-  if (info->description.ttl_attribute) DDB_RETURN_IF_ERROR(impl_->DropTtlRecord(info->id));
-  impl_->partitions->Drop(info->id);
-  impl_->vectors->DropTable(info->id);
-  for (const IndexSchema& index : info->indexes) impl_->partitions->Drop(index.index_id);
-  if (!existing || existing->id != info->id) before = impl_->Describe(ctx, *info);
-  before.table_status = TableStatus::kDeleting;
-  impl_->table_holds->Hold(name, TableStatus::kDeleting, before);
-  return before;
 }
 
 Result<ListTablesResult> Engine::ListTables(const ListTablesRequest& req) {

@@ -2,10 +2,11 @@
 // members are implemented in engine.cc (~EngineImpl, beside Engine::Open), write_path.cc (the
 // write core: AddWrite, Commit, Mutate, PutWithoutIndexes, Write), capacity_accounting.cc
 // (admission and charges in the partition model, item collection metrics), table_updates.cc
-// (Backfill, MarkBackfilled), time_to_live.cc (the sweeper, the TTL record and its backfill)
-// and stream_operations.cc (OpenStream, CloseStream). The Engine operations that use it are
-// in engine.cc (tables, single-item operations), read_path.cc (Query, Scan),
-// batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
+// (Backfill, MarkBackfilled), delete_table.cc (DeleteTable's steps), time_to_live.cc (TTL's
+// expiry, the TTL record and its backfill), housekeeping.cc (the background jobs' list) and
+// stream_operations.cc (OpenStream, CloseStream). The Engine operations that use it are in
+// engine.cc (tables, single-item operations), delete_table.cc (DeleteTable), read_path.cc
+// (Query, Scan), batch_operations.cc, transactions.cc, partiql.cc (on the public API only),
 // table_updates.cc (UpdateTable), table_settings.cc (TTL, tags, continuous backups) and
 // stream_operations.cc; docs/ARCHITECTURE.md's file map lists every file.
 // Thread safety: all members may be used concurrently.
@@ -36,6 +37,7 @@
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/expression/expression.h"
+#include "engine/housekeeping.h"
 #include "engine/import_export/exports.h"
 #include "engine/import_export/imports.h"
 #include "engine/index_maintenance.h"
@@ -54,7 +56,7 @@ namespace ddb {
 // Writers of one item serialise on a striped lock (item key hash -> stripe) so that the
 // old item read, the new item written and the counter deltas agree.
 inline constexpr size_t kLockStripes = 1024;
-// Entries of the Time to Live record the sweeper reads at a time (it loops while there are
+// Entries of the Time to Live record ExpireTtlItems reads at a time (it loops while there are
 // more), and the items a TTL backfill reads at a time.
 inline constexpr size_t kTtlChunk = 1000;
 
@@ -93,6 +95,15 @@ class EngineImpl {
  public:
   EngineOptions options;
   std::unique_ptr<Storage> storage;
+  // The engine's messages go to EngineOptions::logger, through the store. LogIfFailed logs
+  // "<what>: <error>" when `s` failed: for a failure nothing else reports (a background
+  // job's, or a clean-up's after another error).
+  void Log(LogSeverity severity, std::string_view message) const {
+    storage->Log(severity, message);
+  }
+  void LogIfFailed(const Status& s, std::string_view what) const {
+    if (!s.ok()) Log(LogSeverity::kError, std::string(what) + ": " + s.error().message());
+  }
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<ChangeSequencer> sequencer;
   std::unique_ptr<PartitionModel> partitions;
@@ -137,16 +148,25 @@ class EngineImpl {
   // Items held by transactions in flight (transaction_claims.h).
   TransactionClaims transaction_claims;
 
+  // Housekeeping (housekeeping.h): the background jobs, one named task each, on one thread
+  // started by Engine::Open and stopped by ~EngineImpl. HousekeepingTasks lists them
+  // (housekeeping.cc); each is one round of its job:
+  //   ExpireTtlItems       Time to Live's deletes (time_to_live.cc)
+  //   TrimStreamRecords    stream records past the retention, disabled streams (streams.cc)
+  //   ExpireSystemBackups  the SYSTEM backups past their expiry (backups.cc)
+  //   TrimHistory          item history nothing needs any more (backups.cc)
+  //   ExpireRequestTokens  ClientRequestTokens past 10 minutes (request_tokens.cc)
+  std::unique_ptr<Housekeeping> housekeeping;
+  std::vector<Housekeeping::Task> HousekeepingTasks();
+  Status TrimStreamRecords();
+  Status ExpireRequestTokens();
+
   // Time to Live (time_to_live.cc; the record's format in ttl_index.h). Deletes items whose
-  // expiry lies in the past, found through the record, every options.ttl_sweep_interval_ms
-  // on the ttl_sweeper thread.
-  void SweepExpiredItems();
-  std::thread ttl_sweeper;
-  std::mutex ttl_mu;
-  std::condition_variable ttl_cv;
+  // expiry lies in the past, found through the record (housekeeping task expire_ttl_items).
+  Status ExpireTtlItems();
   TtlWriteNotes ttl_notes;
-  // Per table, the expiry below which the sweeper has processed every entry (its next seek
-  // starts there, or lower when ttl_notes say so). Sweeper thread only.
+  // Per table, the expiry below which ExpireTtlItems has processed every entry (its next seek
+  // starts there, or lower when ttl_notes say so). Housekeeping thread only.
   std::map<uint32_t, uint64_t> ttl_swept_to;
   std::atomic<uint64_t> ttl_deleted_items{0};
   std::atomic<uint64_t> ttl_delete_errors{0};
@@ -163,8 +183,9 @@ class EngineImpl {
   // done. Errors: kInternal.
   Status DropTtlRecord(uint32_t table_id);
   // One round's work on one table: deletes the items of entries with an expiry in
-  // [from, now) and returns the expiry the next round may start from.
-  uint64_t SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now);
+  // [from, now) and returns the expiry the next round may start from. A failure is counted
+  // (ttl_delete_errors) and the first one kept in *first_error.
+  uint64_t SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now, Status* first_error);
   // Deletes a record entry whose item does not have its expiry (checked under the item's
   // lock when "expiry" is given; a malformed entry is deleted unchecked). Returns false when
   // that failed.
@@ -218,8 +239,12 @@ class EngineImpl {
     uint64_t latest_ms = 0;
   };
   std::optional<PitrWindow> PitrWindowOf(const TableInfo& table);
-  // One round of history trimming and system-backup expiry (the sweeper thread).
-  void TrimHistory();
+  // Deletes the SYSTEM backups (those DeleteTable takes) past their expiry, and what they
+  // alone kept (housekeeping task expire_system_backups).
+  Status ExpireSystemBackups();
+  // One round of history trimming: per table with history, the records nothing needs any
+  // more, at most kTrimPerRound (housekeeping task trim_history).
+  Status TrimHistory();
   // Once nothing pins table `id` any more: a live table stops keeping history for backups, a
   // deleted one loses its kept items and history. REQUIRES: backups_mu held.
   Status ReleaseIfUnpinned(uint32_t id);
@@ -234,6 +259,19 @@ class EngineImpl {
   // whether the table's items must stay (something pins them). REQUIRES: backups_mu held.
   Result<bool> BackupOnDelete(const TableInfo& table);
   std::atomic<uint64_t> restores_completed{0};
+
+  // DeleteTable's steps on the store (delete_table.cc; an import that fails drops its table
+  // with the first two too). DropTableRecord removes the table's catalog record, in one
+  // write with its counters (the table's and its indexes') and, with keep_items (backups
+  // need them), the marker that keeps its items and history (RetainedKey) until
+  // ReleaseIfUnpinned. RemoveTableData then removes the items and history (unless kept) and
+  // the index entries, one range deletion each. ReleaseTableState closes the table's stream
+  // (kept, closed, for the retention period), drops its TTL record and forgets its
+  // partitions and vector indexes. Errors: kResourceNotFound (DropTableRecord), kInternal.
+  Result<std::shared_ptr<const TableInfo>> DropTableRecord(const std::string& name,
+                                                           bool keep_items);
+  Status RemoveTableData(const TableInfo& table, bool keep_items);
+  Status ReleaseTableState(const TableInfo& table);
 
   ~EngineImpl();
   // CreateTable (engine.cc), also for ImportTable's new table.

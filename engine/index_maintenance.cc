@@ -110,7 +110,14 @@ void GsiApplier::TrimApplied() {
   if (applied > trimmed_to_) {
     Storage::Batch batch(*storage_);
     batch.DeleteRange(Cf::kChanges, ChangeKey(0), ChangeKey(applied + 1));
-    if (storage_->Write(batch, WriteSync::kDeferred).ok()) trimmed_to_ = applied;
+    if (Status s = storage_->Write(batch, WriteSync::kDeferred); s.ok()) {
+      trimmed_to_ = applied;
+    } else {
+      storage_->Log(LogSeverity::kWarning,
+                    "GSI applier cannot trim applied change records "
+                    "(tried again with the next trim): " +
+                        s.error().message());
+    }
   }
 }
 

@@ -1,5 +1,9 @@
-// Keeping secondary-index entries in step with the items: LSIs in the item's own WriteBatch,
-// GSIs by the applier that tails the change log (change_log.h).
+// Keeping secondary-index entries in step with the items. AddIndexUpdates puts a write's LSI
+// entries, and by default its GSI entries too, in the item's own WriteBatch
+// (EngineImpl::AddWrite, write_path.cc; EngineImpl::GsisInline), so an index read right after
+// a write sees it. Only with simulated GSI lag (EngineOptions::gsi_propagation_delay_ms > 0)
+// does GsiApplier write GSI entries, from the change log (change_log.h); without lag it only
+// drains, at open, a backlog such a run left.
 // Thread safety: AddIndexUpdates is pure; GsiApplier runs one background thread.
 #pragma once
 
@@ -35,7 +39,8 @@ void AddIndexUpdates(const TableInfo& table, bool global, const std::optional<It
                      const std::optional<Item>& new_item, Storage::Batch* batch,
                      IndexStatsDeltas* stats = nullptr, Storage* backfilled = nullptr);
 
-// Applies change records to GSIs in sequence order and records the last applied sequence
+// (Simulated GSI lag, and a backlog found at open.) Applies change records to GSIs (and, via
+// the applied hook, vector indexes) in sequence order and records the last applied sequence
 // durably (meta "gsi_watermark") in the same batch as the entries, so a restart neither
 // loses nor repeats a change. Applied records are trimmed with one range deletion per
 // kTrimEvery sequences, in the same batch: readers of the log start above the watermark

@@ -438,36 +438,32 @@ Result<std::optional<Projection>> CompileReadProjection(
   return std::optional<Projection>(std::move(p));
 }
 
-Result<QueryResult> Engine::Query(const QueryRequest& req) {
-  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  Placeholders placeholders;
-  placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
-  placeholders.values =
-      req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
-  DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
+namespace {
 
-  KeyAttributes hash_attrs = target.hash_attrs();
-  KeyAttributes range_attrs = target.range_attrs();
-  DDB_ASSIGN_OR_RETURN(
-      KeyCondition kc,
-      CompileKeyCondition(req.key_condition_expression, hash_attrs, range_attrs, &placeholders));
-  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
-  if (plan.filter) {
-    // The service refuses filters on the key attributes being queried.
-    for (const KeyAttributes* attrs : {&hash_attrs, &range_attrs}) {
-      for (const auto& [name, type] : *attrs) {
-        if (ConditionReferences(*plan.filter, name)) {
-          return Error::Validation(
-              "Filter Expression can only contain non-primary key attributes: Primary key "
-              "attribute: " +
-              name);
-        }
+// Query's steps, after the expressions are compiled.
+
+// The service refuses filters on the key attributes being queried.
+Status CheckFilterSparesKeys(const ReadPlan& plan, const KeyAttributes& hash_attrs,
+                             const KeyAttributes& range_attrs) {
+  if (!plan.filter) return Status::Ok();
+  for (const KeyAttributes* attrs : {&hash_attrs, &range_attrs}) {
+    for (const auto& [name, type] : *attrs) {
+      if (ConditionReferences(*plan.filter, name)) {
+        return Error::Validation(
+            "Filter Expression can only contain non-primary key attributes: Primary key "
+            "attribute: " +
+            name);
       }
     }
   }
-  // An empty string or binary can never be a partition key, and the service says so rather
-  // than returning nothing (the index form of the message names the index and attribute).
+  return Status::Ok();
+}
+
+// The partition key's values: an empty string or binary can never be a partition key, and
+// the service says so rather than returning nothing (the index form of the message names
+// the index and attribute); and the key's size limit.
+Status CheckPartitionKeyValues(const ReadTarget& target, const KeyCondition& kc,
+                               const KeyAttributes& hash_attrs) {
   for (size_t i = 0; i < kc.hash_values.size() && i < hash_attrs.size(); ++i) {
     const AttributeValue& v = kc.hash_values[i];
     if (v.type() == AttributeType::kN || !v.scalar().empty()) continue;
@@ -488,61 +484,99 @@ Result<QueryResult> Engine::Query(const QueryRequest& req) {
         "One or more parameter values were invalid: Size of hashkey has exceeded the maximum "
         "size limit of2048 bytes");
   }
+  return Status::Ok();
+}
 
-  // The partition's key range, narrowed by the sort-key condition.
-  std::string partition = target.PartitionPrefix(kc);
-  std::string lower = partition;
-  std::string upper = PrefixSuccessor(partition);
-  if (kc.sort_op) {
-    std::string at = target.SortKey(partition, kc.sort_value);
-    switch (*kc.sort_op) {
-      case KeyCondition::Op::kEq:
-        lower = at;
-        upper = target.AfterEqual(at);
-        break;
-      case KeyCondition::Op::kLt:
-        upper = at;
-        break;
-      case KeyCondition::Op::kLe:
-        upper = target.AfterEqual(at);
-        break;
-      case KeyCondition::Op::kGt:
-        lower = target.AfterEqual(at);
-        break;
-      case KeyCondition::Op::kGe:
-        lower = at;
-        break;
-      case KeyCondition::Op::kBetween:
-        lower = at;
-        upper = target.AfterEqual(target.SortKey(partition, kc.sort_value2));
-        break;
-      case KeyCondition::Op::kBeginsWith:
-        lower = target.BeginsWithPrefix(partition, kc.sort_value);
-        upper = PrefixSuccessor(lower);
-        break;
-    }
-  }
+// A range of stored keys: [lower, upper).
+struct KeyRange {
+  std::string lower;
+  std::string upper;
+};
 
-  if (req.exclusive_start_key) {
-    DDB_ASSIGN_OR_RETURN(std::string start, target.StartKey(*req.exclusive_start_key));
-    if (kc.sort_op == KeyCondition::Op::kEq && !target.index) {
-      return Error::Validation("The query can return at most one row and cannot be restarted");
-    }
-    if (start.compare(0, partition.size(), partition) != 0) {
-      return Error::Validation(
-          "The provided starting key is outside query boundaries based on provided conditions");
-    }
-    if (start < lower || start >= upper) {
-      return Error::Validation("The provided starting key does not match the range key predicate");
-    }
-    if (req.scan_index_forward) {
-      lower = KeySuccessor(start);
-    } else {
-      upper = start;
-    }
+// The partition's key range, narrowed by the sort-key condition.
+KeyRange SortKeyRange(const ReadTarget& target, const KeyCondition& kc,
+                      const std::string& partition) {
+  KeyRange r{partition, PrefixSuccessor(partition)};
+  if (!kc.sort_op) return r;
+  std::string at = target.SortKey(partition, kc.sort_value);
+  switch (*kc.sort_op) {
+    case KeyCondition::Op::kEq:
+      r.lower = at;
+      r.upper = target.AfterEqual(at);
+      break;
+    case KeyCondition::Op::kLt:
+      r.upper = at;
+      break;
+    case KeyCondition::Op::kLe:
+      r.upper = target.AfterEqual(at);
+      break;
+    case KeyCondition::Op::kGt:
+      r.lower = target.AfterEqual(at);
+      break;
+    case KeyCondition::Op::kGe:
+      r.lower = at;
+      break;
+    case KeyCondition::Op::kBetween:
+      r.lower = at;
+      r.upper = target.AfterEqual(target.SortKey(partition, kc.sort_value2));
+      break;
+    case KeyCondition::Op::kBeginsWith:
+      r.lower = target.BeginsWithPrefix(partition, kc.sort_value);
+      r.upper = PrefixSuccessor(r.lower);
+      break;
   }
-  if (lower >= upper) lower = upper;  // nothing to read; still a (costed) page
-  return ReadRange(*impl_, target, req, plan, lower, upper, req.scan_index_forward,
+  return r;
+}
+
+// ExclusiveStartKey: the range continues after it (before it, reading backwards); it must
+// lie in the partition and in the sort-key condition's range. Errors: kValidation.
+Status ResumeAfterStartKey(const ReadTarget& target, const QueryRequest& req,
+                           const KeyCondition& kc, const std::string& partition, KeyRange* r) {
+  if (!req.exclusive_start_key) return Status::Ok();
+  DDB_ASSIGN_OR_RETURN(std::string start, target.StartKey(*req.exclusive_start_key));
+  if (kc.sort_op == KeyCondition::Op::kEq && !target.index) {
+    return Error::Validation("The query can return at most one row and cannot be restarted");
+  }
+  if (start.compare(0, partition.size(), partition) != 0) {
+    return Error::Validation(
+        "The provided starting key is outside query boundaries based on provided conditions");
+  }
+  if (start < r->lower || start >= r->upper) {
+    return Error::Validation("The provided starting key does not match the range key predicate");
+  }
+  if (req.scan_index_forward) {
+    r->lower = KeySuccessor(start);
+  } else {
+    r->upper = start;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<QueryResult> Engine::Query(const QueryRequest& req) {
+  DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
+  Placeholders placeholders;
+  placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
+  placeholders.values =
+      req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
+  DDB_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(req, &placeholders));
+  DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
+
+  KeyAttributes hash_attrs = target.hash_attrs();
+  KeyAttributes range_attrs = target.range_attrs();
+  DDB_ASSIGN_OR_RETURN(
+      KeyCondition kc,
+      CompileKeyCondition(req.key_condition_expression, hash_attrs, range_attrs, &placeholders));
+  DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
+  DDB_RETURN_IF_ERROR(CheckFilterSparesKeys(plan, hash_attrs, range_attrs));
+  DDB_RETURN_IF_ERROR(CheckPartitionKeyValues(target, kc, hash_attrs));
+  const std::string partition = target.PartitionPrefix(kc);
+  KeyRange range = SortKeyRange(target, kc, partition);
+  DDB_RETURN_IF_ERROR(ResumeAfterStartKey(target, req, kc, partition, &range));
+  if (range.lower >= range.upper)
+    range.lower = range.upper;  // nothing to read; still a (costed) page
+  return ReadRange(*impl_, target, req, plan, range.lower, range.upper, req.scan_index_forward,
                    kc.hash_value.scalar());
 }
 

@@ -1,5 +1,5 @@
-// Time to Live settings (the sweeper is in time_to_live.cc), continuous backups, and table
-// tags.
+// Time to Live settings (the deletion of expired items is in ttl/time_to_live.cc), continuous
+// backups, and table tags.
 #include <chrono>
 
 #include "engine/engine_impl.h"

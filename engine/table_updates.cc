@@ -34,7 +34,10 @@ std::string NewSseManagedKeyId() {
   return buf;
 }
 
-Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
+// ValidateUpdate's steps.
+
+// Something to change. Errors: kValidation.
+Status CheckSomethingToUpdate(const UpdateTableRequest& req) {
   if (!req.billing_mode && !req.provisioned_throughput && !req.stream_specification &&
       req.global_secondary_index_updates.empty() && req.vector_index_updates.empty() &&
       !req.deletion_protection_enabled && !req.on_demand_throughput && !req.table_class &&
@@ -46,6 +49,12 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
         "DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is "
         "required");
   }
+  return Status::Ok();
+}
+
+// The billing mode against the throughput given, and a throughput that changes something.
+// Errors: kValidation.
+Status CheckThroughputUpdate(const UpdateTableRequest& req, const TableDescription& d) {
   BillingMode mode = req.billing_mode.value_or(d.billing_mode);
   if (mode == BillingMode::kPayPerRequest && req.provisioned_throughput) {
     return Error::Validation(kInvalid +
@@ -74,6 +83,13 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
         ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
         "higher limits.");
   }
+  return Status::Ok();
+}
+
+// GlobalSecondaryIndexUpdates: one per index; creating or deleting an index is an online
+// operation: one per request, and not together with table throughput, stream, table class
+// or deletion-protection changes. Errors: kValidation, kLimitExceeded.
+Status CheckIndexUpdates(const UpdateTableRequest& req) {
   std::set<std::string> seen;
   for (const auto& u : req.global_secondary_index_updates) {
     if (!seen.insert(u.index.index_name).second) {
@@ -83,8 +99,6 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
                                u.index.index_name);
     }
   }
-  // Creating or deleting an index is an online operation: one per request, and not together
-  // with table throughput, stream, table class or deletion-protection changes.
   size_t online = 0;
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kUpdate) ++online;
@@ -94,30 +108,35 @@ Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) 
                  "Subscriber limit exceeded: Only 1 online index can be created or deleted "
                  "simultaneously per table"};
   }
-  if (online == 1) {
-    if (req.provisioned_throughput) {
-      return Error::Validation("You cannot create or delete index while updating table IOPS");
-    }
-    if (req.stream_specification) {
-      return Error::Validation("You cannot create or delete index while changing stream status");
-    }
-    if (req.table_class) {
-      return Error::Validation("TableClass modification must be the only operation in the request");
-    }
-    if (req.deletion_protection_enabled) {
-      return Error::Validation(
-          "DeletionProtection modification must be the only operation in the request");
-    }
-    if (req.warm_throughput) {
-      return Error::Validation(
-          "Create global secondary index cannot be specified when updating WarmThroughput");
-    }
-    if (req.sse_specification) {
-      return Error::Validation(
-          "Server-Side Encryption modification must be the only operation in the request");
-    }
+  if (online == 0) return Status::Ok();
+  if (req.provisioned_throughput) {
+    return Error::Validation("You cannot create or delete index while updating table IOPS");
+  }
+  if (req.stream_specification) {
+    return Error::Validation("You cannot create or delete index while changing stream status");
+  }
+  if (req.table_class) {
+    return Error::Validation("TableClass modification must be the only operation in the request");
+  }
+  if (req.deletion_protection_enabled) {
+    return Error::Validation(
+        "DeletionProtection modification must be the only operation in the request");
+  }
+  if (req.warm_throughput) {
+    return Error::Validation(
+        "Create global secondary index cannot be specified when updating WarmThroughput");
+  }
+  if (req.sse_specification) {
+    return Error::Validation(
+        "Server-Side Encryption modification must be the only operation in the request");
   }
   return Status::Ok();
+}
+
+Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
+  DDB_RETURN_IF_ERROR(CheckSomethingToUpdate(req));
+  DDB_RETURN_IF_ERROR(CheckThroughputUpdate(req, d));
+  return CheckIndexUpdates(req);
 }
 
 // Enabling or disabling the stream. "new_label" labels a stream enabled now.
@@ -428,6 +447,95 @@ Status ApplyUpdate(const UpdateTableRequest& req, const std::string& new_label, 
 
 }  // namespace
 
+namespace {
+
+// UpdateTable's steps once the new description is written.
+
+// The stream follows the description: closed when disabled, a new one opened when enabled
+// (holding no record below `stream_start`).
+Status FollowStreamChange(EngineImpl& impl, const std::string& table_name,
+                          const TableDescription& was, const TableInfo& after,
+                          uint64_t stream_start) {
+  const TableDescription& now = after.description;
+  if (was.stream_specification && !now.stream_specification && was.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl.CloseStream(table_name, *was.latest_stream_label));
+  }
+  if (now.stream_specification && now.latest_stream_label != was.latest_stream_label) {
+    DDB_RETURN_IF_ERROR(impl.OpenStream(after, stream_start));
+  }
+  return Status::Ok();
+}
+
+// The counters and entries of the indexes the update removed.
+Status RemoveDroppedIndexes(EngineImpl& impl, const TableInfo& before, const TableInfo& after) {
+  for (const IndexSchema& index : before.indexes) {
+    if (after.FindIndex(index.name)) continue;
+    Storage::Batch batch(*impl.storage);
+    batch.Delete(Cf::kMeta, StatsKey(index.index_id));
+    DDB_RETURN_IF_ERROR(impl.storage->Write(batch));
+    DDB_RETURN_IF_ERROR(impl.storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
+                                                  TablePrefixEnd(index.index_id)));
+  }
+  return Status::Ok();
+}
+
+// The background work of the index updates: a new GSI's backfill, a deleted GSI's hold
+// (index_status_hold_ms), a new vector index registered (empty, so that writes from here on
+// reach it) and backfilled, a deleted vector index dropped.
+void StartIndexJobs(EngineImpl& impl, const UpdateTableRequest& req, const TableInfo& after) {
+  for (const auto& u : req.global_secondary_index_updates) {
+    std::lock_guard lock(impl.backfill_mu);
+    if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) {
+      impl.backfills.emplace_back(&EngineImpl::Backfill, &impl, after.id, req.table_name,
+                                  u.index.index_name);
+    } else if (u.kind == GlobalSecondaryIndexUpdate::Kind::kDelete &&
+               impl.options.index_status_hold_ms > 0) {
+      impl.backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, &impl, req.table_name,
+                                  u.index.index_name, /*hold=*/true);
+    }
+  }
+  for (const auto& u : req.vector_index_updates) {
+    if (u.kind == VectorIndexUpdate::Kind::kCreate) {
+      for (const auto& def : after.description.vector_indexes) {
+        if (def.index_name == u.index.index_name) impl.vectors->Create(after.id, def);
+      }
+      std::lock_guard lock(impl.backfill_mu);
+      impl.backfills.emplace_back(&EngineImpl::BackfillVectorIndex, &impl, after.id, req.table_name,
+                                  u.index.index_name);
+    } else {
+      impl.vectors->Drop(after.id, u.index.index_name);
+    }
+  }
+}
+
+// UpdateTable's answer shows the indexes it deletes as DELETING (GSIs already are, in the
+// description, while held).
+void DescribeDeletedIndexes(const UpdateTableRequest& req, const TableDescription& was, bool held,
+                            TableDescription* d) {
+  for (const auto& u : req.vector_index_updates) {
+    if (u.kind != VectorIndexUpdate::Kind::kDelete) continue;
+    for (const auto& v : was.vector_indexes) {
+      if (v.index_name != u.index.index_name) continue;
+      VectorIndexDefinition gone = v;
+      gone.index_status = IndexStatus::kDeleting;
+      gone.backfilling = false;
+      d->vector_indexes.push_back(std::move(gone));
+    }
+  }
+  if (held) return;
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kDelete) continue;
+    SecondaryIndexDefinition gone = u.index;
+    for (const auto& g : was.global_secondary_indexes) {
+      if (g.index_name == u.index.index_name) gone = g;
+    }
+    gone.index_status = IndexStatus::kDeleting;
+    d->global_secondary_indexes.push_back(std::move(gone));
+  }
+}
+
+}  // namespace
+
 Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
                                              const UpdateTableRequest& req) {
   const std::string table_name(TableNameOf(req.table_name));
@@ -444,91 +552,40 @@ Result<TableDescription> Engine::UpdateTable(const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(auto after, impl_->catalog->Update(req.table_name, [&](TableDescription* d) {
     return ApplyUpdate(req, new_label, impl_->options.index_status_hold_ms > 0, d);
   }));
-  const TableDescription& was = before->description;
-  const TableDescription& now = after->description;
-  if (was.stream_specification && !now.stream_specification && was.latest_stream_label) {
-    DDB_RETURN_IF_ERROR(impl_->CloseStream(req.table_name, *was.latest_stream_label));
-  }
-  if (now.stream_specification && now.latest_stream_label != was.latest_stream_label) {
-    DDB_RETURN_IF_ERROR(impl_->OpenStream(*after, stream_start));
-  }
-  for (const IndexSchema& index : before->indexes) {
-    if (!after->FindIndex(index.name)) {
-      Storage::Batch batch(*impl_->storage);
-      batch.Delete(Cf::kMeta, StatsKey(index.index_id));
-      DDB_RETURN_IF_ERROR(impl_->storage->Write(batch));
-      DDB_RETURN_IF_ERROR(impl_->storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
-                                                      TablePrefixEnd(index.index_id)));
-    }
-  }
-  for (const auto& u : req.global_secondary_index_updates) {
-    std::lock_guard lock(impl_->backfill_mu);
-    if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) {
-      impl_->backfills.emplace_back(&EngineImpl::Backfill, impl_.get(), after->id, req.table_name,
-                                    u.index.index_name);
-    } else if (u.kind == GlobalSecondaryIndexUpdate::Kind::kDelete &&
-               impl_->options.index_status_hold_ms > 0) {
-      impl_->backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, impl_.get(), req.table_name,
-                                    u.index.index_name, /*hold=*/true);
-    }
-  }
-  for (const auto& u : req.vector_index_updates) {
-    if (u.kind == VectorIndexUpdate::Kind::kCreate) {
-      // Registered now, empty, so that writes from here on reach it; the backfill adds the
-      // items written before.
-      for (const auto& def : now.vector_indexes) {
-        if (def.index_name == u.index.index_name) impl_->vectors->Create(after->id, def);
-      }
-      std::lock_guard lock(impl_->backfill_mu);
-      impl_->backfills.emplace_back(&EngineImpl::BackfillVectorIndex, impl_.get(), after->id,
-                                    req.table_name, u.index.index_name);
-    } else {
-      impl_->vectors->Drop(after->id, u.index.index_name);
-    }
-  }
+  DDB_RETURN_IF_ERROR(
+      FollowStreamChange(*impl_, req.table_name, before->description, *after, stream_start));
+  DDB_RETURN_IF_ERROR(RemoveDroppedIndexes(*impl_, *before, *after));
+  StartIndexJobs(*impl_, req, *after);
   impl_->table_holds->Hold(table_name, TableStatus::kUpdating);
   TableDescription d = impl_->Describe(ctx, *after);
   d.table_status = TableStatus::kUpdating;
-  for (const auto& u : req.vector_index_updates) {
-    if (u.kind != VectorIndexUpdate::Kind::kDelete) continue;
-    for (const auto& v : was.vector_indexes) {
-      if (v.index_name != u.index.index_name) continue;
-      VectorIndexDefinition gone = v;
-      gone.index_status = IndexStatus::kDeleting;
-      gone.backfilling = false;
-      d.vector_indexes.push_back(std::move(gone));
-    }
-  }
-  for (const auto& u : req.global_secondary_index_updates) {
-    if (u.kind != GlobalSecondaryIndexUpdate::Kind::kDelete) continue;
-    if (impl_->options.index_status_hold_ms > 0) continue;  // described as DELETING already
-    SecondaryIndexDefinition gone = u.index;
-    for (const auto& g : before->description.global_secondary_indexes) {
-      if (g.index_name == u.index.index_name) gone = g;
-    }
-    gone.index_status = IndexStatus::kDeleting;
-    d.global_secondary_indexes.push_back(std::move(gone));
-  }
+  DescribeDeletedIndexes(req, before->description, impl_->options.index_status_hold_ms > 0, &d);
   return d;
 }
 
 void EngineImpl::RemoveDeletingIndex(std::string table_name, std::string index_name, bool hold) {
   if (hold && !HoldIndexStatus()) return;  // still DELETING on disk: removed at the next open
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
-                   return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
-                 });
-                 DropUnusedAttributeDefinitions(d);  // its keys' definitions go with it
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        std::erase_if(d->global_secondary_indexes, [&](const SecondaryIndexDefinition& g) {
+          return g.index_name == index_name && g.index_status == IndexStatus::kDeleting;
+        });
+        DropUnusedAttributeDefinitions(d);  // its keys' definitions go with it
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot remove DELETING GSI " + table_name + "/" + index_name +
+                                      " (removed at the next open)");
+  }
 }
 
 void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
+  // A storage error stops the backfill; the index stays CREATING until the next open, which
+  // starts it over.
+  const std::string stopped =
+      "GSI backfill of " + table_name + "/" + index_name + " stopped (redone at the next open)";
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -540,10 +597,12 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
       keys.emplace_back(key);
       return keys.size() < kBackfillChunk;
     });
-    if (!s.ok()) return;
+    if (!s.ok()) return LogIfFailed(s, stopped);
     for (const std::string& key : keys) {
       std::lock_guard lock(StripeFor(key));
       Result<std::optional<Item>> item = ReadItem(key);
+      LogIfFailed(item.status(), "GSI backfill of " + table_name + "/" + index_name +
+                                     " skipped an item it cannot read");
       if (!item.ok() || !item.value()) continue;
       std::optional<IndexEntryData> entry = IndexEntry(*index, *item.value());
       if (!entry) continue;
@@ -552,13 +611,15 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
         // Writers keep this index exact meanwhile (AddIndexUpdates looks their old entry
         // up), so the walk counts only the entries it adds.
         Result<std::optional<std::string>> found = storage->Get(Cf::kIndexes, entry->key);
-        if (!found.ok()) return;
+        if (!found.ok()) return LogIfFailed(found.status(), stopped);
         if (found.value()) continue;
         batch.AddToStats(StatsKey(index->index_id), 1, entry->size);
       }
       batch.Put(Cf::kIndexes, entry->key, entry->value);
       // Not synced: the synced catalog write that marks the index ACTIVE covers it.
-      if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
+      if (Status w = storage->Write(batch, WriteSync::kDeferred); !w.ok()) {
+        return LogIfFailed(w, stopped);
+      }
     }
     if (keys.size() < kBackfillChunk) break;
     next = keys.back();
@@ -590,28 +651,32 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
                          }
                          return true;
                        });
-  if (!s.ok()) return;
+  if (!s.ok()) return LogIfFailed(s, stopped);
   Storage::Batch batch(*storage);
   batch.SetStats(StatsKey(index->index_id), count, size);
-  if (!storage->Write(batch, WriteSync::kDeferred).ok()) return;
+  if (Status w = storage->Write(batch, WriteSync::kDeferred); !w.ok()) {
+    return LogIfFailed(w, stopped);
+  }
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   MarkBackfilled(table_name, index_name);
 }
 
 void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 for (auto& g : d->global_secondary_indexes) {
-                   if (g.index_name == index_name) {
-                     g.index_status = IndexStatus::kActive;
-                     g.backfilling = false;
-                   }
-                 }
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        for (auto& g : d->global_secondary_indexes) {
+          if (g.index_name == index_name) {
+            g.index_status = IndexStatus::kActive;
+            g.backfilling = false;
+          }
+        }
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot mark GSI " + table_name + "/" + index_name +
+                                      " ACTIVE (backfilled again at the next open)");
+  }
 }
 
 }  // namespace ddb

@@ -238,10 +238,15 @@ static Status CheckVectorIndexes(const CreateTableRequest& req, BillingMode mode
   return Status::Ok();
 }
 
-Status ValidateCreateTable(const CreateTableRequest& req) {
+namespace {
+
+// ValidateCreateTable's steps, in the service's order of checks.
+
+// The table's and the indexes' names (global indexes before local ones, as the service
+// lists them), then the number of tags.
+Status CheckCreateNames(const CreateTableRequest& req) {
   std::vector<std::string> violations;
   TableNameViolations(req.table_name, "tableName", &violations);
-  // Global indexes before local ones, as the service lists them.
   for (size_t i = 0; i < req.global_secondary_indexes.size(); ++i) {
     TableNameViolations(req.global_secondary_indexes[i].index_name,
                         "globalSecondaryIndexes." + std::to_string(i + 1) + ".member.indexName",
@@ -257,9 +262,11 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     return Error::Validation(
         "Number of Tags exceed the current limit for the provided ResourceArn");
   }
+  return Status::Ok();
+}
 
-  // Billing mode and throughput.
-  BillingMode mode = req.billing_mode.value_or(BillingMode::kProvisioned);
+// The billing mode against the throughput given.
+Status CheckBillingMode(const CreateTableRequest& req, BillingMode mode) {
   if (mode == BillingMode::kPayPerRequest && req.provisioned_throughput) {
     return Error::Validation(kInvalid +
                              "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified "
@@ -276,38 +283,33 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                              " for OnDemandThroughput cannot be specified when table BillingMode "
                              "is PROVISIONED.");
   }
+  return Status::Ok();
+}
 
-  // Attribute definitions: unique names.
-  std::set<std::string> defined;
-  for (const auto& a : req.attribute_definitions) {
-    if (!defined.insert(a.attribute_name).second) {
-      return Error::Validation("Attribute Name is duplicated: " + a.attribute_name);
-    }
+// The attributes the table's and indexes' schemas use, each once, in order of first use.
+struct UsedAttributes {
+  std::vector<std::string> names;
+  void Add(const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, /*table=*/true));
+  void Add(const std::vector<KeySchemaElement>& ks) {
+    for (const auto& k : ks) Add(k.attribute_name);
+  }
+};
 
-  // Every key attribute (table and indexes) must be defined; every definition used.
-  std::vector<std::string> used;
-  auto use = [&used](const std::vector<KeySchemaElement>& ks) {
-    for (const auto& k : ks) {
-      if (std::find(used.begin(), used.end(), k.attribute_name) == used.end()) {
-        used.push_back(k.attribute_name);
-      }
-    }
-  };
-  use(req.key_schema);
-  std::vector<std::string> definition_names;
-  for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
+// What every secondary index checks against the indexes before it.
+struct IndexChecks {
+  explicit IndexChecks(const std::vector<std::string>& names) : definition_names(names) {}
+  const std::vector<std::string>& definition_names;  // AttributeDefinitions, in order
+  std::set<std::string> index_names;                 // of the indexes checked so far
+  size_t projected = 0;                              // their NonKeyAttributes
+  UsedAttributes used;
+};
 
-  auto check_defined = [&](const std::vector<KeySchemaElement>& ks) {
-    return CheckKeysDefined(ks, definition_names);
-  };
-  DDB_RETURN_IF_ERROR(check_defined(req.key_schema));
-
+// LocalSecondaryIndexes: a table with a range key, at most 5, each with the table's hash key
+// and a range key of its own, no throughput.
+Status CheckLocalIndexes(const CreateTableRequest& req, IndexChecks* checks) {
   const std::string& hash = req.key_schema[0].attribute_name;
-  std::set<std::string> index_names;
-  size_t projected = 0;
-
   if (!req.local_secondary_indexes.empty()) {
     if (req.key_schema.size() < 2) {
       return Error::Validation(kInvalid +
@@ -320,11 +322,11 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     }
   }
   for (const auto& idx : req.local_secondary_indexes) {
-    if (!index_names.insert(idx.index_name).second) {
+    if (!checks->index_names.insert(idx.index_name).second) {
       return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
     }
     DDB_RETURN_IF_ERROR(CheckKeySchema(idx.key_schema));
-    DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
+    DDB_RETURN_IF_ERROR(CheckKeysDefined(idx.key_schema, checks->definition_names));
     if (idx.key_schema.size() != 2) {
       return Error::Validation(
           kInvalid + "Index KeySchema does not have a range key for index: " + idx.index_name);
@@ -336,62 +338,90 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
                                idx.index_name + ". index hash key: " +
                                idx.key_schema[0].attribute_name + ", table hash key: " + hash);
     }
-    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected, /*local=*/true));
+    DDB_RETURN_IF_ERROR(CheckProjection(idx, &checks->projected, /*local=*/true));
     if (idx.provisioned_throughput) {
       return Error::Validation(kInvalid +
                                "ProvisionedThroughput should not be specified for a "
                                "LocalSecondaryIndex: " +
                                idx.index_name);
     }
-    use(idx.key_schema);
+    checks->used.Add(idx.key_schema);
   }
+  return Status::Ok();
+}
 
+// GlobalSecondaryIndexes: at most 20, each with a key schema (the classic one- or
+// two-attribute shape keeps its classic messages), a projection and throughput that fit the
+// billing mode.
+Status CheckGlobalIndexes(const CreateTableRequest& req, BillingMode mode, IndexChecks* checks) {
   if (req.global_secondary_indexes.size() > kMaxGlobalIndexes) {
     return Error::Validation(kInvalid +
                              "GlobalSecondaryIndex count exceeds the per-table limit of 20");
   }
   for (const auto& idx : req.global_secondary_indexes) {
-    if (!index_names.insert(idx.index_name).second) {
+    if (!checks->index_names.insert(idx.index_name).second) {
       return Error::Validation(kInvalid + "Duplicate index name: " + idx.index_name);
     }
-    // The classic one- or two-attribute shape keeps its classic messages.
     bool classic = !idx.key_schema.empty() &&
                    (idx.key_schema[0].key_type == KeyType::kRange || idx.key_schema.size() == 1 ||
                     (idx.key_schema.size() == 2 && idx.key_schema[1].key_type == KeyType::kRange));
     DDB_RETURN_IF_ERROR(classic ? CheckKeySchema(idx.key_schema)
                                 : CheckGlobalKeySchema(idx.key_schema));
-    DDB_RETURN_IF_ERROR(check_defined(idx.key_schema));
-    DDB_RETURN_IF_ERROR(CheckProjection(idx, &projected));
+    DDB_RETURN_IF_ERROR(CheckKeysDefined(idx.key_schema, checks->definition_names));
+    DDB_RETURN_IF_ERROR(CheckProjection(idx, &checks->projected));
     DDB_RETURN_IF_ERROR(CheckIndexThroughput(mode, idx));
-    use(idx.key_schema);
+    checks->used.Add(idx.key_schema);
   }
-  if (projected > kMaxProjectedAttributes) {
+  if (checks->projected > kMaxProjectedAttributes) {
     return Error::Validation(kInvalid +
                              "The sum of the number of NonKeyAttributes across all secondary "
                              "indexes exceeds the limit of 100");
   }
-
-  DDB_RETURN_IF_ERROR(CheckVectorIndexes(req, mode, definition_names, &index_names));
-  for (const auto& idx : req.vector_indexes) {
-    for (const auto& e : idx.search_schema) {
-      if (std::find(used.begin(), used.end(), e.attribute_name) == used.end()) {
-        used.push_back(e.attribute_name);
-      }
-    }
-  }
-
-  if (used.size() != defined.size()) {
-    if (req.local_secondary_indexes.empty() && req.global_secondary_indexes.empty() &&
-        req.vector_indexes.empty()) {
-      return Error::Validation(kInvalid +
-                               "Number of attributes in KeySchema does not exactly match number "
-                               "of attributes defined in AttributeDefinitions");
-    }
-    return Error::Validation(kInvalid + "Some AttributeDefinitions are not used. " +
-                             "AttributeDefinitions: " + JoinNames(definition_names) +
-                             ", keys used: " + JoinNames(used));
-  }
   return Status::Ok();
+}
+
+// Every attribute definition is used by a key or search schema.
+Status CheckDefinitionsUsed(const CreateTableRequest& req, size_t defined,
+                            const IndexChecks& checks) {
+  if (checks.used.names.size() == defined) return Status::Ok();
+  if (req.local_secondary_indexes.empty() && req.global_secondary_indexes.empty() &&
+      req.vector_indexes.empty()) {
+    return Error::Validation(kInvalid +
+                             "Number of attributes in KeySchema does not exactly match number "
+                             "of attributes defined in AttributeDefinitions");
+  }
+  return Error::Validation(kInvalid + "Some AttributeDefinitions are not used. " +
+                           "AttributeDefinitions: " + JoinNames(checks.definition_names) +
+                           ", keys used: " + JoinNames(checks.used.names));
+}
+
+}  // namespace
+
+Status ValidateCreateTable(const CreateTableRequest& req) {
+  DDB_RETURN_IF_ERROR(CheckCreateNames(req));
+  const BillingMode mode = req.billing_mode.value_or(BillingMode::kProvisioned);
+  DDB_RETURN_IF_ERROR(CheckBillingMode(req, mode));
+  // Attribute definitions: unique names.
+  std::set<std::string> defined;
+  std::vector<std::string> definition_names;
+  for (const auto& a : req.attribute_definitions) {
+    if (!defined.insert(a.attribute_name).second) {
+      return Error::Validation("Attribute Name is duplicated: " + a.attribute_name);
+    }
+  }
+  for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
+  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, /*table=*/true));
+  // Every key attribute (table and indexes) must be defined; every definition used.
+  IndexChecks checks(definition_names);
+  checks.used.Add(req.key_schema);
+  DDB_RETURN_IF_ERROR(CheckKeysDefined(req.key_schema, definition_names));
+  DDB_RETURN_IF_ERROR(CheckLocalIndexes(req, &checks));
+  DDB_RETURN_IF_ERROR(CheckGlobalIndexes(req, mode, &checks));
+  DDB_RETURN_IF_ERROR(CheckVectorIndexes(req, mode, definition_names, &checks.index_names));
+  for (const auto& idx : req.vector_indexes) {
+    for (const auto& e : idx.search_schema) checks.used.Add(e.attribute_name);
+  }
+  return CheckDefinitionsUsed(req, defined.size(), checks);
 }
 
 }  // namespace ddb

@@ -266,6 +266,22 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
   single("ddb_ttl_delete_errors_total", "counter",
          "Time to Live deletes that failed (retried by the next sweep).",
          [](const EngineMetrics& m) { return m.ttl_delete_errors; });
+  Header(&out, "ddb_housekeeping_rounds_total", "counter",
+         "Rounds of a background job (the engine's housekeeping task named by the label).");
+  for (const auto& [ns, m] : all) {
+    for (const HousekeepingFigures& h : m.housekeeping) {
+      Sample(&out, "ddb_housekeeping_rounds_total", with(ns, "task=\"" + h.task + "\""),
+             static_cast<double>(h.rounds));
+    }
+  }
+  Header(&out, "ddb_housekeeping_failures_total", "counter",
+         "Rounds of a background job that failed (logged when a streak starts; retried).");
+  for (const auto& [ns, m] : all) {
+    for (const HousekeepingFigures& h : m.housekeeping) {
+      Sample(&out, "ddb_housekeeping_failures_total", with(ns, "task=\"" + h.task + "\""),
+             static_cast<double>(h.failures));
+    }
+  }
   Header(&out, "ddb_partition_splits_total", "counter", "Partition splits of a table or index.");
   for (const auto& [ns, m] : all) {
     for (const auto& r : m.resources) {

@@ -141,7 +141,9 @@ Result<BackupDescription> Engine::CreateBackup(const RequestContext& ctx, const 
   std::tie(b.item_count, b.size_bytes) = stats;
   Status added = impl.backups->Add(b);
   if (!added.ok()) {
-    (void)impl.ReleaseIfUnpinned(info->id).ok();
+    impl.LogIfFailed(
+        impl.ReleaseIfUnpinned(info->id),
+        "cannot release table " + info->description.table_name + " after a failed CreateBackup");
     return added.error();
   }
   // The backup is usable at once (it is a restore point, nothing is copied), so it is
@@ -214,12 +216,26 @@ Result<BackupDescription> Engine::DeleteBackup(const RequestContext& ctx, const 
 
 namespace {
 
-// The restored table's description: the source's key schema and indexes (or the overrides),
-// throughput, billing mode and encryption (or the overrides); no stream, Time to Live,
-// point-in-time recovery, tags or policy, which the service leaves to be set up again.
-// Checked as CreateTable would check it. Errors: kValidation.
-Result<TableDescription> RestoredDescription(const TableDescription& src, const std::string& target,
-                                             const RestoreOverrides& o) {
+// Whether a key schema of the table or of one of its indexes names attribute `name`.
+bool KeyAttributeOf(const CreateTableRequest& req, const std::string& name) {
+  for (const auto& k : req.key_schema) {
+    if (k.attribute_name == name) return true;
+  }
+  for (const auto* list : {&req.local_secondary_indexes, &req.global_secondary_indexes}) {
+    for (const auto& idx : *list) {
+      for (const auto& k : idx.key_schema) {
+        if (k.attribute_name == name) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The restored table as a CreateTable request (what a restore is checked as): the source's
+// key schema and indexes (or the overrides), ACTIVE and empty, with throughput that fits the
+// billing mode, and the attribute definitions the remaining keys use.
+CreateTableRequest RestoreRequest(const TableDescription& src, const std::string& target,
+                                  const RestoreOverrides& o) {
   CreateTableRequest req;
   req.table_name = target;
   req.key_schema = src.key_schema;
@@ -263,27 +279,18 @@ Result<TableDescription> RestoredDescription(const TableDescription& src, const 
   } else if (on_demand && src.on_demand_throughput) {
     req.on_demand_throughput = src.on_demand_throughput;
   }
-  // The attribute definitions the remaining keys use.
-  auto used = [&](const std::string& name) {
-    for (const auto& k : req.key_schema) {
-      if (k.attribute_name == name) return true;
-    }
-    for (const auto* list : {&req.local_secondary_indexes, &req.global_secondary_indexes}) {
-      for (const auto& idx : *list) {
-        for (const auto& k : idx.key_schema) {
-          if (k.attribute_name == name) return true;
-        }
-      }
-    }
-    return false;
-  };
   for (const auto& a : src.attribute_definitions) {
-    if (used(a.attribute_name)) req.attribute_definitions.push_back(a);
+    if (KeyAttributeOf(req, a.attribute_name)) req.attribute_definitions.push_back(a);
   }
-  DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
+  return req;
+}
 
+// The restored table's description from its checked request: CREATING, with the source's
+// encryption (or the override's) and table class.
+TableDescription RestoredTableDescription(const CreateTableRequest& req,
+                                          const TableDescription& src, const RestoreOverrides& o) {
   TableDescription d;
-  d.table_name = target;
+  d.table_name = req.table_name;
   d.table_id = NewUuid();
   d.table_status = TableStatus::kCreating;
   d.creation_date_time = Seconds(WallClockMillis());
@@ -292,7 +299,9 @@ Result<TableDescription> RestoredDescription(const TableDescription& src, const 
   d.local_secondary_indexes = req.local_secondary_indexes;
   d.global_secondary_indexes = req.global_secondary_indexes;
   d.billing_mode = *req.billing_mode;
-  if (on_demand) d.last_update_to_pay_per_request = d.creation_date_time;
+  if (d.billing_mode == BillingMode::kPayPerRequest) {
+    d.last_update_to_pay_per_request = d.creation_date_time;
+  }
   if (req.provisioned_throughput) d.provisioned_throughput = *req.provisioned_throughput;
   if (req.on_demand_throughput) {
     d.on_demand_throughput = MergeOnDemand(std::nullopt, *req.on_demand_throughput);
@@ -306,6 +315,17 @@ Result<TableDescription> RestoredDescription(const TableDescription& src, const 
   }
   d.table_class = src.table_class;
   return d;
+}
+
+// The restored table's description: the source's key schema and indexes (or the overrides),
+// throughput, billing mode and encryption (or the overrides); no stream, Time to Live,
+// point-in-time recovery, tags or policy, which the service leaves to be set up again.
+// Checked as CreateTable would check it. Errors: kValidation.
+Result<TableDescription> RestoredDescription(const TableDescription& src, const std::string& target,
+                                             const RestoreOverrides& o) {
+  const CreateTableRequest req = RestoreRequest(src, target, o);
+  DDB_RETURN_IF_ERROR(ValidateCreateTable(req));
+  return RestoredTableDescription(req, src, o);
 }
 
 Error TargetExists(const std::string& target) {
@@ -329,7 +349,8 @@ static Result<TableDescription> BeginRestore(EngineImpl& impl, const RequestCont
   if (!info.ok()) {
     impl.backups->Unpin(job.source_id, job.as_of_ms);
     if (!job.backup_id.empty()) impl.backups->EndRestoreFrom(job.backup_id);
-    (void)impl.ReleaseIfUnpinned(job.source_id).ok();
+    impl.LogIfFailed(impl.ReleaseIfUnpinned(job.source_id),
+                     "cannot release the source of failed restore " + target);
     if (info.error().code() == ErrorCode::kResourceInUse) return TargetExists(target);
     return info.error();
   }
@@ -419,6 +440,109 @@ void EngineImpl::StartRestore(uint32_t target_id, bool redo) {
   backfills.emplace_back(&EngineImpl::RunRestore, this, target_id, redo);
 }
 
+namespace {
+
+// RunRestore's steps.
+
+// What an interrupted run of the restore wrote: the target's items and index entries.
+Status ClearRestoreTarget(Storage& storage, const TableInfo& target) {
+  DDB_RETURN_IF_ERROR(
+      storage.DeleteRange(Cf::kItems, TablePrefix(target.id), TablePrefixEnd(target.id)));
+  for (const IndexSchema& index : target.indexes) {
+    DDB_RETURN_IF_ERROR(storage.DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
+                                            TablePrefixEnd(index.index_id)));
+  }
+  return Status::Ok();
+}
+
+// The target's counters once its items are written.
+struct RestoredCounts {
+  int64_t items = 0;
+  int64_t bytes = 0;
+  IndexStatsDeltas index_stats;  // per index: entries, bytes
+};
+
+// Writes the items of the job's source as of its time, read in `snapshot`, into `target`,
+// with their index entries. The items come in key order, re-keyed in the same order: they
+// are written as SST files ingested into the store (Storage::SortedWriter), around the
+// memtable and the WAL. Index entries come in random order: they are kept aside, sorted and
+// ingested a chunk at a time (inserted one by one into a large memtable they cost most of a
+// restore, in skip-list searches). Stops early, unfinished, once `stopping` is set.
+// Errors: kInternal.
+Result<RestoredCounts> WriteRestoredItems(Storage& storage, const Storage::Snapshot* snapshot,
+                                          const TableInfo& target, const TableInfo::RestoreJob& job,
+                                          const std::atomic<bool>& stopping) {
+  const bool indexed = !target.indexes.empty();
+  RestoredCounts counts;
+  Status status = Status::Ok();
+  std::string new_key;
+  std::unique_ptr<Storage::SortedWriter> item_writer = storage.NewSortedWriter(Cf::kItems);
+  std::unique_ptr<Storage::SortedWriter> entry_writer;
+  SortedChunk entries;
+  auto write_entries = [&]() -> Status {
+    if (!entry_writer) entry_writer = storage.NewSortedWriter(Cf::kIndexes);
+    DDB_RETURN_IF_ERROR(entries.WriteTo(entry_writer.get()));
+    return entry_writer->Finish();
+  };
+  // Adds one item's index entries to those kept aside, and its size to the counts.
+  Item item;
+  auto add_entries = [&](std::string_view value) -> Status {
+    if (!DecodeItem(value, &item)) return Error::Internal("unreadable item");
+    counts.bytes += static_cast<int64_t>(ItemSize(item));
+    for (const IndexSchema& index : target.indexes) {
+      std::optional<IndexEntryData> e = IndexEntry(index, item);
+      if (!e) continue;
+      auto& [n, b] = counts.index_stats[index.index_id];
+      ++n;
+      b += e->size;
+      entries.Add(e->key, e->value);
+    }
+    if (entries.bytes() > kRestoreEntryBytes) return write_entries();
+    return Status::Ok();
+  };
+  Status read = ItemsAsOf(storage, snapshot, job.source_id, job.as_of_ms,
+                          [&](std::string_view key, std::string_view value) {
+                            new_key.clear();
+                            PutFixed32BE(&new_key, target.id);
+                            new_key.append(key.substr(4));
+                            status = item_writer->Add(new_key, value);
+                            if (!status.ok()) return false;
+                            if (indexed) {
+                              status = add_entries(value);
+                              if (!status.ok()) return false;
+                            } else {
+                              std::optional<size_t> size = EncodedItemSize(value);
+                              if (!size) {
+                                status = Error::Internal("unreadable item");
+                                return false;
+                              }
+                              counts.bytes += static_cast<int64_t>(*size);
+                            }
+                            ++counts.items;
+                            return counts.items % kRestoreBatch != 0 || !stopping;
+                          });
+  if (read.ok() && status.ok() && !stopping) status = item_writer->Finish();
+  if (read.ok() && status.ok() && !stopping && !entries.empty()) status = write_entries();
+  if (!read.ok()) return read.error();
+  if (!status.ok()) return status.error();
+  return counts;
+}
+
+// The target's counters (the table's and its indexes'), set to what was written.
+Status WriteRestoredCounts(Storage& storage, const TableInfo& target,
+                           const RestoredCounts& counts) {
+  auto batch = std::make_unique<Storage::Batch>(storage);
+  batch->SetStats(StatsKey(target.id), counts.items, counts.bytes);
+  for (const IndexSchema& index : target.indexes) {
+    auto it = counts.index_stats.find(index.index_id);
+    auto [n, b] = it == counts.index_stats.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
+    batch->SetStats(StatsKey(index.index_id), n, b);
+  }
+  return storage.Write(*batch, WriteSync::kDeferred);
+}
+
+}  // namespace
+
 void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
   std::shared_ptr<const TableInfo> target = catalog->FindById(target_id);
   if (!target || !target->restore_job) return;
@@ -429,88 +553,20 @@ void EngineImpl::RunRestore(uint32_t target_id, bool redo) {
                                           " (it is done again at the next open)");
   };
   if (redo) {
-    // What an interrupted run wrote goes first.
-    Status cleared =
-        storage->DeleteRange(Cf::kItems, TablePrefix(target_id), TablePrefixEnd(target_id));
-    for (const IndexSchema& index : target->indexes) {
-      if (!cleared.ok()) break;
-      cleared = storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
-                                     TablePrefixEnd(index.index_id));
+    if (Status cleared = ClearRestoreTarget(*storage, *target); !cleared.ok()) {
+      return fail(cleared.error());
     }
-    if (!cleared.ok()) return fail(cleared.error());
   }
   // Every writer of a change up to now has committed (their commit times came before).
   WaitForItemWriters();
   std::shared_ptr<const Storage::Snapshot> snapshot = storage->TakeSnapshot();
-  const bool indexed = !target->indexes.empty();
-  int64_t items = 0, bytes = 0;
-  IndexStatsDeltas index_stats;
-  Status status = Status::Ok();
-  std::string new_key;
-  // The items come in key order, re-keyed in the same order: they are written as SST files
-  // ingested into the store (Storage::SortedWriter), around the memtable and the WAL. Index
-  // entries come in random order: they are kept aside, sorted and ingested a chunk at a
-  // time (inserted one by one into a large memtable they cost most of a restore, in
-  // skip-list searches).
-  std::unique_ptr<Storage::SortedWriter> item_writer = storage->NewSortedWriter(Cf::kItems);
-  std::unique_ptr<Storage::SortedWriter> entry_writer;
-  SortedChunk entries;
-  auto write_entries = [&]() -> Status {
-    if (!entry_writer) entry_writer = storage->NewSortedWriter(Cf::kIndexes);
-    DDB_RETURN_IF_ERROR(entries.WriteTo(entry_writer.get()));
-    return entry_writer->Finish();
-  };
-  Item item;
-  Status read = ItemsAsOf(*storage, snapshot.get(), job.source_id, job.as_of_ms,
-                          [&](std::string_view key, std::string_view value) {
-                            new_key.clear();
-                            PutFixed32BE(&new_key, target_id);
-                            new_key.append(key.substr(4));
-                            status = item_writer->Add(new_key, value);
-                            if (!status.ok()) return false;
-                            if (indexed) {
-                              if (!DecodeItem(value, &item)) {
-                                status = Error::Internal("unreadable item");
-                                return false;
-                              }
-                              bytes += static_cast<int64_t>(ItemSize(item));
-                              for (const IndexSchema& index : target->indexes) {
-                                std::optional<IndexEntryData> e = IndexEntry(index, item);
-                                if (!e) continue;
-                                auto& [n, b] = index_stats[index.index_id];
-                                ++n;
-                                b += e->size;
-                                entries.Add(e->key, e->value);
-                              }
-                              if (entries.bytes() > kRestoreEntryBytes) {
-                                status = write_entries();
-                                if (!status.ok()) return false;
-                              }
-                            } else {
-                              std::optional<size_t> size = EncodedItemSize(value);
-                              if (!size) {
-                                status = Error::Internal("unreadable item");
-                                return false;
-                              }
-                              bytes += static_cast<int64_t>(*size);
-                            }
-                            ++items;
-                            return items % kRestoreBatch != 0 || !stopping;
-                          });
-  if (read.ok() && status.ok() && !stopping) status = item_writer->Finish();
-  if (read.ok() && status.ok() && !stopping && !entries.empty()) status = write_entries();
-  if (!read.ok()) return fail(read.error());
-  if (!status.ok()) return fail(status.error());
+  Result<RestoredCounts> counts =
+      WriteRestoredItems(*storage, snapshot.get(), *target, job, stopping);
+  if (!counts.ok()) return fail(counts.error());
   if (stopping) return;  // the record still holds the job: done again at the next open
-  auto batch = std::make_unique<Storage::Batch>(*storage);
-  batch->SetStats(StatsKey(target_id), items, bytes);
-  for (const IndexSchema& index : target->indexes) {
-    auto it = index_stats.find(index.index_id);
-    auto [n, b] = it == index_stats.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
-    batch->SetStats(StatsKey(index.index_id), n, b);
+  if (Status written = WriteRestoredCounts(*storage, *target, counts.value()); !written.ok()) {
+    return fail(written.error());
   }
-  status = storage->Write(*batch, WriteSync::kDeferred);
-  if (!status.ok()) return fail(status.error());
   snapshot.reset();
   std::lock_guard lock(backups_mu);
   // The synced catalog write that ends the job comes after the items and entries are
@@ -586,22 +642,29 @@ Result<bool> EngineImpl::BackupOnDelete(const TableInfo& table) {
   return backups->Pinned(table.id);
 }
 
-void EngineImpl::TrimHistory() {
+Status EngineImpl::ExpireSystemBackups() {
   const uint64_t now = NowMs();
-  {
-    std::lock_guard lock(backups_mu);
-    for (const BackupRecord& b : backups->List()) {
-      if (!b.expiry_ms || *b.expiry_ms > now || backups->RestoringFrom(b.id)) continue;
-      if (backups->Remove(b.id).ok()) (void)ReleaseIfUnpinned(b.table_id).ok();
-    }
+  std::lock_guard lock(backups_mu);
+  Status first = Status::Ok();  // the others are tried too; all again next round
+  for (const BackupRecord& b : backups->List()) {
+    if (!b.expiry_ms || *b.expiry_ms > now || backups->RestoringFrom(b.id)) continue;
+    Status s = backups->Remove(b.id);
+    if (s.ok()) s = ReleaseIfUnpinned(b.table_id);
+    if (!s.ok() && first.ok()) first = s;
   }
+  return first;
+}
+
+Status EngineImpl::TrimHistory() {
+  const uint64_t now = NowMs();
+  Status first = Status::Ok();  // the other tables are trimmed too; all again next round
   std::map<uint32_t, uint64_t> tables;
   {
     std::lock_guard lock(history_mu);
     tables = history_tables;
   }
   for (const auto& [id, from] : tables) {
-    if (stopping) return;
+    if (stopping) return first;
     std::shared_ptr<const TableInfo> info = catalog->FindById(id);
     const bool pitr = info && info->description.pitr_enabled_since;
     const std::optional<uint64_t> pin = backups->OldestPin(id);
@@ -646,11 +709,17 @@ void EngineImpl::TrimHistory() {
                            last = t;
                            return true;
                          });
-    if (!read.ok()) continue;
+    if (!read.ok()) {
+      if (first.ok()) first = read;
+      continue;
+    }
     if (n > 0) {
       batch.AddToStats(HistoryStatsKey(id), -static_cast<int64_t>(n), -bytes);
       if (floor) batch.SetCounter(PitrFloorKey(id), static_cast<int64_t>(floor));
-      if (!storage->Write(batch, WriteSync::kDeferred).ok()) continue;
+      if (Status written = storage->Write(batch, WriteSync::kDeferred); !written.ok()) {
+        if (first.ok()) first = written;
+        continue;
+      }
       history_trimmed_records += n;
     }
     std::lock_guard lock(history_mu);
@@ -660,6 +729,7 @@ void EngineImpl::TrimHistory() {
     // Nothing keeps history any more and everything is gone: no more looks at this table.
     if (complete && !pitr && !pin && (!info || !info->keep_history)) history_tables.erase(it);
   }
+  return first;
 }
 
 Status EngineImpl::OpenBackups() {

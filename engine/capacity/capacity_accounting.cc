@@ -145,14 +145,15 @@ std::optional<ItemCollectionMetrics> EngineImpl::CollectionMetrics(const TableIn
     std::string end = prefix;
     while (!end.empty() && static_cast<uint8_t>(end.back()) == 0xff) end.pop_back();
     if (!end.empty()) end.back() = static_cast<char>(static_cast<uint8_t>(end.back()) + 1);
-    storage
-        ->ForEach(cf, prefix, end,
-                  [&](std::string_view, std::string_view value) {
-                    Item item;
-                    if (DecodeItem(value, &item)) bytes += static_cast<int64_t>(ItemSize(item));
-                    return true;
-                  })
-        .ok();
+    LogIfFailed(storage->ForEach(cf, prefix, end,
+                                 [&](std::string_view, std::string_view value) {
+                                   Item item;
+                                   if (DecodeItem(value, &item)) {
+                                     bytes += static_cast<int64_t>(ItemSize(item));
+                                   }
+                                   return true;
+                                 }),
+                "ItemCollectionMetrics of table " + d.table_name + " counted in part");
   };
   add_range(Cf::kItems, EncodeItemKey(table.id, pk, nullptr));
   for (const IndexSchema& index : table.indexes) {
@@ -189,6 +190,7 @@ EngineMetrics Engine::GetMetrics() {
   m.ttl_deleted_items = impl_->ttl_deleted_items.load();
   m.ttl_delete_errors = impl_->ttl_delete_errors.load();
   m.ttl_examined_entries = impl_->ttl_examined_entries.load();
+  m.housekeeping = impl_->housekeeping->Figures();
   const StorageHealth health = impl_->storage->GetHealth();
   m.storage_read_only = health.read_only;
   m.storage_disk_full = health.disk_full;
@@ -204,14 +206,14 @@ EngineMetrics Engine::GetMetrics() {
   if (m.gsi_pending_changes > 0) {
     // The oldest record still to apply says how far behind the GSIs are in time.
     uint64_t oldest_ms = 0;
-    impl_->storage
-        ->ForEach(Cf::kChanges, ChangeKey(applied + 1), ChangeKey(safe + 1),
-                  [&](std::string_view key, std::string_view value) {
-                    ChangeRecord r;
-                    if (DecodeChange(key, value, &r)) oldest_ms = r.commit_time_ms;
-                    return false;
-                  })
-        .ok();
+    impl_->LogIfFailed(
+        impl_->storage->ForEach(Cf::kChanges, ChangeKey(applied + 1), ChangeKey(safe + 1),
+                                [&](std::string_view key, std::string_view value) {
+                                  ChangeRecord r;
+                                  if (DecodeChange(key, value, &r)) oldest_ms = r.commit_time_ms;
+                                  return false;
+                                }),
+        "cannot read the change log for ddb_gsi_lag_seconds");
     uint64_t now_ms = impl_->NowMs();
     if (oldest_ms && now_ms > oldest_ms) m.gsi_lag_ms = now_ms - oldest_ms;
   }

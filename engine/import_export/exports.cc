@@ -430,6 +430,82 @@ Status Exports::Load() {
   return Status::Ok();
 }
 
+namespace {
+
+// What ExportTableToPointInTime reads: the table as of `at` (nullopt: now), or an
+// incremental export's changes in [from_ms, to_ms).
+struct ExportTimes {
+  std::optional<uint64_t> at;
+  uint64_t from_ms = 0;
+  uint64_t to_ms = 0;
+};
+
+// ExportTime, or an incremental export's period, checked against the table's recovery
+// window at `now_ms`. Errors: kValidation, kInvalidExportTime.
+Result<ExportTimes> CheckExportTimes(const ExportTableRequest& req,
+                                     const EngineImpl::PitrWindow& window, uint64_t now_ms) {
+  const uint64_t slack_ms = static_cast<uint64_t>(kExportNowSlackSeconds * 1000);
+  const bool incremental = req.export_type == ExportType::kIncrementalExport;
+  if (incremental && (!req.incremental || !req.incremental->from_time)) {
+    return Error::Validation(
+        "IncrementalExportSpecification with ExportFromTime is required for "
+        "INCREMENTAL_EXPORT");  // guess at the text
+  }
+  if (!incremental && req.incremental) {
+    return Error::Validation(
+        "IncrementalExportSpecification is only valid with ExportType INCREMENTAL_EXPORT");
+  }
+  ExportTimes times;
+  if (req.export_time) {
+    if (incremental) {
+      return Error::Validation("ExportTime is not valid for an INCREMENTAL_EXPORT");
+    }
+    const uint64_t t = MillisOf(*req.export_time);
+    // A second of slack before the window's start (a client's rounding of
+    // EarliestRestorableDateTime); such a time reads the window's start.
+    if (t > now_ms + slack_ms || t + 1000 < window.earliest_ms) return OutsideWindow();
+    if (t + slack_ms < now_ms) {
+      if (t > window.latest_ms) return OutsideWindow();
+      times.at = std::max(t, window.earliest_ms);
+    }
+  }
+  if (incremental) {
+    // ExportFromTime is inclusive and ExportToTime exclusive (API_IncrementalExportSpecification);
+    // without ExportToTime, "the latest time with data available": LatestRestorableDateTime.
+    times.from_ms = MillisOf(*req.incremental->from_time);
+    times.to_ms = req.incremental->to_time ? MillisOf(*req.incremental->to_time) : window.latest_ms;
+    constexpr uint64_t kMinPeriodMs = 15 * 60 * 1000, kMaxPeriodMs = 24 * 60 * 60 * 1000;
+    if (times.from_ms >= times.to_ms) {
+      // A guess at the text.
+      return Error(ErrorCode::kInvalidExportTime,
+                   "ExportFromTime must be earlier than ExportToTime");
+    }
+    if (times.to_ms - times.from_ms < kMinPeriodMs) {
+      // The prefix is the service's (scylladb test_export.py); the rest is a guess.
+      return Error(ErrorCode::kInvalidExportTime,
+                   "Difference between export period start time and end time should be at "
+                   "least 15 minutes");
+    }
+    if (times.to_ms - times.from_ms > kMaxPeriodMs) {
+      // The service's limit (an export period of 15 minutes up to 24 hours); the text is a
+      // guess modelled on the minimum's.
+      return Error(ErrorCode::kInvalidExportTime,
+                   "Difference between export period start time and end time should be at "
+                   "most 24 hours");
+    }
+    if (times.from_ms + 1000 < window.earliest_ms || times.to_ms > now_ms + slack_ms) {
+      // A guess at the text (the exception's documented meaning).
+      return Error(ErrorCode::kInvalidExportTime,
+                   "The export period must lie within the point in time recovery window");
+    }
+    // The history holds every change after the window's start.
+    times.from_ms = std::max(times.from_ms, window.earliest_ms + 1);
+  }
+  return times;
+}
+
+}  // namespace
+
 Result<ExportDescription> Exports::Start(const RequestContext& ctx, const ExportTableRequest& req) {
   std::string table_name;
   if (!TableNameOfArn(req.table_arn, &table_name)) {
@@ -446,67 +522,12 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
                  "Point in time recovery is not enabled for table '" + table_name + "'");
   }
   const double now = NowSeconds();
-  const uint64_t now_ms = impl_->NowMs();
-  const uint64_t slack_ms = static_cast<uint64_t>(kExportNowSlackSeconds * 1000);
   // Not null: point-in-time recovery is on.
-  const EngineImpl::PitrWindow window = *impl_->PitrWindowOf(*table);
+  DDB_ASSIGN_OR_RETURN(const ExportTimes times,
+                       CheckExportTimes(req, *impl_->PitrWindowOf(*table), impl_->NowMs()));
   const bool incremental = req.export_type == ExportType::kIncrementalExport;
-  if (incremental && (!req.incremental || !req.incremental->from_time)) {
-    return Error::Validation(
-        "IncrementalExportSpecification with ExportFromTime is required for "
-        "INCREMENTAL_EXPORT");  // guess at the text
-  }
-  if (!incremental && req.incremental) {
-    return Error::Validation(
-        "IncrementalExportSpecification is only valid with ExportType INCREMENTAL_EXPORT");
-  }
-  std::optional<uint64_t> at;  // nullopt: now
-  uint64_t from_ms = 0, to_ms = 0;
-  if (req.export_time) {
-    if (incremental) {
-      return Error::Validation("ExportTime is not valid for an INCREMENTAL_EXPORT");
-    }
-    const uint64_t t = MillisOf(*req.export_time);
-    // A second of slack before the window's start (a client's rounding of
-    // EarliestRestorableDateTime); such a time reads the window's start.
-    if (t > now_ms + slack_ms || t + 1000 < window.earliest_ms) return OutsideWindow();
-    if (t + slack_ms < now_ms) {
-      if (t > window.latest_ms) return OutsideWindow();
-      at = std::max(t, window.earliest_ms);
-    }
-  }
-  if (incremental) {
-    // ExportFromTime is inclusive and ExportToTime exclusive (API_IncrementalExportSpecification);
-    // without ExportToTime, "the latest time with data available": LatestRestorableDateTime.
-    from_ms = MillisOf(*req.incremental->from_time);
-    to_ms = req.incremental->to_time ? MillisOf(*req.incremental->to_time) : window.latest_ms;
-    constexpr uint64_t kMinPeriodMs = 15 * 60 * 1000, kMaxPeriodMs = 24 * 60 * 60 * 1000;
-    if (from_ms >= to_ms) {
-      // A guess at the text.
-      return Error(ErrorCode::kInvalidExportTime,
-                   "ExportFromTime must be earlier than ExportToTime");
-    }
-    if (to_ms - from_ms < kMinPeriodMs) {
-      // The prefix is the service's (scylladb test_export.py); the rest is a guess.
-      return Error(ErrorCode::kInvalidExportTime,
-                   "Difference between export period start time and end time should be at "
-                   "least 15 minutes");
-    }
-    if (to_ms - from_ms > kMaxPeriodMs) {
-      // The service's limit (an export period of 15 minutes up to 24 hours); the text is a
-      // guess modelled on the minimum's.
-      return Error(ErrorCode::kInvalidExportTime,
-                   "Difference between export period start time and end time should be at "
-                   "most 24 hours");
-    }
-    if (from_ms + 1000 < window.earliest_ms || to_ms > now_ms + slack_ms) {
-      // A guess at the text (the exception's documented meaning).
-      return Error(ErrorCode::kInvalidExportTime,
-                   "The export period must lie within the point in time recovery window");
-    }
-    // The history holds every change after the window's start.
-    from_ms = std::max(from_ms, window.earliest_ms + 1);
-  }
+  std::optional<uint64_t> at = times.at;  // nullopt: now
+  uint64_t from_ms = times.from_ms, to_ms = times.to_ms;
   const std::string token = req.client_token.value_or(NewUuid());
   std::lock_guard lock(mu_);
   if (auto t = tokens_.find(token); t != tokens_.end()) {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <unordered_set>
 
@@ -98,18 +100,21 @@ bool ParseTaskArn(const std::string& arn, const std::string& kind, std::string* 
   return true;
 }
 
-struct Imports::Job {
-  std::string id;
-  std::string table_name;
-  uint32_t table_id = 0;
-  // Fixed at the request, and the final outcome (guarded by Imports::mu_ once running).
-  ImportDescription d;  // ARNs are filled when described (they name the caller's account)
-  // Live counters.
+// An import's live counters (DescribeImport shows them while it runs).
+struct ImportCounters {
   std::atomic<int64_t> processed_bytes{0};
   std::atomic<int64_t> processed_items{0};
   std::atomic<int64_t> imported_items{0};
   std::atomic<int64_t> errors{0};
   std::atomic<bool> read_something{false};
+};
+
+struct Imports::Job : ImportCounters {
+  std::string id;
+  std::string table_name;
+  uint32_t table_id = 0;
+  // Fixed at the request, and the final outcome (guarded by Imports::mu_ once running).
+  ImportDescription d;  // ARNs are filled when described (they name the caller's account)
 };
 
 namespace {
@@ -292,6 +297,244 @@ std::string ErrorRecord(const std::string& import_arn, const std::string& bucket
   AppendJsonString(&out, message);
   out += "]}\n";
   return out;
+}
+
+// Imports::Run's steps.
+
+// An import's error log, <s3_dir>/.logs/aws-dynamodb/imports/<id>.log (where the service
+// writes to CloudWatch Logs), opened at the first error: the first kMaxLoggedErrors records.
+class ImportErrorLog {
+ public:
+  ImportErrorLog(const std::string& s3_dir, const std::string& import_id,
+                 const std::string& import_arn, const std::string& bucket)
+      : s3_dir_(s3_dir), import_id_(import_id), import_arn_(import_arn), bucket_(bucket) {}
+  ~ImportErrorLog() {
+    if (file_) std::fclose(file_);
+  }
+  ImportErrorLog(const ImportErrorLog&) = delete;
+  ImportErrorLog& operator=(const ImportErrorLog&) = delete;
+
+  // Logs an item that did not import: line `line` of object `key` (0: the object itself).
+  void Record(const std::string& key, int64_t line, const std::string& message) {
+    if (logged_ >= kMaxLoggedErrors) return;
+    if (!file_) {
+      std::filesystem::path dir =
+          std::filesystem::path(s3_dir_) / ".logs" / "aws-dynamodb" / "imports";
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      file_ = std::fopen((dir / (import_id_ + ".log")).c_str(), "a");
+      if (!file_) return;
+    }
+    std::string record = ErrorRecord(import_arn_, bucket_, key, line, message);
+    std::fwrite(record.data(), 1, record.size(), file_);
+    ++logged_;
+  }
+
+ private:
+  const std::string s3_dir_;
+  const std::string import_id_;
+  const std::string import_arn_;
+  const std::string bucket_;
+  std::FILE* file_ = nullptr;
+  int64_t logged_ = 0;
+};
+
+// The lines of one object, read kReadChunk decompressed bytes at a time, each without its
+// '\n' (the last one may have none).
+class ObjectLines {
+ public:
+  ObjectLines(ObjectReader* reader, const std::atomic<bool>* stopping)
+      : reader_(reader), stopping_(stopping) {}
+
+  // The next line (valid until the next call), and whether it is the object's last; false
+  // at the end of the object, or once the engine stops. With `pending` (the caller holds
+  // the start of a record spanning lines), the end gives one more line, empty and last.
+  // Errors: the reader's.
+  Result<bool> Next(bool pending, std::string_view* line, bool* last) {
+    for (;;) {
+      const size_t nl = buf_.find('\n', pos_);
+      if (nl == std::string::npos && !eof_) {
+        if (*stopping_) return false;
+        buf_.erase(0, pos_);
+        pos_ = 0;
+        DDB_ASSIGN_OR_RETURN(bool more, reader_->Read(&buf_, kReadChunk));
+        eof_ = !more;
+        continue;
+      }
+      if (nl == std::string::npos && pos_ >= buf_.size() && !pending) return false;
+      *last = nl == std::string::npos;
+      *line = std::string_view(buf_.data() + pos_, (*last ? buf_.size() : nl) - pos_);
+      pos_ = *last ? buf_.size() : nl + 1;
+      ++line_no_;
+      return true;
+    }
+  }
+  // Lines given so far.
+  int64_t line_no() const { return line_no_; }
+
+ private:
+  ObjectReader* reader_;
+  const std::atomic<bool>* stopping_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+  int64_t line_no_ = 0;
+};
+
+// A record's text in the import's format: kItem (*item), kNothing (a line without an item,
+// or a CSV header), kIncomplete (a record continued on the next line), else *error.
+class RecordParser {
+ public:
+  RecordParser(const ImportDescription& d, const TableDescription& table)
+      : d_(d), delimiter_(d.csv && d.csv->delimiter ? *d.csv->delimiter : ',') {
+    for (const auto& def : table.attribute_definitions) {
+      key_types_[def.attribute_name] = def.attribute_type;
+    }
+  }
+
+  // Each object starts over with the request's CSV header (or reads its own first line).
+  void StartObject() {
+    header_.clear();
+    if (d_.input_format == InputFormat::kCsv && d_.csv) header_ = d_.csv->header_list;
+  }
+
+  ParseOutcome Parse(std::string_view text, Item* item, std::string* error) {
+    switch (d_.input_format) {
+      case InputFormat::kDynamoDbJson:
+        return ParseDynamoDbJsonLine(text, item, error);
+      case InputFormat::kIon:
+        return ParseIonItem(text, item, error);
+      case InputFormat::kCsv: {
+        ParseOutcome outcome = SplitCsvRecord(text, delimiter_, &fields_, error);
+        if (outcome != ParseOutcome::kItem) return outcome;
+        if (!header_.empty()) return CsvItem(header_, fields_, key_types_, item, error);
+        header_ = fields_;
+        return ParseOutcome::kNothing;
+      }
+    }
+    return ParseOutcome::kError;
+  }
+
+ private:
+  const ImportDescription& d_;
+  const char delimiter_;
+  std::map<std::string, ScalarType> key_types_;
+  std::vector<std::string> header_;
+  std::vector<std::string> fields_;
+};
+
+// Logs an item that did not import, counting it as processed and as an error.
+using ImportErrorSink =
+    std::function<void(const std::string& key, int64_t line, const std::string& message)>;
+
+// One object of the import: each record parsed, checked against the table and handed to
+// `writer`. The service abandons the rest of an object at its first bad item (logged), and
+// so does this. Errors: the writer's (kInternal).
+Status ImportObject(ObjectReader* reader, const std::string& key, const TableInfo& table,
+                    RecordParser* parser, BulkWriter* writer, ImportCounters* counters,
+                    const ImportErrorSink& log_error, const std::atomic<bool>& stopping) {
+  ObjectLines lines(reader, &stopping);
+  parser->StartObject();
+  std::string record;       // the start of a record spanning lines
+  bool continuing = false;  // `record` holds one
+  Item item;
+  std::string error;
+  while (!stopping) {
+    std::string_view line;
+    bool last = false;
+    Result<bool> got = lines.Next(continuing, &line, &last);
+    if (!got.ok()) {
+      log_error(key, lines.line_no(), got.error().message());
+      return Status::Ok();
+    }
+    if (!got.value()) return Status::Ok();
+    counters->processed_bytes += static_cast<int64_t>(line.size() + (last ? 0 : 1));
+    counters->read_something = true;
+    std::string_view text = line;
+    if (continuing) {
+      record.push_back('\n');
+      record.append(line);
+      text = record;
+    }
+    const ParseOutcome outcome = parser->Parse(text, &item, &error);
+    if (outcome == ParseOutcome::kIncomplete && !last) {
+      if (!continuing) record.assign(line);
+      continuing = true;
+      continue;
+    }
+    continuing = false;
+    if (outcome == ParseOutcome::kNothing) continue;
+    if (outcome != ParseOutcome::kItem) {
+      log_error(key, lines.line_no(), error);
+      return Status::Ok();
+    }
+    Status valid = ValidateItem(table.description, item);
+    if (valid.ok()) valid = ValidateIndexKeys(table.indexes, item);
+    if (!valid.ok()) {
+      log_error(key, lines.line_no(), valid.error().message());
+      return Status::Ok();
+    }
+    Status added = writer->Add(item);
+    counters->processed_items++;
+    counters->imported_items++;
+    if (!added.ok()) return added;
+  }
+  return Status::Ok();
+}
+
+// Every object under the import's prefix, in the order listed, into `table`; then what the
+// writer keeps aside, and the store's memtables: the items went around the write-ahead log
+// (a crash before this point starts the import over), so they are on disk before the
+// record says COMPLETED. Item errors are counted and logged. Errors: kInternal.
+Status ImportObjects(EngineImpl* impl, const ImportDescription& d, const std::string& import_id,
+                     const std::string& import_arn, std::shared_ptr<const TableInfo> table,
+                     ImportCounters* counters) {
+  const LocalS3 s3(impl->options.s3_dir);
+  ImportErrorLog log(impl->options.s3_dir, import_id, import_arn, d.source.bucket);
+  const ImportErrorSink log_error = [&](const std::string& key, int64_t line,
+                                        const std::string& message) {
+    counters->errors++;
+    counters->processed_items++;
+    log.Record(key, line, message);
+  };
+  Result<std::vector<std::string>> keys =
+      s3.List(d.source.bucket, d.source.key_prefix.value_or(""));
+  Status status = Status::Ok();
+  if (!keys.ok()) status = keys.error();
+  BulkWriter writer(impl, table);
+  RecordParser parser(d, table->description);
+  for (size_t k = 0; status.ok() && keys.ok() && k < keys->size() && !impl->stopping; ++k) {
+    const std::string& key = (*keys)[k];
+    Result<std::unique_ptr<ObjectReader>> reader =
+        OpenObject(s3.PathOf(d.source.bucket, key), d.compression);
+    if (!reader.ok()) {
+      log_error(key, 0, reader.error().message());
+      continue;
+    }
+    status = ImportObject(reader.value().get(), key, *table, &parser, &writer, counters, log_error,
+                          impl->stopping);
+  }
+  if (status.ok()) status = writer.Flush();
+  if (status.ok() && !impl->stopping) status = impl->storage->FlushAll();
+  return status;
+}
+
+// A failed import's table goes (S3NoSuchBucket): its record, then its data, and its
+// partitions in the model. A failure is logged (the import fails anyway).
+void DropImportedTable(EngineImpl* impl, const std::string& table_name,
+                       const std::shared_ptr<const TableInfo>& table) {
+  Result<std::shared_ptr<const TableInfo>> dropped =
+      impl->DropTableRecord(table_name, /*keep_items=*/false);
+  if (dropped.ok()) {
+    impl->LogIfFailed(impl->RemoveTableData(*dropped.value(), /*keep_items=*/false),
+                      "cannot remove the items of failed import table " + table_name);
+  } else {
+    impl->LogIfFailed(dropped.status(), "cannot drop failed import table " + table_name);
+  }
+  if (table) {
+    impl->partitions->Drop(table->id);
+    for (const IndexSchema& index : table->indexes) impl->partitions->Drop(index.index_id);
+  }
 }
 
 }  // namespace
@@ -505,30 +748,10 @@ Result<ListImportsResult> Imports::List(const RequestContext& ctx, const ListImp
 void Imports::Run(std::shared_ptr<Job> job) {
   std::shared_ptr<const TableInfo> table = impl_->catalog->FindById(job->table_id);
   LocalS3 s3(impl_->options.s3_dir);
-  const std::string prefix = job->d.source.key_prefix.value_or("");
   const std::string import_arn =
       "arn:aws:dynamodb:*:*:table/" + job->table_name + "/import/" + job->id;
   std::optional<std::string> failure_code, failure_message;
   bool drop_table = false;
-  std::FILE* log = nullptr;
-  int64_t logged = 0;
-  auto log_error = [&](const std::string& key, int64_t line, const std::string& message) {
-    job->errors++;
-    job->processed_items++;
-    if (logged >= kMaxLoggedErrors) return;
-    if (!log) {
-      std::filesystem::path dir =
-          std::filesystem::path(impl_->options.s3_dir) / ".logs" / "aws-dynamodb" / "imports";
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      log = std::fopen((dir / (job->id + ".log")).c_str(), "a");
-      if (!log) return;
-    }
-    std::string record = ErrorRecord(import_arn, job->d.source.bucket, key, line, message);
-    std::fwrite(record.data(), 1, record.size(), log);
-    ++logged;
-  };
-
   Status status = Status::Ok();
   if (!table) {
     status = Error::Internal("the imported table is gone");
@@ -537,109 +760,8 @@ void Imports::Run(std::shared_ptr<Job> job) {
     failure_message = kNoSuchBucketMessage;
     drop_table = true;
   } else {
-    Result<std::vector<std::string>> keys = s3.List(job->d.source.bucket, prefix);
-    if (!keys.ok()) status = keys.error();
-    BulkWriter writer(impl_, table);
-    std::map<std::string, ScalarType> key_types;
-    for (const auto& def : table->description.attribute_definitions) {
-      key_types[def.attribute_name] = def.attribute_type;
-    }
-    const char delimiter = job->d.csv && job->d.csv->delimiter ? *job->d.csv->delimiter : ',';
-    std::string error;
-    Item item;
-    std::vector<std::string> fields;
-    for (size_t k = 0; status.ok() && keys.ok() && k < keys->size() && !impl_->stopping; ++k) {
-      const std::string& key = (*keys)[k];
-      Result<std::unique_ptr<ObjectReader>> reader =
-          OpenObject(s3.PathOf(job->d.source.bucket, key), job->d.compression);
-      if (!reader.ok()) {
-        log_error(key, 0, reader.error().message());
-        continue;
-      }
-      std::vector<std::string> header;
-      if (job->d.input_format == InputFormat::kCsv && job->d.csv) header = job->d.csv->header_list;
-      std::string buf, record;
-      size_t pos = 0;
-      bool eof = false, abandon = false;
-      int64_t line_no = 0;
-      bool continuing = false;  // `record` holds the start of a record spanning lines
-      while (!abandon && status.ok() && !impl_->stopping) {
-        size_t nl = buf.find('\n', pos);
-        if (nl == std::string::npos && !eof) {
-          buf.erase(0, pos);
-          pos = 0;
-          Result<bool> more = (*reader)->Read(&buf, kReadChunk);
-          if (!more.ok()) {
-            log_error(key, line_no, more.error().message());
-            break;
-          }
-          job->processed_bytes = job->processed_bytes.load() + 0;  // (counted below)
-          eof = !*more;
-          continue;
-        }
-        if (nl == std::string::npos && pos >= buf.size() && !continuing) break;  // the end
-        std::string_view line(buf.data() + pos, (nl == std::string::npos ? buf.size() : nl) - pos);
-        const bool last = nl == std::string::npos;
-        job->processed_bytes += static_cast<int64_t>(line.size() + (last ? 0 : 1));
-        job->read_something = true;
-        pos = last ? buf.size() : nl + 1;
-        ++line_no;
-        std::string_view text = line;
-        if (continuing) {
-          record.push_back('\n');
-          record.append(line);
-          text = record;
-        }
-        ParseOutcome outcome = ParseOutcome::kError;
-        switch (job->d.input_format) {
-          case InputFormat::kDynamoDbJson:
-            outcome = ParseDynamoDbJsonLine(text, &item, &error);
-            break;
-          case InputFormat::kIon:
-            outcome = ParseIonItem(text, &item, &error);
-            break;
-          case InputFormat::kCsv:
-            outcome = SplitCsvRecord(text, delimiter, &fields, &error);
-            if (outcome == ParseOutcome::kItem) {
-              if (header.empty()) {
-                header = fields;
-                outcome = ParseOutcome::kNothing;
-              } else {
-                outcome = CsvItem(header, fields, key_types, &item, &error);
-              }
-            }
-            break;
-        }
-        if (outcome == ParseOutcome::kIncomplete && !last) {
-          if (!continuing) record.assign(line);
-          continuing = true;
-          continue;
-        }
-        continuing = false;
-        if (outcome == ParseOutcome::kNothing) continue;
-        if (outcome != ParseOutcome::kItem) {
-          log_error(key, line_no, error);
-          abandon = true;  // the service abandons the rest of an object at its first bad item
-          continue;
-        }
-        Status valid = ValidateItem(table->description, item);
-        if (valid.ok()) valid = ValidateIndexKeys(table->indexes, item);
-        if (!valid.ok()) {
-          log_error(key, line_no, valid.error().message());
-          abandon = true;
-          continue;
-        }
-        status = writer.Add(item);
-        job->processed_items++;
-        job->imported_items++;
-      }
-    }
-    if (status.ok()) status = writer.Flush();
-    // The items went around the write-ahead log (a crash before this point starts the import
-    // over): on disk before the record says COMPLETED.
-    if (status.ok() && !impl_->stopping) status = impl_->storage->FlushAll();
+    status = ImportObjects(impl_, job->d, job->id, import_arn, table, job.get());
   }
-  if (log) std::fclose(log);
   if (impl_->stopping) return;  // IN_PROGRESS on disk: the next open starts it over
   if (!status.ok()) {
     failure_code = "InternalError";
@@ -651,13 +773,7 @@ void Imports::Run(std::shared_ptr<Job> job) {
         "Some of the items failed validation checks and were not imported. Please check "
         "CloudWatch error logs for more details.";
   }
-  if (drop_table) {
-    (void)impl_->catalog->Drop(job->table_name);
-    if (table) {
-      impl_->partitions->Drop(table->id);
-      for (const IndexSchema& index : table->indexes) impl_->partitions->Drop(index.index_id);
-    }
-  }
+  if (drop_table) DropImportedTable(impl_, job->table_name, table);
   {
     std::lock_guard lock(mu_);
     job->d.status = failure_code ? ImportStatus::kFailed : ImportStatus::kCompleted;
@@ -673,7 +789,7 @@ void Imports::Run(std::shared_ptr<Job> job) {
                           "cannot record import " + job->id + ": " + persisted.error().message());
     }
   }
-  (void)impl_->storage->Sync();
+  impl_->LogIfFailed(impl_->storage->Sync(), "cannot sync the record of import " + job->id);
   impl_->table_holds->ReleaseImport(job->table_name);
 }
 

@@ -657,6 +657,77 @@ Storage::~Storage() {
   if (idle.stores.size() < IdleStores::kMaxIdle) idle.stores.push_back(std::move(rep_));
 }
 
+namespace {
+
+// Storage::Open's steps.
+
+// The store's options before its environment is chosen.
+rocksdb::DBOptions BoundedDbOptions() {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  // Bounds that hold over hours of churn: all memtables together stay under 256 MB (the
+  // largest is flushed first), and WAL files are recycled once they pass 256 MB in all, by
+  // flushing the families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL
+  // up to four times the sum of all write buffers) let a busy server's WAL reach ~3 GB and
+  // an in-memory server's memtables most of a gigabyte.
+  db_options.db_write_buffer_size = 256 << 20;
+  db_options.max_total_wal_size = 256 << 20;
+  return db_options;
+}
+
+// The column families (kCfNames), all with bloom filters on point reads; meta with the
+// counters' merge operator.
+std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_memory) {
+  rocksdb::ColumnFamilyOptions cf_options;
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.whole_key_filtering = true;
+  // Point reads (GetItem, the old item of every write) skip SST files without the key.
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  // Memtables allocate in blocks of write_buffer_size / 8 (8 MB) by default, one at least per
+  // column family from the start; each is mapped and unmapped with its memtable, a TLB
+  // shootdown on every core each time. 1 MB blocks make opening and closing a store cheap.
+  if (in_memory) cf_options.arena_block_size = 1 << 20;
+  rocksdb::ColumnFamilyOptions meta_options = cf_options;
+  meta_options.merge_operator = std::make_shared<Int64AddOperator>();
+  // Every write merges into its table's stats key; folding the operands as they pile up
+  // keeps a later read of that key (DescribeTable, /metrics) from walking thousands.
+  meta_options.max_successive_merges = 64;
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (size_t i = 0; i < kCfCount; ++i) {
+    descriptors.emplace_back(kCfNames[i],
+                             i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
+  }
+  return descriptors;
+}
+
+// SortedWriter files a crash left before they were ingested (RocksDB ignores them).
+void RemoveUningestedFiles(const std::string& path) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("bulk-", 0) == 0 && name.size() > 4 &&
+        name.compare(name.size() - 4, 4, ".sst") == 0) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
+}
+
+// Every column family compacted down to its bottommost level (compact_on_open).
+rocksdb::Status CompactAll(rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& cfs) {
+  for (rocksdb::ColumnFamilyHandle* cf : cfs) {
+    rocksdb::CompactRangeOptions compact;
+    compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    rocksdb::Status s = db.CompactRange(compact, cf, nullptr, nullptr);
+    if (!s.ok()) return s;
+  }
+  return rocksdb::Status::OK();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   if (options.in_memory) {
     IdleStores& idle = Idle();
@@ -672,17 +743,7 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   auto rep = std::make_unique<Rep>();
   rep->in_memory = options.in_memory;
   rep->log = options.logger ? options.logger : StderrLogger();
-  rocksdb::DBOptions db_options;
-  db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
-  db_options.IncreaseParallelism(2);
-  // Bounds that hold over hours of churn: all memtables together stay under 256 MB (the
-  // largest is flushed first), and WAL files are recycled once they pass 256 MB in all, by
-  // flushing the families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL
-  // up to four times the sum of all write buffers) let a busy server's WAL reach ~3 GB and
-  // an in-memory server's memtables most of a gigabyte.
-  db_options.db_write_buffer_size = 256 << 20;
-  db_options.max_total_wal_size = 256 << 20;
+  rocksdb::DBOptions db_options = BoundedDbOptions();
   std::string path = options.path;
   if (options.in_memory) {
     rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
@@ -711,58 +772,21 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
         std::make_shared<WalGuardFileSystem>(rocksdb::FileSystem::Default(), rep->errors));
     db_options.env = rep->env.get();
     db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(rep->errors));
-  }
-  rep->deferred_write_options = rep->write_options;
-  rep->deferred_write_options.sync = false;
-
-  rocksdb::ColumnFamilyOptions cf_options;
-  rocksdb::BlockBasedTableOptions table_options;
-  table_options.whole_key_filtering = true;
-  // Point reads (GetItem, the old item of every write) skip SST files without the key.
-  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
-  // Memtables allocate in blocks of write_buffer_size / 8 (8 MB) by default, one at least per
-  // column family from the start; each is mapped and unmapped with its memtable, a TLB
-  // shootdown on every core each time. 1 MB blocks make opening and closing a store cheap.
-  if (options.in_memory) cf_options.arena_block_size = 1 << 20;
-  rocksdb::ColumnFamilyOptions meta_options = cf_options;
-  meta_options.merge_operator = std::make_shared<Int64AddOperator>();
-  // Every write merges into its table's stats key; folding the operands as they pile up
-  // keeps a later read of that key (DescribeTable, /metrics) from walking thousands.
-  meta_options.max_successive_merges = 64;
-
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  for (size_t i = 0; i < kCfCount; ++i) {
-    descriptors.emplace_back(kCfNames[i],
-                             i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
-  }
-  if (!options.in_memory) {
     DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
     db_options.info_log = InfoLogFile::Open(path);
   }
+  rep->deferred_write_options = rep->write_options;
+  rep->deferred_write_options.sync = false;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &rep->cfs, &raw);
+  rocksdb::Status s = rocksdb::DB::Open(
+      db_options, path, ColumnFamilyDescriptors(options.in_memory), &rep->cfs, &raw);
   if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
   if (rep->errors) rep->resumer = std::thread(ResumeWhileStopped, raw, rep->errors.get());
-  if (!options.in_memory) {
-    // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.rfind("bulk-", 0) == 0 && name.size() > 4 &&
-          name.compare(name.size() - 4, 4, ".sst") == 0) {
-        std::filesystem::remove(entry.path(), ec);
-      }
-    }
-  }
+  if (!options.in_memory) RemoveUningestedFiles(path);
   if (options.compact_on_open) {
-    for (rocksdb::ColumnFamilyHandle* cf : rep->cfs) {
-      rocksdb::CompactRangeOptions compact;
-      compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-      s = rep->db->CompactRange(compact, cf, nullptr, nullptr);
-      if (!s.ok()) return ToError(rep->log, s, "compact");
-    }
+    s = CompactAll(*rep->db, rep->cfs);
+    if (!s.ok()) return ToError(rep->log, s, "compact");
   }
   return std::unique_ptr<Storage>(new Storage(std::move(rep)));
 }

@@ -389,18 +389,25 @@ namespace {
 constexpr size_t kTrimChunk = 10000;
 }  // namespace
 
-void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
-  if (now_ms < retention_ms) return;
+Status StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
+  if (now_ms < retention_ms) return Status::Ok();
   uint64_t cutoff = now_ms - retention_ms;
+  // The first error; the other streams are trimmed too, and all again next round.
+  Status first = Status::Ok();
+  auto failed = [&first](Status s) {
+    if (s.ok()) return false;
+    if (first.ok()) first = std::move(s);
+    return true;
+  };
   for (const auto& stream : All()) {
     std::string prefix = StreamPrefix(stream->table_id, stream->label);
     std::string prefix_end = StreamRecordKey(stream->table_id, stream->label, UINT64_MAX);
     if (!stream->enabled() && stream->disabled_ms < cutoff) {
       // The whole stream has aged out: its records and then its metadata.
-      if (!storage_->DeleteRange(Cf::kStreams, prefix, prefix_end).ok()) continue;
+      if (failed(storage_->DeleteRange(Cf::kStreams, prefix, prefix_end))) continue;
       Storage::Batch batch(*storage_);
       batch.Delete(Cf::kMeta, MetaKey(stream->table_id, stream->label));
-      if (!storage_->Write(batch).ok()) continue;
+      if (failed(storage_->Write(batch))) continue;
       std::lock_guard lock(mu_);
       streams_.erase({stream->table_name, stream->label});
       next_trim_ms_.erase({stream->table_name, stream->label});
@@ -437,7 +444,7 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
           batch.Delete(Cf::kStreams, key);
           return ++old_records < kTrimChunk;
         });
-    if (!s.ok()) continue;
+    if (failed(std::move(s))) continue;
     {
       // Nothing here can age out before the oldest kept record does (a record written
       // from now on, not before now + retention): until then the stream is not looked at.
@@ -449,7 +456,7 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
     if (last_old == 0) continue;
     uint64_t trimmed_before = keep_from.value_or(last_old + 1);
     // Not synced: a trim lost in a power cut is made again.
-    if (!storage_->Write(batch, WriteSync::kDeferred).ok()) {
+    if (failed(storage_->Write(batch, WriteSync::kDeferred))) {
       std::lock_guard lock(mu_);
       next_trim_ms_.erase(id);
       continue;
@@ -459,8 +466,9 @@ void StreamRegistry::Trim(uint64_t now_ms, uint64_t retention_ms) {
     if (it == streams_.end()) continue;
     auto trimmed = std::make_shared<StreamInfo>(*it->second);
     trimmed->trimmed_before = std::max(trimmed->trimmed_before, trimmed_before);
-    if (Persist(*trimmed).ok()) it->second = std::move(trimmed);
+    if (!failed(Persist(*trimmed))) it->second = std::move(trimmed);
   }
+  return first;
 }
 
 uint64_t StreamRegistry::LastSequence() const {
@@ -470,15 +478,18 @@ uint64_t StreamRegistry::LastSequence() const {
     if (stream->end_sequence) last = std::max(last, *stream->end_sequence);
     last = std::max(last, stream->trimmed_before > 0 ? stream->trimmed_before - 1 : 0);
     std::string prefix = StreamPrefix(stream->table_id, stream->label);
-    storage_
-        ->ForEach(
-            Cf::kStreams, prefix, StreamRecordKey(stream->table_id, stream->label, UINT64_MAX),
-            [&](std::string_view key, std::string_view) {
-              last = std::max(last, SequenceOfKey(key));
-              return false;
-            },
-            /*reverse=*/true)
-        .ok();
+    Status read = storage_->ForEach(
+        Cf::kStreams, prefix, StreamRecordKey(stream->table_id, stream->label, UINT64_MAX),
+        [&](std::string_view key, std::string_view) {
+          last = std::max(last, SequenceOfKey(key));
+          return false;
+        },
+        /*reverse=*/true);
+    if (!read.ok()) {
+      storage_->Log(LogSeverity::kError, "cannot read the last record of stream " +
+                                             stream->table_name + "/" + stream->label + ": " +
+                                             read.error().message());
+    }
   }
   return last;
 }

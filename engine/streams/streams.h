@@ -123,7 +123,9 @@ class StreamRegistry {
                uint64_t now_ms);
   // Drops records older than retention_ms and streams disabled longer ago than that. Costs
   // the records dropped plus one look at each stream whose oldest record may have aged out.
-  void Trim(uint64_t now_ms, uint64_t retention_ms);
+  // A stream that cannot be trimmed now is tried again next time. Errors: the first one
+  // (kInternal).
+  Status Trim(uint64_t now_ms, uint64_t retention_ms);
   // The highest sequence any stream has used (records, ends), for the sequencer on open.
   uint64_t LastSequence() const;
 

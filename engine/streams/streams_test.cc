@@ -267,7 +267,7 @@ TEST(StreamRegistry, TrimDropsOldRecordsAndAgedOutStreams) {
   ASSERT_TRUE(registry.Close("t", dead, 5, now - 4000).ok());
   EXPECT_EQ(registry.LastSequence(), 5u);
 
-  registry.Trim(now, /*retention_ms=*/2500);  // keeps records of now-2000 and later
+  ASSERT_TRUE(registry.Trim(now, /*retention_ms=*/2500).ok());  // keeps now-2000 and later
   auto kept = registry.Find("t", live);
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->trimmed_before, 4u);

@@ -1,7 +1,8 @@
-// Time to Live: the sweeper that deletes expired items, and the backfill that builds a
-// table's expiry record (ttl_index.h) when TTL is enabled on a table that has items.
+// Time to Live: the deletion of expired items (ExpireTtlItems, the housekeeping task
+// expire_ttl_items), and the backfill that builds a table's expiry record (ttl_index.h) when
+// TTL is enabled on a table that has items.
 //
-// The sweeper costs what expires, not what is stored: per round (every
+// Expiry costs what expires, not what is stored: per round (every
 // EngineOptions::ttl_sweep_interval_ms) and TTL table it seeks the record once, from the
 // expiry it has swept up to (or the lowest one written since, TtlWriteNotes) to now, and
 // deletes each item found through Mutate, which re-checks under the item's lock that the
@@ -13,9 +14,15 @@
 namespace ddb {
 namespace {
 
-// What the sweeper's re-check answers when the item no longer has the entry's expiry.
+// What ExpireTtlItems' re-check answers when the item no longer has the entry's expiry.
 const Error& NoLongerExpired() {
   static const Error e(ErrorCode::kConditionalCheckFailed, "the item is no longer expired");
+  return e;
+}
+
+// What ExpireTtlItems reports when it could not remove a stale entry of the record.
+const Error& StaleEntryNotRemoved() {
+  static const Error e = Error::Internal("cannot remove a stale Time to Live record entry");
   return e;
 }
 
@@ -124,7 +131,7 @@ void EngineImpl::BackfillTtl(uint32_t table_id, uint64_t generation) {
   }
 }
 
-void EngineImpl::SweepExpiredItems() {
+Status EngineImpl::ExpireTtlItems() {
   const uint64_t now = NowMs() / 1000;
   // Taken first: an entry noted after this is looked for by the next round.
   const TtlWriteNotes::Snapshot noted = ttl_notes.TakeAll();
@@ -145,14 +152,21 @@ void EngineImpl::SweepExpiredItems() {
   // Writers note an entry before committing it, holding the item's lock until after the
   // commit: once every lock has been free, the entries noted above are visible.
   if (wait_for_writers) WaitForItemWriters();
+  Status first = Status::Ok();  // counted in ttl_delete_errors too; retried next round
   for (const auto& table : tables) {
-    if (stopping) return;
-    from[table->id] = SweepTtlTable(*table, from[table->id], now);
+    if (stopping) return first;
+    from[table->id] = SweepTtlTable(*table, from[table->id], now, &first);
   }
   ttl_swept_to = std::move(from);  // tables without TTL now are forgotten
+  return first;
 }
 
-uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now) {
+uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64_t now,
+                                   Status* first_error) {
+  auto note = [this, first_error](const Error& e) {
+    ++ttl_delete_errors;
+    if (first_error->ok()) *first_error = e;
+  };
   const std::string attribute = *table.description.ttl_attribute;
   // Expiry times more than five years old are not deleted (kTtlMaxAgeSeconds).
   const uint64_t oldest = now > kTtlMaxAgeSeconds ? now - kTtlMaxAgeSeconds : 0;
@@ -168,7 +182,7 @@ uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64
           return entries.size() < kTtlChunk;
         });
     if (!s.ok()) {
-      ++ttl_delete_errors;
+      note(s.error());
       return std::min(from, swept_to);
     }
     for (const std::string& entry : entries) {
@@ -178,7 +192,7 @@ uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64
       uint64_t expiry = 0;
       std::string_view item_key;
       if (!ParseTtlEntryKey(entry, &id, &expiry, &item_key) || id != table.id) {
-        if (!RemoveStaleTtlEntry(table.id, entry, std::nullopt, "")) ++ttl_delete_errors;
+        if (!RemoveStaleTtlEntry(table.id, entry, std::nullopt, "")) note(StaleEntryNotRemoved());
         continue;
       }
       std::string key(item_key);
@@ -211,11 +225,11 @@ uint64_t EngineImpl::SweepTtlTable(const TableInfo& table, uint64_t from, uint64
         return swept_to;  // the table is gone (and its record with it)
       } else {
         // Kept for the next round, which starts at this entry again.
-        ++ttl_delete_errors;
+        note(deleted.error());
         swept_to = std::min(swept_to, expiry);
       }
       if (stale && !RemoveStaleTtlEntry(table.id, entry, expiry, key)) {
-        ++ttl_delete_errors;
+        note(StaleEntryNotRemoved());
         swept_to = std::min(swept_to, expiry);
       }
     }

@@ -1,6 +1,7 @@
 // The Time to Live record: one entry per item whose TTL attribute holds an expiry time,
-// ordered by table and expiry, so that the sweeper finds what has expired with one seek per
-// table instead of reading every item. Kept in the meta column family:
+// ordered by table and expiry, so that the sweeper (EngineImpl::ExpireTtlItems, the
+// housekeeping task expire_ttl_items) finds what has expired with one seek per table instead
+// of reading every item. Kept in the meta column family:
 //
 //   entry key    := "ttl/" | table_id (fixed32 BE) | expiry (fixed64 BE, epoch seconds)
 //                   | item key (key_codec.h, whole, last)

@@ -489,6 +489,102 @@ std::vector<VectorIndex::Hit> VectorIndex::Search(const std::vector<float>& quer
   }
 }
 
+std::unique_ptr<VectorIndex::Graph> VectorIndex::NewGraph(const std::vector<uint32_t>& live,
+                                                          const std::vector<float>& data,
+                                                          size_t capacity) const {
+  auto graph = std::make_unique<Graph>();
+  graph->dim = dim_;
+  if (def_.distance_function == VectorDistanceFunction::kCosine) {
+    graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kOneMinusInnerProduct, dim_);
+  } else if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
+    graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, dim_);
+  } else {
+    graph->augmented = true;
+    graph->dim = dim_ + 1;
+    for (uint32_t slot : live) {
+      const float* v = data.data() + static_cast<size_t>(slot) * dim_;
+      double norm2 = 0;
+      for (size_t i = 0; i < dim_; ++i) norm2 += static_cast<double>(v[i]) * v[i];
+      graph->phi2 = std::max(graph->phi2, norm2);
+    }
+    graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, graph->dim);
+  }
+  graph->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+      graph->space.get(), capacity, kHnswM, kHnswEfConstruction, /*random_seed=*/100);
+  graph->capacity = capacity;
+  return graph;
+}
+
+void VectorIndex::InsertSlots(Graph& graph, const std::vector<float>& data,
+                              const std::vector<uint32_t>& live, size_t begin, size_t end,
+                              unsigned threads, std::atomic<bool>* failed) const {
+  std::atomic<size_t> next{begin};
+  auto work = [&] {
+    try {
+      std::vector<float> scratch;  // per thread
+      for (size_t i = next++; i < end && !*failed; i = next++) {
+        graph.hnsw->addPoint(
+            graph.Form(data.data() + static_cast<size_t>(live[i]) * dim_, dim_, scratch), live[i]);
+      }
+    } catch (const std::exception&) {
+      *failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+bool VectorIndex::GraphWorthBuilding(Graph& graph, const std::vector<uint32_t>& live,
+                                     const std::vector<float>& data, unsigned threads,
+                                     size_t* built, std::atomic<bool>* failed) const {
+  // Probes first: graphs of an eighth and of a quarter of the vectors. A search's work at
+  // the recall target grows with the graph; when even the first probe is costlier than an
+  // exact scan of all the vectors, or the growth between the probes, carried over the two
+  // doublings left, makes the whole graph so, the rest is not built (data without
+  // neighbourhood structure, where that work grows almost as the data does).
+  const size_t eighth = live.size() / 8, quarter = live.size() / 4;
+  auto probe = [&](size_t size) {
+    InsertSlots(graph, data, live, *built, size, threads, failed);
+    *built = size;
+    const std::vector<uint32_t> probed(live.begin(), live.begin() + size);
+    return *failed ? std::nullopt : Calibrate(graph, probed, data, live.size());
+  };
+  std::optional<Calibration> first = probe(eighth);
+  std::optional<Calibration> second = first ? probe(quarter) : std::nullopt;
+  const bool costlier =
+      !second ||
+      second->cost_share *
+              std::pow(std::max(1.0, second->cost_share / std::max(first->cost_share, 1e-9)), 2) >=
+          1.0;
+  return *failed || !costlier;
+}
+
+bool VectorIndex::CatchUpWithWrites(Graph& graph) {
+  try {
+    for (uint32_t slot : dirty_) {
+      if (slot >= graph.capacity) {
+        graph.capacity = std::max<size_t>(graph.capacity * 2, slot + 1);
+        graph.hnsw->resizeIndex(graph.capacity);
+      }
+      if (slot < slots_.size() && !slots_[slot].key.empty()) {
+        graph.hnsw->addPoint(
+            graph.Form(data_.data() + static_cast<size_t>(slot) * dim_, dim_, graph.scratch), slot);
+      } else {
+        try {
+          graph.hnsw->markDelete(slot);
+        } catch (const std::exception&) {
+          // never added
+        }
+      }
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
 bool VectorIndex::BuildGraph(unsigned threads) {
   std::vector<uint32_t> live;
   std::vector<float> copy;
@@ -504,78 +600,24 @@ bool VectorIndex::BuildGraph(unsigned threads) {
     copy = data_;
     capacity = std::max<size_t>(slots_.size() * 2, 1024);
   }
-  auto graph = std::make_unique<Graph>();
+  // Declines the graph: searches stay exact until the index doubles (declined_at_).
+  auto decline = [&] {  // REQUIRES: mu_ held exclusively
+    building_ = false;
+    declined_at_ = live.size();
+    dirty_.clear();
+    return true;
+  };
+  std::unique_ptr<Graph> graph;
   bool ok = true;
   try {
-    graph->dim = dim_;
-    if (def_.distance_function == VectorDistanceFunction::kCosine) {
-      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kOneMinusInnerProduct, dim_);
-    } else if (def_.distance_function == VectorDistanceFunction::kEuclidean) {
-      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, dim_);
-    } else {
-      graph->augmented = true;
-      graph->dim = dim_ + 1;
-      for (uint32_t slot : live) {
-        const float* v = copy.data() + static_cast<size_t>(slot) * dim_;
-        double norm2 = 0;
-        for (size_t i = 0; i < dim_; ++i) norm2 += static_cast<double>(v[i]) * v[i];
-        graph->phi2 = std::max(graph->phi2, norm2);
-      }
-      graph->space = std::make_unique<KernelSpace>(KernelSpace::Kind::kSquaredL2, graph->dim);
-    }
-    graph->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
-        graph->space.get(), capacity, kHnswM, kHnswEfConstruction, /*random_seed=*/100);
-    graph->capacity = capacity;
+    graph = NewGraph(live, copy, capacity);
     std::atomic<bool> failed{false};
-    auto insert = [&](size_t begin, size_t end) {  // live[begin, end), on `threads` threads
-      std::atomic<size_t> next{begin};
-      auto work = [&] {
-        try {
-          std::vector<float> scratch;  // per thread
-          for (size_t i = next++; i < end && !failed; i = next++) {
-            graph->hnsw->addPoint(
-                graph->Form(copy.data() + static_cast<size_t>(live[i]) * dim_, dim_, scratch),
-                live[i]);
-          }
-        } catch (const std::exception&) {
-          failed = true;
-        }
-      };
-      std::vector<std::thread> pool;
-      for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
-      work();
-      for (auto& t : pool) t.join();
-    };
-    // Probes first: graphs of an eighth and of a quarter of the vectors. A search's work at
-    // the recall target grows with the graph; when even the first probe is costlier than an
-    // exact scan of all the vectors, or the growth between the probes, carried over the two
-    // doublings left, makes the whole graph so, the rest is not built (data without
-    // neighbourhood structure, where that work grows almost as the data does).
-    const size_t eighth = live.size() / 8, quarter = live.size() / 4;
     size_t built = 0;
-    if (!ef_search_) {
-      auto probe = [&](size_t size) {
-        insert(built, size);
-        built = size;
-        const std::vector<uint32_t> probed(live.begin(), live.begin() + size);
-        return failed ? std::nullopt : Calibrate(*graph, probed, copy, live.size());
-      };
-      std::optional<Calibration> first = probe(eighth);
-      std::optional<Calibration> second = first ? probe(quarter) : std::nullopt;
-      if (!failed &&
-          (!second ||
-           second->cost_share *
-                   std::pow(std::max(1.0, second->cost_share / std::max(first->cost_share, 1e-9)),
-                            2) >=
-               1.0)) {
-        std::unique_lock lock(mu_);
-        building_ = false;
-        declined_at_ = live.size();
-        dirty_.clear();
-        return true;
-      }
+    if (!ef_search_ && !GraphWorthBuilding(*graph, live, copy, threads, &built, &failed)) {
+      std::unique_lock lock(mu_);
+      return decline();
     }
-    insert(built, live.size());
+    InsertSlots(*graph, copy, live, built, live.size(), threads, &failed);
     ok = !failed;
   } catch (const std::exception&) {
     ok = false;
@@ -591,36 +633,10 @@ bool VectorIndex::BuildGraph(unsigned threads) {
     if (auto calibrated = Calibrate(*graph, live, copy, live.size())) ef = calibrated->ef;
   }
   std::unique_lock lock(mu_);
+  if (ok && !ef) return decline();
   building_ = false;
-  if (ok && !ef) {
-    declined_at_ = live.size();
-    dirty_.clear();
-    return true;
-  }
-  if (!ok) {
-    dirty_.clear();
-    return false;
-  }
   // Catch up with the writes made during the build: their slots as they are now.
-  try {
-    for (uint32_t slot : dirty_) {
-      if (slot >= graph->capacity) {
-        graph->capacity = std::max<size_t>(graph->capacity * 2, slot + 1);
-        graph->hnsw->resizeIndex(graph->capacity);
-      }
-      if (slot < slots_.size() && !slots_[slot].key.empty()) {
-        graph->hnsw->addPoint(
-            graph->Form(data_.data() + static_cast<size_t>(slot) * dim_, dim_, graph->scratch),
-            slot);
-      } else {
-        try {
-          graph->hnsw->markDelete(slot);
-        } catch (const std::exception&) {
-          // never added
-        }
-      }
-    }
-  } catch (const std::exception&) {
+  if (!ok || !CatchUpWithWrites(*graph)) {
     dirty_.clear();
     return false;
   }

@@ -148,6 +148,24 @@ class VectorIndex {
   };
   std::optional<Calibration> Calibrate(const Graph& graph, const std::vector<uint32_t>& live,
                                        const std::vector<float>& data, size_t scanned) const;
+  // BuildGraph's steps. An empty graph for `data`'s `live` slots, with room for `capacity`:
+  // COSINE and EUCLIDEAN in their kernels' spaces, DOT_PRODUCT augmented by one dimension
+  // into squared L2. Throws what hnswlib throws.
+  std::unique_ptr<Graph> NewGraph(const std::vector<uint32_t>& live, const std::vector<float>& data,
+                                  size_t capacity) const;
+  // Inserts `data`'s slots live[begin, end) into `graph` from `threads` threads; sets
+  // *failed (and skips the rest) when hnswlib throws.
+  void InsertSlots(Graph& graph, const std::vector<float>& data, const std::vector<uint32_t>& live,
+                   size_t begin, size_t end, unsigned threads, std::atomic<bool>* failed) const;
+  // Whether the whole graph would search cheaper than an exact scan, judged from probe
+  // graphs of an eighth and a quarter of the vectors, inserted into `graph` (*built: how
+  // many of `live` are in it). True, too, when an insert failed (*failed).
+  bool GraphWorthBuilding(Graph& graph, const std::vector<uint32_t>& live,
+                          const std::vector<float>& data, unsigned threads, size_t* built,
+                          std::atomic<bool>* failed) const;
+  // Adds the slots written during a build (dirty_) to `graph`, as they are now; false when
+  // hnswlib failed. REQUIRES: mu_ held exclusively.
+  bool CatchUpWithWrites(Graph& graph);
 
   const VectorIndexDefinition def_;
   ScanHelpers* const helpers_;

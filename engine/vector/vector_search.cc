@@ -125,18 +125,20 @@ Status EngineImpl::LoadVectorIndexes() {
 
 void EngineImpl::MarkVectorBackfilled(const std::string& table_name,
                                       const std::string& index_name) {
-  catalog
-      ->Update(table_name,
-               [&](TableDescription* d) {
-                 for (auto& v : d->vector_indexes) {
-                   if (v.index_name != index_name) continue;
-                   v.index_status = IndexStatus::kActive;
-                   v.backfilling = false;
-                 }
-                 return Status::Ok();
-               })
-      .status()
-      .ok();
+  Result<std::shared_ptr<const TableInfo>> updated =
+      catalog->Update(table_name, [&](TableDescription* d) {
+        for (auto& v : d->vector_indexes) {
+          if (v.index_name != index_name) continue;
+          v.index_status = IndexStatus::kActive;
+          v.backfilling = false;
+        }
+        return Status::Ok();
+      });
+  // Not found: the table went meanwhile, and the index with it.
+  if (!updated.ok() && updated.error().code() != ErrorCode::kResourceNotFound) {
+    LogIfFailed(updated.status(), "cannot mark vector index " + table_name + "/" + index_name +
+                                      " ACTIVE (rebuilt at the next open)");
+  }
 }
 
 void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
@@ -144,6 +146,10 @@ void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   std::shared_ptr<VectorIndex> index = vectors->Find(table_id, index_name);
   if (!index) return;
+  // A storage error stops the backfill; the index stays CREATING until the next open, which
+  // rebuilds it.
+  const std::string stopped = "vector index backfill of " + table_name + "/" + index_name +
+                              " stopped (rebuilt at the next open)";
   std::string next = TablePrefix(table_id);
   const std::string end = TablePrefixEnd(table_id);
   while (!stopping) {
@@ -153,13 +159,13 @@ void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
       keys.emplace_back(key);
       return keys.size() < kVectorFillChunk;
     });
-    if (!s.ok()) return;
+    if (!s.ok()) return LogIfFailed(s, stopped);
     for (const std::string& key : keys) {
       // Under the item's lock: a writer of this item applies its change at its commit, under
       // the same lock, so the entry is never older than the item.
       std::lock_guard lock(StripeFor(key));
       Result<std::optional<Item>> item = ReadItem(key);
-      if (!item.ok()) return;
+      if (!item.ok()) return LogIfFailed(item.status(), stopped);
       index->Apply(key, item.value());
     }
     if (keys.size() < kVectorFillChunk) break;
@@ -204,13 +210,13 @@ std::shared_ptr<VectorIndex> EngineImpl::VectorIndexOf(const TableInfo& table,
   if (auto index = vectors->Find(table.id, def.index_name)) return index;
   std::shared_ptr<VectorIndex> index = vectors->Create(table.id, def);
   std::vector<std::string> keys;
-  storage
-      ->ForEach(Cf::kItems, TablePrefix(table.id), TablePrefixEnd(table.id),
-                [&](std::string_view key, std::string_view) {
-                  keys.emplace_back(key);
-                  return true;
-                })
-      .ok();
+  LogIfFailed(storage->ForEach(Cf::kItems, TablePrefix(table.id), TablePrefixEnd(table.id),
+                               [&](std::string_view key, std::string_view) {
+                                 keys.emplace_back(key);
+                                 return true;
+                               }),
+              "vector index " + table.description.table_name + "/" + def.index_name +
+                  " filled only in part (rebuilt at the next open)");
   for (const std::string& key : keys) {
     std::lock_guard lock(StripeFor(key));
     Result<std::optional<Item>> item = ReadItem(key);
@@ -220,54 +226,69 @@ std::shared_ptr<VectorIndex> EngineImpl::VectorIndexOf(const TableInfo& table,
   return index;
 }
 
-Result<SearchVectorsResult> Engine::SearchVectors(const RequestContext&,
-                                                  const SearchVectorsRequest& req) {
-  // The request itself first: TopK, then its expressions.
-  if (req.top_k < 1 || req.top_k > kMaxTopK) {
-    return Error::Validation("Provided TopK value is out of valid range");
-  }
+namespace {
+
+// SearchVectors' steps.
+
+// The request's expressions, compiled: the SearchConditionExpression's equalities and the
+// ProjectionExpression. Errors: kValidation.
+struct SearchExpressions {
+  VectorIndex::Equalities filter;
+  std::optional<Projection> projection;
+};
+Result<SearchExpressions> CompileSearchExpressions(const SearchVectorsRequest& req) {
   Placeholders placeholders;
   placeholders.names = req.expression_attribute_names ? &*req.expression_attribute_names : nullptr;
   placeholders.values =
       req.expression_attribute_values ? &*req.expression_attribute_values : nullptr;
-  VectorIndex::Equalities filter;
+  SearchExpressions e;
   if (req.search_condition_expression) {
-    DDB_ASSIGN_OR_RETURN(filter,
+    DDB_ASSIGN_OR_RETURN(e.filter,
                          CompileSearchCondition(*req.search_condition_expression, &placeholders));
   }
-  std::optional<Projection> projection;
   if (req.projection_expression) {
-    DDB_ASSIGN_OR_RETURN(projection, CompileProjection(*req.projection_expression, &placeholders));
+    DDB_ASSIGN_OR_RETURN(e.projection,
+                         CompileProjection(*req.projection_expression, &placeholders));
   }
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
+  return e;
+}
 
-  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table, impl_->FindTable(req.table_name));
-  const TableDescription& d = table->description;
+// The table's vector index `index_name`, if it may be searched now. Errors:
+// kResourceNotFound, kValidation (backfilling, not ACTIVE).
+Result<const VectorIndexDefinition*> SearchableIndex(const TableDescription& d,
+                                                     const std::string& index_name) {
   const VectorIndexDefinition* def = nullptr;
   for (const auto& v : d.vector_indexes) {
-    if (v.index_name == req.index_name) def = &v;
+    if (v.index_name == index_name) def = &v;
   }
   if (!def) {
-    return Error::NotFound("Requested resource not found: Index: " + req.index_name + " not found");
+    return Error::NotFound("Requested resource not found: Index: " + index_name + " not found");
   }
   if (def->backfilling) {
-    return Error::Validation("Cannot search backfilling vector index: " + req.index_name);
+    return Error::Validation("Cannot search backfilling vector index: " + index_name);
   }
   if (def->index_status != IndexStatus::kActive) {
-    return Error::Validation("The table does not have the specified index: " + req.index_name);
+    return Error::Validation("The table does not have the specified index: " + index_name);
   }
-  // The condition against the SearchSchema.
-  const std::string* hash = def->partition_key();
+  return def;
+}
+
+// The condition against the index's SearchSchema: attributes of the schema, of their
+// defined types, and the HASH element when there is one. Errors: kValidation.
+Status CheckSearchCondition(const VectorIndex::Equalities& filter, const TableDescription& d,
+                            const VectorIndexDefinition& def) {
+  const std::string* hash = def.partition_key();
   bool hash_given = false;
   for (const auto& condition : filter) {
     // Not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot capture one.
     const std::string& name = condition.first;
     const AttributeValue& value = condition.second;
-    auto e = std::find_if(def->search_schema.begin(), def->search_schema.end(),
+    auto e = std::find_if(def.search_schema.begin(), def.search_schema.end(),
                           [&](const SearchSchemaElement& s) { return s.attribute_name == name; });
-    if (e == def->search_schema.end()) {
+    if (e == def.search_schema.end()) {
       return Error::Validation("Invalid SearchConditionExpression: attribute " + name +
-                               " is not in the SearchSchema of index " + req.index_name);
+                               " is not in the SearchSchema of index " + def.index_name);
     }
     ScalarType want = d.AttributeTypeOf(name);
     AttributeType type = want == ScalarType::kS   ? AttributeType::kS
@@ -282,35 +303,65 @@ Result<SearchVectorsResult> Engine::SearchVectors(const RequestContext&,
     return Error::Validation(
         "SearchConditionExpression must be provided when SearchSchema has a HASH key");
   }
+  return Status::Ok();
+}
+
+// The attributes the index projects, unless it projects ALL: the table's keys, the
+// SearchSchema and the NonKeyAttributes.
+std::vector<std::string> ProjectedAttributes(const TableDescription& d,
+                                             const VectorIndexDefinition& def) {
+  std::vector<std::string> keep;
+  if (def.projection.projection_type == ProjectionType::kAll) return keep;
+  for (const auto& k : d.key_schema) keep.push_back(k.attribute_name);
+  for (const auto& e : def.search_schema) keep.push_back(e.attribute_name);
+  for (const auto& n : def.projection.non_key_attributes) keep.push_back(n);
+  return keep;
+}
+
+// A hit's item as the index projects it (`keep`: ProjectedAttributes), then as the
+// ProjectionExpression does.
+Item ProjectHit(Item item, const VectorIndexDefinition& def, const std::vector<std::string>& keep,
+                const std::optional<Projection>& projection) {
+  Item projected;
+  if (def.projection.projection_type == ProjectionType::kAll) {
+    projected = std::move(item);
+  } else {
+    for (const auto& name : keep) {
+      auto it = item.find(name);
+      if (it != item.end()) projected.insert(*it);
+    }
+  }
+  if (projection) projected = ApplyProjection(*projection, projected);
+  return projected;
+}
+
+}  // namespace
+
+Result<SearchVectorsResult> Engine::SearchVectors(const RequestContext&,
+                                                  const SearchVectorsRequest& req) {
+  // The request itself first: TopK, then its expressions.
+  if (req.top_k < 1 || req.top_k > kMaxTopK) {
+    return Error::Validation("Provided TopK value is out of valid range");
+  }
+  DDB_ASSIGN_OR_RETURN(SearchExpressions expressions, CompileSearchExpressions(req));
+  DDB_ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table, impl_->FindTable(req.table_name));
+  const TableDescription& d = table->description;
+  DDB_ASSIGN_OR_RETURN(const VectorIndexDefinition* def, SearchableIndex(d, req.index_name));
+  DDB_RETURN_IF_ERROR(CheckSearchCondition(expressions.filter, d, *def));
   DDB_ASSIGN_OR_RETURN(std::vector<float> query,
                        SearchVectorOf(req.search_vector, def->dimensions));
 
   std::shared_ptr<VectorIndex> index = impl_->VectorIndexOf(*table, *def);
   ++impl_->vector_searches;
-  std::vector<VectorIndex::Hit> hits = index->Search(query, static_cast<size_t>(req.top_k), filter);
-
-  // Each hit's item as the index projects it, then the ProjectionExpression.
-  std::vector<std::string> keep;
-  if (def->projection.projection_type != ProjectionType::kAll) {
-    for (const auto& k : d.key_schema) keep.push_back(k.attribute_name);
-    for (const auto& e : def->search_schema) keep.push_back(e.attribute_name);
-    for (const auto& n : def->projection.non_key_attributes) keep.push_back(n);
-  }
+  std::vector<VectorIndex::Hit> hits =
+      index->Search(query, static_cast<size_t>(req.top_k), expressions.filter);
+  const std::vector<std::string> keep = ProjectedAttributes(d, *def);
   SearchVectorsResult result;
   int64_t bytes = static_cast<int64_t>(query.size() * sizeof(float));
   for (const auto& hit : hits) {
     DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(hit.key));
     if (!item) continue;  // deleted since the search saw it
-    Item projected;
-    if (def->projection.projection_type == ProjectionType::kAll) {
-      projected = std::move(*item);
-    } else {
-      for (const auto& name : keep) {
-        auto it = item->find(name);
-        if (it != item->end()) projected.insert(*it);
-      }
-    }
-    if (projection) projected = ApplyProjection(*projection, projected);
+    Item projected = ProjectHit(std::move(*item), *def, keep, expressions.projection);
     bytes += static_cast<int64_t>(ItemSize(projected));
     result.results.push_back(SearchResultItem{std::move(projected), hit.score});
   }

@@ -1,6 +1,9 @@
-// Engine: DynamoDB tables stored in one RocksDB instance. This header (with types.h,
-// attribute_value.h, number.h and error.h) is the embedding API: protocol/ and server/ use
-// nothing else of the engine, and an in-process caller gets the wire API's semantics.
+// Engine: DynamoDB tables stored in one RocksDB instance. This header and the others of
+// include/ddb/ are the embedding API: types.h (requests and results), attribute_value.h,
+// number.h, error.h, capacity.h, limits.h, enum_names.h, metrics.h (GetMetrics),
+// import_export.h, logger.h (EngineOptions::logger) and stored_item.h (the stored item
+// format). protocol/, server/ and cli/ use nothing else of the engine, and an in-process
+// caller gets the wire API's semantics.
 // Thread safety: all methods may be called concurrently.
 #pragma once
 
@@ -51,8 +54,11 @@ struct EngineOptions {
   int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
   // How long stream records (and disabled streams) are kept. Default: 24 hours
   int64_t stream_retention_ms = int64_t{24} * 60 * 60 * 1000;
-  // How often the Time to Live sweeper looks for expired items (and stream records are
-  // trimmed). Default: 1000
+  // How often every background job runs, not only Time to Live's: each of the engine's
+  // housekeeping tasks (engine/housekeeping.h) runs one round this long after its last one
+  // ended: expired items deleted (TTL), stream records past stream_retention_ms and disabled
+  // streams trimmed, expired SYSTEM backups deleted, item history nothing needs trimmed,
+  // TransactWriteItems' ClientRequestTokens past 10 minutes forgotten. Default: 1000
   int ttl_sweep_interval_ms = 1000;
   // How long a new GSI stays CREATING before its backfill and after it, and a deleted GSI
   // DELETING before it goes (DynamoDB Local's -delayTransientStatuses holds them 15 s).
@@ -107,8 +113,15 @@ class Engine {
   Result<TableDescription> CreateTable(const RequestContext& ctx, const CreateTableRequest& req);
   // Errors: kResourceNotFound.
   Result<TableDescription> DescribeTable(const RequestContext& ctx, const std::string& name);
-  // Returns the description with status DELETING; the table is gone when this returns.
-  // Errors: kResourceNotFound, kValidation (deletion protection).
+  // Deletes the table: its catalog record and counters, its items, index entries, item
+  // history and Time to Live record. Items and history a backup or a restore still needs stay
+  // (under the table's id, never reused) until it no longer does; a table with point-in-time
+  // recovery first gets a SYSTEM backup, "<table>$DeletedTableBackup", kept 35 days. Its
+  // stream is closed and kept for stream_retention_ms. The table is gone when this returns;
+  // for table_status_hold_ms DescribeTable and ListTables still show it DELETING and
+  // CreateTable refuses its name. Returns the description with status DELETING.
+  // Errors: kResourceNotFound, kResourceInUse (held CREATING, UPDATING or DELETING, or being
+  // filled by a restore), kValidation (deletion protection), kInternal.
   Result<TableDescription> DeleteTable(const RequestContext& ctx, const std::string& name);
   // Changes throughput, billing mode, streams, table class, deletion protection, and adds
   // (with an online backfill), updates or deletes GSIs. Returns the description with status

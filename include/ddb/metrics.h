@@ -110,6 +110,14 @@ struct VectorIndexFigures {
   uint64_t searches = 0;        // SearchVectors calls since open
 };
 
+// One of the engine's housekeeping tasks (its background jobs, engine/housekeeping.h).
+struct HousekeepingFigures {
+  std::string task;       // expire_ttl_items, trim_stream_records, expire_system_backups,
+                          // trim_history, expire_request_tokens
+  uint64_t rounds = 0;    // rounds run since open
+  uint64_t failures = 0;  // rounds that failed (logged; the next round retries)
+};
+
 struct EngineMetrics {
   std::vector<ResourceSnapshot> resources;
   std::vector<TableFigures> tables;
@@ -131,6 +139,7 @@ struct EngineMetrics {
   uint64_t storage_write_resumes = 0;
   std::vector<ContributorRanking> contributor_insights;
   std::vector<VectorIndexFigures> vector_indexes;
+  std::vector<HousekeepingFigures> housekeeping;
 };
 
 }  // namespace ddb
