@@ -66,9 +66,6 @@ Result<std::optional<Projection>> CompileReadProjection(
     const std::vector<std::string>& attributes_to_get,
     const std::map<std::string, std::string>* names);
 
-// A random (version 4) UUID, as TableId (engine.cc).
-std::string NewUuid();
-
 // Milliseconds since the epoch by the system clock. What ages with the calendar reads
 // EngineImpl::NowMs instead, which a test can set (EngineOptions::clock_for_testing).
 inline uint64_t WallClockMillis() {
@@ -80,9 +77,6 @@ inline uint64_t WallClockMillis() {
 // 20480-byte limit of a policy document (kValidation).
 std::optional<ResourcePolicy> NewTablePolicy(const std::optional<std::string>& policy);
 Status CheckResourcePolicySize(const std::string& policy);
-
-// A random (version 4) UUID, as table ids are (engine.cc).
-std::string NewUuid();
 
 inline const Error& TableNotFound() {
   static const Error e = Error::NotFound("Requested resource not found");

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "protocol/resource_policy.h"
+#include "util/ascii.h"
 
 namespace ddb::protocol {
 namespace {
@@ -154,7 +155,7 @@ StatementTarget TargetOfStatement(std::string_view text) {
     std::string w;
     while (i < text.size() &&
            (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
+      w.push_back(util::AsciiUpper(text[i++]));
     }
     return w;
   };
@@ -189,7 +190,7 @@ StatementTarget TargetOfStatement(std::string_view text) {
       auto from_at = [&](size_t at) {
         static constexpr std::string_view kFrom = "FROM";
         for (size_t k = 0; k < kFrom.size(); ++k) {
-          if (std::toupper(static_cast<unsigned char>(text[at + k])) != kFrom[k]) return false;
+          if (util::AsciiUpper(text[at + k]) != kFrom[k]) return false;
         }
         return true;
       };

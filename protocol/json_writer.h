@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/json_escape.h"
+
 namespace ddb::protocol {
 
 class JsonWriter {
@@ -52,14 +54,11 @@ class JsonWriter {
 
   // For a value of fixed shape that the caller assembles itself (AttributeValue's
   // {"S":"..."}): writes the separator and returns the buffer to append exactly one complete
-  // JSON value to, e.g. with AppendString.
+  // JSON value to, e.g. with util::AppendJsonString.
   std::string& RawValue() {
     Sep();
     return out_;
   }
-  // Appends s to *out as a JSON string: quoted, escaped per RFC 8259.
-  static void AppendString(std::string* out, std::string_view s);
-
   // Reserves room for about `bytes` more bytes of output.
   void Reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
   std::string& str() { return out_; }
@@ -70,7 +69,7 @@ class JsonWriter {
     if (!first_) out_.push_back(',');
     first_ = false;
   }
-  void WriteString(std::string_view s) { AppendString(&out_, s); }
+  void WriteString(std::string_view s) { util::AppendJsonString(&out_, s); }
 
   std::string out_;
   bool first_ = true;

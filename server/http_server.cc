@@ -52,6 +52,7 @@
 #include "server/s3/s3_store.h"
 #include "server/spare_threads.h"
 #include "server/url_coding.h"
+#include "util/ascii.h"
 
 namespace ddb::server {
 namespace {
@@ -708,7 +709,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       parser_->body_limit(limit);  // what a chunked body may still add
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
-      if (EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
+      if (util::EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
         const unsigned version = parser_->get().version();
         head_.assign("HTTP/1.1 100 Continue\r\n\r\n");
         head_[5] = static_cast<char>('0' + version / 10 % 10);
@@ -860,7 +861,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
           if (request_.cors_request_headers.empty()) request_.cors_request_headers = f.value();
           break;
         case http::field::unknown:
-          if (!amz_target && EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
+          if (!amz_target && util::EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
             amz_target = true;
             request_.amz_target = f.value();
           }

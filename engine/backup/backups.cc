@@ -14,6 +14,7 @@
 #include "engine/storage/key_codec.h"
 #include "engine/storage/sorted_chunk.h"
 #include "engine/table_validation.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
@@ -284,7 +285,7 @@ Result<TableDescription> RestoredDescription(const TableDescription& src, const 
 
   TableDescription d;
   d.table_name = target;
-  d.table_id = NewUuid();
+  d.table_id = util::NewUuid();
   d.table_status = TableStatus::kCreating;
   d.creation_date_time = Seconds(WallClockMillis());
   d.attribute_definitions = req.attribute_definitions;
@@ -299,7 +300,7 @@ Result<TableDescription> RestoredDescription(const TableDescription& src, const 
   }
   if (o.sse_specification_override) {
     if (o.sse_specification_override->enabled) {
-      d.sse_kms_key = SseKmsKey(*o.sse_specification_override, NewUuid());
+      d.sse_kms_key = SseKmsKey(*o.sse_specification_override, util::NewUuid());
     }
   } else {
     d.sse_kms_key = src.sse_kms_key;

@@ -15,7 +15,6 @@
 #include "engine/import_export/csv_reader.h"
 #include "engine/import_export/dynamodb_json.h"
 #include "engine/import_export/ion_text.h"
-#include "engine/import_export/text_coding.h"
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
 #include "engine/storage/coding.h"
@@ -23,6 +22,9 @@
 #include "engine/storage/sorted_chunk.h"
 #include "engine/storage/store_format.h"
 #include "engine/table_validation.h"
+#include "util/hex.h"
+#include "util/json_escape.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
@@ -283,13 +285,13 @@ class BulkWriter {
 std::string ErrorRecord(const std::string& import_arn, const std::string& bucket,
                         const std::string& key, int64_t line, const std::string& message) {
   std::string out = "{\"itemS3Pointer\":{\"bucket\":";
-  AppendJsonString(&out, bucket);
+  util::AppendJsonString(&out, bucket);
   out += ",\"key\":";
-  AppendJsonString(&out, key);
+  util::AppendJsonString(&out, key);
   out += ",\"itemIndex\":" + std::to_string(line) + "},\"importArn\":";
-  AppendJsonString(&out, import_arn);
+  util::AppendJsonString(&out, import_arn);
   out += ",\"errorMessages\":[";
-  AppendJsonString(&out, message);
+  util::AppendJsonString(&out, message);
   out += "]}\n";
   return out;
 }
@@ -371,7 +373,7 @@ Status Imports::Launch(std::shared_ptr<Job> job, bool restart) {
 
 Result<ImportDescription> Imports::Start(const RequestContext& ctx, const ImportTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req.table));
-  const std::string token = req.client_token.value_or(NewUuid());
+  const std::string token = req.client_token.value_or(util::NewUuid());
   {
     std::lock_guard lock(mu_);
     if (auto t = tokens_.find(token); t != tokens_.end()) {
@@ -472,12 +474,8 @@ Result<ListImportsResult> Imports::List(const RequestContext& ctx, const ListImp
   std::string after;
   if (req.next_token) {
     const std::string& t = *req.next_token;
-    bool ok = t.size() >= 112 && t.size() % 16 == 0 &&
-              t.find_first_not_of("0123456789abcdef") == std::string::npos;
     std::string raw;
-    for (size_t i = 0; ok && i + 1 < t.size(); i += 2) {
-      raw.push_back(static_cast<char>(std::stoi(t.substr(i, 2), nullptr, 16)));
-    }
+    bool ok = t.size() >= 112 && t.size() % 16 == 0 && util::DecodeHex(t, &raw);
     if (ok) {
       size_t nul = raw.find('\0');
       after = raw.substr(0, nul);
@@ -494,7 +492,7 @@ Result<ListImportsResult> Imports::List(const RequestContext& ctx, const ListImp
       std::string raw =
           out.imports.back().import_arn.substr(out.imports.back().import_arn.size() - 23);
       raw.resize(56, '\0');
-      out.next_token = Hex(raw);
+      out.next_token = util::Hex(raw);
       break;
     }
     out.imports.push_back(DescribeJob(ctx, *it->second));
