@@ -5,6 +5,7 @@
 #include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -170,16 +171,7 @@ std::string RenderBackupDescription(const BackupDescription& b) {
   w.EndObject();
   if (t.sse_kms_key) {
     std::string key = *t.sse_kms_key;
-    if (key.rfind("arn:", 0) != 0) {
-      // In the table's region and account (arn:aws:dynamodb:<region>:<account>:table/...).
-      const std::string_view arn = t.table_arn;
-      const size_t start = std::string_view("arn:aws:dynamodb:").size();
-      const size_t end = arn.find(":table/");
-      key = "arn:aws:kms:" +
-            std::string(end != std::string_view::npos ? arn.substr(start, end - start)
-                                                      : "us-east-1:000000000000") +
-            ":" + key;
-    }
+    if (key.rfind("arn:", 0) != 0) key = util::KmsKeyArn(t.table_arn, key);
     w.Key("SSEDescription");
     w.BeginObject();
     w.Key("Status");

@@ -13,6 +13,7 @@
 #include "protocol/metrics.h"
 #include "protocol/operations.h"
 #include "protocol/service_envelope.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -216,7 +217,7 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
       w.Key("reason");
       w.String(reason);
       w.Key("resource");
-      w.String("arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":" + resource);
+      w.String(util::DynamoDbArn(ctx.region, ctx.account_id, resource));
       w.EndObject();
     }
     w.EndArray();

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "protocol/json_writer.h"
+#include "util/arn.h"
 #include "util/ascii.h"
 
 namespace ddb::protocol {
@@ -33,11 +34,12 @@ bool IsAccountId(std::string_view s) {
 
 // The account of an IAM or STS ARN ("arn:aws:iam::<account>:..."), "" when not one.
 std::string_view AccountOfArn(std::string_view arn) {
-  if (!arn.starts_with("arn:aws:iam::") && !arn.starts_with("arn:aws:sts::")) return {};
-  std::string_view rest = arn.substr(13);
-  size_t colon = rest.find(':');
-  if (colon == std::string_view::npos) return {};
-  return rest.substr(0, colon);
+  const std::optional<util::ArnParts> parts = util::ParseArn(arn);
+  if (!parts || parts->partition != "aws" || (parts->service != "iam" && parts->service != "sts") ||
+      !parts->region.empty()) {
+    return {};
+  }
+  return parts->account;
 }
 
 // A string or a list of strings (Action, Resource, a principal kind). False when it is
@@ -100,7 +102,7 @@ Status ReadPrincipal(element e, std::string_view raw, PolicyStatement* st) {
         if (p == "*") {
           st->any_principal = true;
         } else if (IsAccountId(p) || IsAccountId(AccountOfArn(p))) {
-          st->principals.push_back(IsAccountId(p) ? "arn:aws:iam::" + p + ":root" : p);
+          st->principals.push_back(IsAccountId(p) ? util::AccountRootArn(p) : p);
         } else {
           // The service also refuses principals that do not exist, which cannot be known
           // here; this refuses the malformed ones with its text.
@@ -216,13 +218,13 @@ bool PrincipalMatches(const PolicyStatement& st, const AccessRequest& req) {
   if (st.any_principal) return true;
   for (const std::string& p : st.principals) {
     if (p == req.principal_arn) return true;
-    if (p == "arn:aws:iam::" + req.principal_account + ":root") return true;
+    if (p == util::AccountRootArn(req.principal_account)) return true;
     // A role principal matches the sessions of the role.
     std::string_view account = AccountOfArn(p);
-    std::string role_prefix = "arn:aws:iam::" + std::string(account) + ":role/";
+    const std::string role_prefix = util::Arn("iam", "", account, "role/");
     if (!account.empty() && p.starts_with(role_prefix)) {
-      std::string session = "arn:aws:sts::" + std::string(account) + ":assumed-role/" +
-                            p.substr(p.rfind('/') + 1) + "/";
+      const std::string session =
+          util::Arn("sts", "", account, "assumed-role/" + p.substr(p.rfind('/') + 1) + "/");
       if (req.principal_arn.starts_with(session)) return true;
     }
   }

@@ -6,6 +6,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 #include "protocol/request_readers.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -316,7 +317,7 @@ void WriteVectorIndexes(JsonWriter& w, const TableDescription& d) {
     w.Key("ItemCount");
     w.Int(idx.item_count);
     w.Key("IndexArn");
-    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.String(util::IndexArn(d.table_arn, idx.index_name));
     w.EndObject();
   }
   w.EndArray();
@@ -507,7 +508,7 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
     w.Key("ItemCount");
     w.Int(idx.item_count);
     w.Key("IndexArn");
-    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.String(util::IndexArn(d.table_arn, idx.index_name));
     w.EndObject();
   }
   w.EndArray();
@@ -621,15 +622,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
   if (d.sse_kms_key) {
     // The key's ARN is in the table's region and account.
     std::string key = *d.sse_kms_key;
-    if (key.rfind("arn:", 0) != 0) {
-      const std::string_view arn = d.table_arn;  // arn:aws:dynamodb:<region>:<account>:table/..
-      const size_t start = std::string_view("arn:aws:dynamodb:").size();
-      const size_t end = arn.find(":table/");
-      const std::string_view region_account = arn.size() > start && end != std::string_view::npos
-                                                  ? arn.substr(start, end - start)
-                                                  : "us-east-1:000000000000";
-      key = "arn:aws:kms:" + std::string(region_account) + ":" + key;
-    }
+    if (key.rfind("arn:", 0) != 0) key = util::KmsKeyArn(d.table_arn, key);
     w.Key("SSEDescription");
     w.BeginObject();
     w.Key("Status");

@@ -14,6 +14,7 @@
 #include "engine/storage/key_codec.h"
 #include "engine/storage/sorted_chunk.h"
 #include "engine/table_validation.h"
+#include "util/arn.h"
 #include "util/uuid.h"
 
 namespace ddb {
@@ -42,19 +43,15 @@ std::string NewBackupId(uint64_t ms) {
   return buf;
 }
 
-std::string TableArn(const RequestContext& ctx, const std::string& table) {
-  return "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table;
-}
-
 std::string BackupArn(const RequestContext& ctx, const BackupRecord& b) {
-  return TableArn(ctx, b.table_name) + "/backup/" + b.id;
+  return util::BackupArn(TableArnOf(ctx, b.table_name), b.id);
 }
 
 // The backup id an ARN of this caller's account and region names; nullopt for anything else
 // (then the service's answer is BackupNotFoundException: an ARN that is well formed but not
 // one of its backups is not found; how it answers a malformed one is a guess).
 std::optional<std::string> BackupIdOf(const RequestContext& ctx, std::string_view arn) {
-  const std::string prefix = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/";
+  const std::string prefix = TableArnOf(ctx, "");
   if (arn.substr(0, prefix.size()) != prefix) return std::nullopt;
   std::string_view rest = arn.substr(prefix.size());
   size_t slash = rest.find("/backup/");
@@ -92,7 +89,7 @@ BackupDetails DetailsOf(const RequestContext& ctx, const BackupRecord& b, Backup
   d.backup_creation_date_time = Seconds(b.created_ms);
   if (b.expiry_ms) d.backup_expiry_date_time = Seconds(*b.expiry_ms);
   d.table_name = b.table_name;
-  d.table_arn = TableArn(ctx, b.table_name);
+  d.table_arn = TableArnOf(ctx, b.table_name);
   return d;
 }
 
@@ -351,7 +348,7 @@ Result<TableDescription> Engine::RestoreTableFromBackup(const RequestContext& ct
                        RestoredDescription(source.description, req.target_table_name, req));
   d.restore_summary =
       TableDescription::RestoreSummary{.source_backup_arn = BackupArn(ctx, *b),
-                                       .source_table_arn = TableArn(ctx, b->table_name),
+                                       .source_table_arn = TableArnOf(ctx, b->table_name),
                                        .restore_date_time = Seconds(b->created_ms),
                                        .restore_in_progress = true};
   return BeginRestore(impl, ctx, std::move(d),
@@ -400,7 +397,7 @@ Result<TableDescription> Engine::RestoreTableToPointInTime(
                        RestoredDescription(info->description, req.target_table_name, req));
   d.restore_summary =
       TableDescription::RestoreSummary{.source_backup_arn = std::nullopt,
-                                       .source_table_arn = TableArn(ctx, source_name),
+                                       .source_table_arn = TableArnOf(ctx, source_name),
                                        .restore_date_time = Seconds(at),
                                        .restore_in_progress = true};
   return BeginRestore(impl, ctx, std::move(d), TableInfo::RestoreJob{info->id, at, ""});

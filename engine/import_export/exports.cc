@@ -13,6 +13,7 @@
 #include "engine/import_export/local_s3.h"
 #include "engine/storage/key_codec.h"
 #include "engine/storage/store_format.h"
+#include "util/arn.h"
 #include "util/base64.h"
 #include "util/digest.h"
 #include "util/hex.h"
@@ -551,7 +552,7 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
   job->id = NewTaskId();
   job->table_name = table_name;
   job->table_id = table->id;
-  job->table_arn = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table_name;
+  job->table_arn = TableArnOf(ctx, table_name);
   ExportDescription& d = job->d;
   d.status = ExportStatus::kInProgress;
   d.start_time = now;
@@ -583,9 +584,8 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
 
 ExportDescription Exports::DescribeJob(const RequestContext& ctx, const Job& job) {
   ExportDescription d = job.d;
-  d.table_arn =
-      "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + job.table_name;
-  d.export_arn = d.table_arn + "/export/" + job.id;
+  d.table_arn = TableArnOf(ctx, job.table_name);
+  d.export_arn = util::ExportArn(d.table_arn, job.id);
   return d;
 }
 
@@ -706,7 +706,7 @@ void Exports::Run(std::shared_ptr<Job> job, std::shared_ptr<ExportReader> reader
       const std::string files_key = base + "manifest-files.json";
       std::string summary = "{\"version\":\"2020-06-30\",\"exportArn\":";
       const std::string& table_arn = job->table_arn;
-      util::AppendJsonString(&summary, table_arn + "/export/" + job->id);
+      util::AppendJsonString(&summary, util::ExportArn(table_arn, job->id));
       summary += ",\"startTime\":\"" + IsoTime(d.start_time) + "\",\"endTime\":\"" + IsoTime(end) +
                  "\",\"tableArn\":";
       util::AppendJsonString(&summary, table_arn);

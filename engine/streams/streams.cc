@@ -7,13 +7,13 @@
 
 #include "ddb/stored_item.h"
 #include "engine/storage/coding.h"
+#include "util/arn.h"
 #include "util/base64.h"
 #include "util/iso8601.h"
 
 namespace ddb {
 namespace {
 
-constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
 constexpr std::string_view kMetaPrefix = "stream/";
 constexpr std::string_view kIteratorMark = "|1|";
 constexpr uint8_t kIteratorVersion = 1;
@@ -101,33 +101,19 @@ std::optional<uint64_t> ParseStreamLabel(std::string_view label) {
 }
 
 std::string StreamArn(const RequestContext& ctx, std::string_view table, std::string_view label) {
-  std::string arn(kArnPrefix);
-  arn.append(ctx.region).append(":").append(ctx.account_id).append(":table/");
-  arn.append(table).append("/stream/").append(label);
-  return arn;
+  return util::StreamArn(util::TableArn(ctx.region, ctx.account_id, table), label);
 }
 
 bool ParseStreamArn(std::string_view arn, std::string* table, std::string* label) {
-  if (arn.substr(0, kArnPrefix.size()) != kArnPrefix) return false;
-  arn.remove_prefix(kArnPrefix.size());
-  size_t region_end = arn.find(':');
-  if (region_end == 0 || region_end == std::string_view::npos) return false;
-  arn.remove_prefix(region_end + 1);
-  size_t account_end = arn.find(':');
-  if (account_end == 0 || account_end == std::string_view::npos) return false;
-  arn.remove_prefix(account_end + 1);
-  constexpr std::string_view kTable = "table/", kStream = "/stream/";
-  if (arn.substr(0, kTable.size()) != kTable) return false;
-  arn.remove_prefix(kTable.size());
-  size_t name_end = arn.find('/');
-  if (name_end == std::string_view::npos) return false;
-  std::string_view name = arn.substr(0, name_end);
-  arn.remove_prefix(name_end);
-  if (arn.substr(0, kStream.size()) != kStream) return false;
-  arn.remove_prefix(kStream.size());
-  if (!ValidTableName(name) || !ParseStreamLabel(arn)) return false;
-  *table = std::string(name);
-  *label = std::string(arn);
+  const std::optional<util::DynamoDbArnParts> parts = util::ParseDynamoDbArn(arn);
+  if (!parts || parts->region.empty() || parts->account.empty() ||
+      parts->resource_type != "table") {
+    return false;
+  }
+  const std::optional<std::string_view> stream = parts->Child("stream");
+  if (!stream || !ValidTableName(parts->table) || !ParseStreamLabel(*stream)) return false;
+  *table = std::string(parts->table);
+  *label = std::string(*stream);
   return true;
 }
 
