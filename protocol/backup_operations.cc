@@ -68,10 +68,7 @@ void WriteBackupDetails(JsonWriter& w, const BackupDetails& d) {
   w.String(EnumName(d.backup_type));
   w.Key("BackupCreationDateTime");
   w.Double(d.backup_creation_date_time);
-  if (d.backup_expiry_date_time) {
-    w.Key("BackupExpiryDateTime");
-    w.Double(*d.backup_expiry_date_time);
-  }
+  w.OptionalDouble("BackupExpiryDateTime", d.backup_expiry_date_time);
   w.EndObject();
 }
 
@@ -154,20 +151,14 @@ std::string RenderBackupDescription(const BackupDescription& b) {
     w.BeginObject();
     w.Key("StreamEnabled");
     w.Bool(t.stream_specification->stream_enabled);
-    if (t.stream_specification->stream_view_type) {
-      w.Key("StreamViewType");
-      w.String(EnumName(*t.stream_specification->stream_view_type));
-    }
+    w.OptionalEnum("StreamViewType", t.stream_specification->stream_view_type);
     w.EndObject();
   }
   w.Key("TimeToLiveDescription");
   w.BeginObject();
   w.Key("TimeToLiveStatus");
   w.String(t.ttl_attribute ? "ENABLED" : "DISABLED");
-  if (t.ttl_attribute) {
-    w.Key("AttributeName");
-    w.String(*t.ttl_attribute);
-  }
+  w.OptionalString("AttributeName", t.ttl_attribute);
   w.EndObject();
   if (t.sse_kms_key) {
     std::string key = *t.sse_kms_key;
@@ -274,10 +265,7 @@ Result<std::string> HandleListBackups(Engine& engine, const RequestContext& ctx,
     w.String(d.backup_name);
     w.Key("BackupCreationDateTime");
     w.Double(d.backup_creation_date_time);
-    if (d.backup_expiry_date_time) {
-      w.Key("BackupExpiryDateTime");
-      w.Double(*d.backup_expiry_date_time);
-    }
+    w.OptionalDouble("BackupExpiryDateTime", d.backup_expiry_date_time);
     w.Key("BackupStatus");
     w.String(EnumName(d.backup_status));
     w.Key("BackupType");
@@ -287,10 +275,7 @@ Result<std::string> HandleListBackups(Engine& engine, const RequestContext& ctx,
     w.EndObject();
   }
   w.EndArray();
-  if (result.last_evaluated_backup_arn) {
-    w.Key("LastEvaluatedBackupArn");
-    w.String(*result.last_evaluated_backup_arn);
-  }
+  w.OptionalString("LastEvaluatedBackupArn", result.last_evaluated_backup_arn);
   w.EndObject();
   return w.Take();
 }

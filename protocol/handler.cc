@@ -197,10 +197,7 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
       w.BeginObject();
       w.Key("Code");
       w.String(CancellationCodeName(r.code));
-      if (!r.message.empty()) {
-        w.Key("Message");
-        w.String(r.message);
-      }
+      w.NonEmptyString("Message", r.message);
       if (r.item) {
         w.Key("Item");
         WriteAttributeMap(w, *r.item);

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "ddb/enum_names.h"
 #include "util/json_escape.h"
 
 namespace ddb::protocol {
@@ -50,6 +52,39 @@ class JsonWriter {
   void Bool(bool b) {
     Sep();
     out_ += b ? "true" : "false";
+  }
+
+  // A member written only when it has a value (a response's optional members): Key(key),
+  // then the value as String, Int, Double or the enum's wire name (EnumName).
+  template <class T>
+  void OptionalString(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    String(*value);
+  }
+  template <class T>
+  void OptionalInt(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    Int(*value);
+  }
+  template <class T>
+  void OptionalDouble(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    Double(*value);
+  }
+  template <class Enum>
+  void OptionalEnum(std::string_view key, const std::optional<Enum>& value) {
+    if (!value) return;
+    Key(key);
+    String(EnumName(*value));
+  }
+  // A string member written only when it is not empty.
+  void NonEmptyString(std::string_view key, std::string_view value) {
+    if (value.empty()) return;
+    Key(key);
+    String(value);
   }
 
   // For a value of fixed shape that the caller assembles itself (AttributeValue's

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+
+#include "ddb/types.h"
 
 namespace ddb::protocol {
 namespace {
@@ -40,6 +43,23 @@ TEST(JsonWriter, StructuresAndNumbers) {
   w.EndObject();
   w.EndObject();
   EXPECT_EQ(w.Take(), "{\"a\":[1,0.5,2.0,true],\"b\":{}}");
+}
+
+TEST(JsonWriter, OptionalMembersOnlyWhenGiven) {
+  JsonWriter w;
+  w.BeginObject();
+  w.OptionalString("a", std::optional<std::string>("x"));
+  w.OptionalString("b", std::optional<std::string>());
+  w.OptionalInt("c", std::optional<int64_t>(-3));
+  w.OptionalInt("d", std::optional<int>());
+  w.OptionalDouble("e", std::optional<double>(1.5));
+  w.OptionalDouble("f", std::optional<double>());
+  w.OptionalEnum("g", std::optional<BillingMode>(BillingMode::kPayPerRequest));
+  w.OptionalEnum("h", std::optional<BillingMode>());
+  w.NonEmptyString("i", "y");
+  w.NonEmptyString("j", "");
+  w.EndObject();
+  EXPECT_EQ(w.Take(), R"({"a":"x","c":-3,"e":1.500,"g":"PAY_PER_REQUEST","i":"y"})");
 }
 
 }  // namespace

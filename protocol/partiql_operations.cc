@@ -206,10 +206,7 @@ Result<std::string> HandleBatchExecuteStatement(Engine& engine, const RequestCon
       }
       w.EndObject();
     }
-    if (!r.table_name.empty()) {
-      w.Key("TableName");
-      w.String(r.table_name);
-    }
+    w.NonEmptyString("TableName", r.table_name);
     if (r.item) {
       w.Key("Item");
       WriteAttributeMap(w, *r.item);

@@ -94,10 +94,7 @@ Result<std::optional<std::string>> ReadRevision(const JsonObject& request, Viola
 std::string RenderRevision(const std::optional<std::string>& revision) {
   JsonWriter w;
   w.BeginObject();
-  if (revision) {
-    w.Key("RevisionId");
-    w.String(*revision);
-  }
+  w.OptionalString("RevisionId", revision);
   w.EndObject();
   return w.Take();
 }

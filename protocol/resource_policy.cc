@@ -592,18 +592,12 @@ std::string CanonicalPolicyJson(const ParsedPolicy& policy) {
   w.BeginObject();
   w.Key("Version");
   w.String(policy.version);
-  if (policy.id) {
-    w.Key("Id");
-    w.String(*policy.id);
-  }
+  w.OptionalString("Id", policy.id);
   w.Key("Statement");
   w.BeginArray();
   for (const PolicyStatement& st : policy.statements) {
     w.BeginObject();
-    if (!st.sid.empty()) {
-      w.Key("Sid");
-      w.String(st.sid);
-    }
+    w.NonEmptyString("Sid", st.sid);
     w.Key("Effect");
     w.String(st.allow ? "Allow" : "Deny");
     w.Key(st.not_principal ? "NotPrincipal" : "Principal");

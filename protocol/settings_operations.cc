@@ -138,10 +138,7 @@ Result<std::string> HandleDescribeTimeToLive(Engine& engine, const RequestContex
   w.BeginObject();
   w.Key("TimeToLiveStatus");
   w.String(attr ? "ENABLED" : "DISABLED");
-  if (attr) {
-    w.Key("AttributeName");
-    w.String(*attr);
-  }
+  w.OptionalString("AttributeName", attr);
   w.EndObject();
   w.EndObject();
   return w.Take();

@@ -636,14 +636,8 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
   if (d.restore_summary) {
     w.Key("RestoreSummary");
     w.BeginObject();
-    if (d.restore_summary->source_backup_arn) {
-      w.Key("SourceBackupArn");
-      w.String(*d.restore_summary->source_backup_arn);
-    }
-    if (d.restore_summary->source_table_arn) {
-      w.Key("SourceTableArn");
-      w.String(*d.restore_summary->source_table_arn);
-    }
+    w.OptionalString("SourceBackupArn", d.restore_summary->source_backup_arn);
+    w.OptionalString("SourceTableArn", d.restore_summary->source_table_arn);
     w.Key("RestoreDateTime");
     w.Double(d.restore_summary->restore_date_time);
     w.Key("RestoreInProgress");
@@ -970,10 +964,7 @@ Result<std::string> HandleListTables(Engine& engine, const RequestContext&,
   w.BeginArray();
   for (const auto& n : result.table_names) w.String(n);
   w.EndArray();
-  if (result.last_evaluated_table_name) {
-    w.Key("LastEvaluatedTableName");
-    w.String(*result.last_evaluated_table_name);
-  }
+  w.OptionalString("LastEvaluatedTableName", result.last_evaluated_table_name);
   w.EndObject();
   return w.Take();
 }
