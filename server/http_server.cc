@@ -906,7 +906,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
                                        ? std::string_view()
                                        : std::string_view(request_.body),
                            .s3 = s3_request_};
-    server_.EnterEngine(s3_request_ || (server_.options().durability == Durability::kFsync &&
+    server_.EnterEngine(s3_request_ || (server_.options().engine.durability == Durability::kFsync &&
                                         IsWriteOperation(request_.amz_target)),
                         &watched_);
     InvokeHandler();
@@ -1272,7 +1272,7 @@ HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
           [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options),
            stall = options.testing_stall_table,
            s3 = std::make_shared<LocalS3Store>(S3Directory(options),
-                                               options.durability == Durability::kFsync)](
+                                               options.engine.durability == Durability::kFsync)](
               HttpRequest* request) {
             if (!stall.empty()) StallIfNamed(*request, stall);
             return Route(namespaces, request, verifier, cors, console, s3.get());
