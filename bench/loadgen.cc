@@ -57,6 +57,8 @@
 
 #include "loadgen_tables.h"
 #include "server/auth/sigv4_verify.h"
+#include "util/digest.h"
+#include "util/iso8601.h"
 
 namespace ddb::bench {
 namespace {
@@ -479,12 +481,7 @@ std::string RequestHead(const Options& o, Op op) {
 // x-amz-target signed, the body hashed), ending like RequestHead in "Content-Length: ".
 // The signing key is derived once per day and thread.
 std::string SignedRequestHead(const Options& o, Op op, const std::string& body) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y%m%dT%H%M%SZ", &tm);
-  const std::string amz_date = date;
+  const std::string amz_date = util::FormatIso8601Basic(std::time(nullptr));
   const std::string day = amz_date.substr(0, 8);
   thread_local std::string key_day, signing_key;
   if (key_day != day) {
@@ -495,10 +492,10 @@ std::string SignedRequestHead(const Options& o, Op op, const std::string& body) 
   const std::string target = "DynamoDB_20120810." + std::string(OpName(op));
   const std::string canonical = "POST\n/\n\nhost:" + host + "\nx-amz-date:" + amz_date +
                                 "\nx-amz-target:" + target + "\n\nhost;x-amz-date;x-amz-target\n" +
-                                ddb::server::Sha256Hex(body);
+                                util::Sha256Hex(body);
   const std::string scope = day + "/us-east-1/dynamodb/aws4_request";
-  const std::string signature = ddb::server::HmacSha256Hex(
-      signing_key, ddb::server::StringToSign(amz_date, scope, canonical));
+  const std::string signature =
+      util::HmacSha256Hex(signing_key, ddb::server::StringToSign(amz_date, scope, canonical));
   return "POST / HTTP/1.1\r\nHost: " + host +
          "\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Date: " + amz_date +
          "\r\nAuthorization: AWS4-HMAC-SHA256 Credential=" + o.sign_key + "/" + scope +

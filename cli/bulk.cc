@@ -19,6 +19,7 @@
 #include "cli/json_text.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "util/json_escape.h"
 
 namespace ddb::cli {
 namespace {
@@ -67,8 +68,8 @@ void Backoff(int attempt) {
 
 uint64_t ItemCount(Transport& transport, const std::string& table, int* exit_code) {
   std::string response;
-  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + Quote(table) + "}", &response,
-                    exit_code)) {
+  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + util::JsonString(table) + "}",
+                    &response, exit_code)) {
     return UINT64_MAX;
   }
   simdjson::dom::parser parser;
@@ -83,7 +84,7 @@ void DumpSegment(const Invocation& inv, Transport& transport, int segment, int s
   std::string start_key;
   std::string lines;
   while (!failure->failed()) {
-    std::string body = "{\"TableName\":" + Quote(inv.args[0]) +
+    std::string body = "{\"TableName\":" + util::JsonString(inv.args[0]) +
                        ",\"Segment\":" + std::to_string(segment) +
                        ",\"TotalSegments\":" + std::to_string(segments);
     if (inv.consistent) body += ",\"ConsistentRead\":true";
@@ -191,7 +192,7 @@ std::string Lines(const Batch& b) {
 // Writes one batch, retrying its unprocessed items and throttled attempts.
 void WriteBatch(const std::string& table, Transport& transport, const Batch& batch,
                 simdjson::dom::parser& parser, Progress* progress, FirstFailure* failure) {
-  const std::string quoted = Quote(table);
+  const std::string quoted = util::JsonString(table);
   std::string body = "{\"RequestItems\":{" + quoted + ":[" + batch.requests + "]}}";
   size_t pending = batch.items;
   for (int attempt = 0; attempt < kMaxAttempts && !failure->failed(); ++attempt) {

@@ -14,6 +14,7 @@
 #include "cli/metrics_text.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "util/json_escape.h"
 
 namespace ddb::cli {
 namespace {
@@ -87,8 +88,8 @@ TableKeys ReadTableKeys(simdjson::dom::element table) {
 bool Describe(Transport& transport, const std::string& table, simdjson::dom::parser& parser,
               simdjson::dom::element* out, int* exit_code) {
   std::string body;
-  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + Quote(table) + "}", &body,
-                    exit_code)) {
+  if (!CallOrReport(transport, "DescribeTable", "{\"TableName\":" + util::JsonString(table) + "}",
+                    &body, exit_code)) {
     return false;
   }
   if (parser.parse(body)["Table"].get(*out)) {
@@ -100,7 +101,7 @@ bool Describe(Transport& transport, const std::string& table, simdjson::dom::par
 }
 
 std::string TypedValue(const KeyAttribute& attr, const std::string& text) {
-  return "{" + Quote(attr.type) + ":" + Quote(text) + "}";
+  return "{" + util::JsonString(attr.type) + ":" + util::JsonString(text) + "}";
 }
 
 // The members of a JSON object given on the command line, without its braces, for merging
@@ -119,7 +120,7 @@ bool ObjectMembers(const std::string& flag, const std::string& json, std::string
   }
   for (auto f : obj) {
     if (!members->empty()) *members += ",";
-    *members += Quote(f.key) + ":" + simdjson::to_string(f.value);
+    *members += util::JsonString(f.key) + ":" + simdjson::to_string(f.value);
   }
   return true;
 }
@@ -145,10 +146,11 @@ bool KeyOf(const Invocation& inv, Transport& transport, std::string* key, int* e
     *exit_code = kExitUsage;
     return false;
   }
-  *key =
-      "{" + Quote(keys.table.partition.name) + ":" + TypedValue(keys.table.partition, inv.args[1]);
+  *key = "{" + util::JsonString(keys.table.partition.name) + ":" +
+         TypedValue(keys.table.partition, inv.args[1]);
   if (keys.table.sort)
-    *key += "," + Quote(keys.table.sort->name) + ":" + TypedValue(*keys.table.sort, inv.args[2]);
+    *key += "," + util::JsonString(keys.table.sort->name) + ":" +
+            TypedValue(*keys.table.sort, inv.args[2]);
   *key += "}";
   return true;
 }
@@ -169,8 +171,9 @@ bool ExpressionMembers(const Invocation& inv, std::string names, std::string val
   };
   names = join(names, user_names);
   values = join(values, user_values);
-  if (!inv.filter.empty()) *out += ",\"FilterExpression\":" + Quote(inv.filter);
-  if (!inv.projection.empty()) *out += ",\"ProjectionExpression\":" + Quote(inv.projection);
+  if (!inv.filter.empty()) *out += ",\"FilterExpression\":" + util::JsonString(inv.filter);
+  if (!inv.projection.empty())
+    *out += ",\"ProjectionExpression\":" + util::JsonString(inv.projection);
   if (!names.empty()) *out += ",\"ExpressionAttributeNames\":{" + names + "}";
   if (!values.empty()) *out += ",\"ExpressionAttributeValues\":{" + values + "}";
   if (inv.consistent) *out += ",\"ConsistentRead\":true";
@@ -247,7 +250,8 @@ int Tables(const Invocation& inv, Transport& transport) {
   simdjson::dom::parser parser;
   int exit_code = kExitOk;
   while (true) {
-    std::string body = start.empty() ? "{}" : "{\"ExclusiveStartTableName\":" + Quote(start) + "}";
+    std::string body =
+        start.empty() ? "{}" : "{\"ExclusiveStartTableName\":" + util::JsonString(start) + "}";
     std::string response;
     if (!CallOrReport(transport, "ListTables", std::move(body), &response, &exit_code)) {
       return exit_code;
@@ -262,7 +266,7 @@ int Tables(const Invocation& inv, Transport& transport) {
   }
   if (inv.json) {
     std::string out = "[";
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + Quote(names[i]);
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + util::JsonString(names[i]);
     Print(out + "]\n");
   } else {
     for (const std::string& n : names) Print(n + "\n");
@@ -335,7 +339,7 @@ int Get(const Invocation& inv, Transport& transport) {
   int exit_code = kExitOk;
   std::string key;
   if (!KeyOf(inv, transport, &key, &exit_code)) return exit_code;
-  std::string body = "{\"TableName\":" + Quote(inv.args[0]) + ",\"Key\":" + key;
+  std::string body = "{\"TableName\":" + util::JsonString(inv.args[0]) + ",\"Key\":" + key;
   if (!ExpressionMembers(inv, "", "", &body, &exit_code)) return exit_code;
   std::string response;
   if (!CallOrReport(transport, "GetItem", body + "}", &response, &exit_code)) return exit_code;
@@ -386,10 +390,10 @@ int Put(const Invocation& inv, Transport& transport) {
   if (obj.size() == 1 && !obj["Item"].get(inner)) obj = inner;
   int exit_code = kExitOk;
   std::string response;
-  if (!CallOrReport(
-          transport, "PutItem",
-          "{\"TableName\":" + Quote(inv.args[0]) + ",\"Item\":" + simdjson::to_string(obj) + "}",
-          &response, &exit_code)) {
+  if (!CallOrReport(transport, "PutItem",
+                    "{\"TableName\":" + util::JsonString(inv.args[0]) +
+                        ",\"Item\":" + simdjson::to_string(obj) + "}",
+                    &response, &exit_code)) {
     return exit_code;
   }
   if (inv.json) Print(response + "\n");
@@ -402,7 +406,7 @@ int Delete(const Invocation& inv, Transport& transport) {
   if (!KeyOf(inv, transport, &key, &exit_code)) return exit_code;
   std::string response;
   if (!CallOrReport(transport, "DeleteItem",
-                    "{\"TableName\":" + Quote(inv.args[0]) + ",\"Key\":" + key +
+                    "{\"TableName\":" + util::JsonString(inv.args[0]) + ",\"Key\":" + key +
                         ",\"ReturnValues\":\"ALL_OLD\"}",
                     &response, &exit_code)) {
     return exit_code;
@@ -438,10 +442,10 @@ int Query(const Invocation& inv, Transport& transport) {
     return kExitUsage;
   }
   std::string condition = "#ddb_pk = :ddb_pk";
-  std::string names = "\"#ddb_pk\":" + Quote(ks->partition.name);
+  std::string names = "\"#ddb_pk\":" + util::JsonString(ks->partition.name);
   std::string values = "\":ddb_pk\":" + TypedValue(ks->partition, inv.args[1]);
   if (inv.sk_prefix || inv.sk_between) {
-    names += ",\"#ddb_sk\":" + Quote(ks->sort->name);
+    names += ",\"#ddb_sk\":" + util::JsonString(ks->sort->name);
     if (inv.sk_prefix) {
       condition += " AND begins_with(#ddb_sk, :ddb_sk)";
       values += ",\":ddb_sk\":" + TypedValue(*ks->sort, *inv.sk_prefix);
@@ -451,9 +455,9 @@ int Query(const Invocation& inv, Transport& transport) {
                 ",\":ddb_b\":" + TypedValue(*ks->sort, inv.sk_between->second);
     }
   }
-  std::string members =
-      "\"TableName\":" + Quote(inv.args[0]) + ",\"KeyConditionExpression\":" + Quote(condition);
-  if (!inv.index.empty()) members += ",\"IndexName\":" + Quote(inv.index);
+  std::string members = "\"TableName\":" + util::JsonString(inv.args[0]) +
+                        ",\"KeyConditionExpression\":" + util::JsonString(condition);
+  if (!inv.index.empty()) members += ",\"IndexName\":" + util::JsonString(inv.index);
   if (inv.descending) members += ",\"ScanIndexForward\":false";
   if (!ExpressionMembers(inv, names, values, &members, &exit_code)) return exit_code;
   return ReadPages(inv, transport, "Query", members, KeyNames(*ks, &keys.table));
@@ -465,8 +469,8 @@ int Scan(const Invocation& inv, Transport& transport) {
   int exit_code = kExitOk;
   if (!Describe(transport, inv.args[0], parser, &table, &exit_code)) return exit_code;
   const TableKeys keys = ReadTableKeys(table);
-  std::string members = "\"TableName\":" + Quote(inv.args[0]);
-  if (!inv.index.empty()) members += ",\"IndexName\":" + Quote(inv.index);
+  std::string members = "\"TableName\":" + util::JsonString(inv.args[0]);
+  if (!inv.index.empty()) members += ",\"IndexName\":" + util::JsonString(inv.index);
   if (!ExpressionMembers(inv, "", "", &members, &exit_code)) return exit_code;
   std::vector<std::string> key_names = KeyNames(keys.table);
   if (auto it = keys.indexes.find(inv.index); it != keys.indexes.end()) {
@@ -505,9 +509,10 @@ int Partitions(const Invocation& inv, Transport& transport) {
     std::string out = "[";
     for (size_t i = 0; i < parts.size(); ++i) {
       const PartitionRow& p = parts[i];
-      out += std::string(i ? ",\n" : "\n") + "{\"index\":" + Quote(p.index) +
+      out += std::string(i ? ",\n" : "\n") + "{\"index\":" + util::JsonString(p.index) +
              ",\"partition\":" + std::to_string(p.partition) +
-             ",\"range_start\":" + Quote(p.range_start) + ",\"range_end\":" + Quote(p.range_end) +
+             ",\"range_start\":" + util::JsonString(p.range_start) +
+             ",\"range_end\":" + util::JsonString(p.range_end) +
              ",\"items\":" + Num(p.items, "%.0f") + ",\"bytes\":" + Num(p.bytes, "%.0f") +
              ",\"read_units\":" + Num(p.read_units, "%.17g") +
              ",\"write_units\":" + Num(p.write_units, "%.17g") +
@@ -554,8 +559,9 @@ int HotKeys(const Invocation& inv, Transport& transport) {
   if (inv.json) {
     std::string out = "[";
     for (size_t i = 0; i < top.size(); ++i) {
-      out += std::string(i ? ",\n" : "\n") + "{\"index\":" + Quote(top[i].index) +
-             ",\"rank\":" + std::to_string(top[i].rank) + ",\"key\":" + Quote(top[i].key) +
+      out += std::string(i ? ",\n" : "\n") + "{\"index\":" + util::JsonString(top[i].index) +
+             ",\"rank\":" + std::to_string(top[i].rank) +
+             ",\"key\":" + util::JsonString(top[i].key) +
              ",\"units\":" + Num(top[i].units, "%.17g") + "}";
     }
     Print(out + (top.empty() ? "]\n" : "\n]\n"));

@@ -12,6 +12,7 @@
 
 #include "cli/sigv4_signer.h"
 #include "cli/transport.h"
+#include "util/iso8601.h"
 
 namespace ddb::cli {
 namespace {
@@ -52,14 +53,7 @@ Result<Endpoint> ParseUrl(const std::string& url) {
 }
 
 // "20261202T010203Z"
-std::string AmzDate() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[20];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
+std::string AmzDate() { return util::FormatIso8601Basic(std::time(nullptr)); }
 
 // One keep-alive connection with its own event loop: each call runs its operations to the
 // end on the calling thread, under the deadline of tcp_stream (so a server that stops

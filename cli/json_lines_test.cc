@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/json_text.h"
+#include "util/json_escape.h"
 
 namespace ddb::cli {
 namespace {
@@ -36,7 +37,7 @@ TEST(CliJsonLines, RoundTrip) {
 }
 
 TEST(CliJsonText, QuoteAndErrors) {
-  EXPECT_EQ(Quote("a\"b\\c\x01"), "\"a\\\"b\\\\c\\u0001\"");
+  EXPECT_EQ(util::JsonString("a\"b\\c\x01"), "\"a\\\"b\\\\c\\u0001\"");
   EXPECT_EQ(
       ErrorText(
           400,

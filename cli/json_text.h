@@ -1,14 +1,11 @@
-// Small JSON helpers of the command line: quoting strings into request bodies, and the
-// DynamoDB error envelope of a response. Thread safety: pure functions.
+// The DynamoDB error envelope of a response, read by the command line (strings are quoted
+// into request bodies by util/json_escape.h). Thread safety: pure functions.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 namespace ddb::cli {
-
-// s as a JSON string literal, quotes included ("a\"b" -> "\"a\\\"b\"").
-std::string Quote(std::string_view s);
 
 // The error of a DynamoDB error body: "ResourceNotFoundException: Requested resource not
 // found" (the __type after '#'; the message, or Message). A body that is not one gives

@@ -1,38 +1,12 @@
 #include "cli/sigv4_signer.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
-
 #include <cstdlib>
+
+#include "util/digest.h"
+#include "util/hex.h"
 
 namespace ddb::cli {
 namespace {
-
-std::string Hex(const unsigned char* data, size_t n) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    out.push_back(kHex[data[i] >> 4]);
-    out.push_back(kHex[data[i] & 15]);
-  }
-  return out;
-}
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  return Hex(digest, sizeof digest);
-}
-
-std::string Hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<const char*>(out), len);
-}
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -85,18 +59,17 @@ std::string SigV4Signer::Authorization(std::string_view host, std::string_view t
   signed_headers += ";x-amz-target";
   canonical_headers += "x-amz-target:" + std::string(target) + "\n";
   const std::string canonical_request =
-      "POST\n/\n\n" + canonical_headers + "\n" + signed_headers + "\n" + Sha256Hex(body);
+      "POST\n/\n\n" + canonical_headers + "\n" + signed_headers + "\n" + util::Sha256Hex(body);
   const std::string scope = date + "/" + region_ + "/dynamodb/aws4_request";
   const std::string string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope +
-                                     "\n" + Sha256Hex(canonical_request);
-  std::string key = Hmac("AWS4" + secret_key_, date);
-  key = Hmac(key, region_);
-  key = Hmac(key, "dynamodb");
-  key = Hmac(key, "aws4_request");
-  const std::string signature = Hmac(key, string_to_sign);
+                                     "\n" + util::Sha256Hex(canonical_request);
+  std::string key = util::HmacSha256("AWS4" + secret_key_, date);
+  key = util::HmacSha256(key, region_);
+  key = util::HmacSha256(key, "dynamodb");
+  key = util::HmacSha256(key, "aws4_request");
+  const std::string signature = util::HmacSha256(key, string_to_sign);
   return "AWS4-HMAC-SHA256 Credential=" + access_key_id_ + "/" + scope +
-         ", SignedHeaders=" + signed_headers + ", Signature=" +
-         Hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+         ", SignedHeaders=" + signed_headers + ", Signature=" + util::Hex(signature);
 }
 
 }  // namespace ddb::cli

@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <iterator>
 #include <mutex>
-#include <random>
 #include <tuple>
 
 #include "ddb/stored_item.h"
@@ -24,21 +22,9 @@
 #include "engine/storage/storage.h"
 #include "engine/storage/store_format.h"
 #include "engine/table_validation.h"
+#include "util/uuid.h"
 
 namespace ddb {
-
-std::string NewUuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  uint64_t a = rng(), b = rng();
-  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
-  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
-}
 
 Engine::Engine(std::unique_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
@@ -246,7 +232,7 @@ Status CheckStreamSpecification(const CreateTableRequest& req) {
 TableDescription NewTableDescription(const CreateTableRequest& req, uint64_t now_ms) {
   TableDescription d;
   d.table_name = req.table_name;
-  d.table_id = NewUuid();
+  d.table_id = util::NewUuid();
   d.table_status = TableStatus::kActive;
   d.creation_date_time = static_cast<double>(now_ms) / 1000.0;
   d.attribute_definitions = req.attribute_definitions;
@@ -273,7 +259,7 @@ TableDescription NewTableDescription(const CreateTableRequest& req, uint64_t now
     }
   }
   if (req.sse_specification && req.sse_specification->enabled) {
-    d.sse_kms_key = SseKmsKey(*req.sse_specification, NewUuid());
+    d.sse_kms_key = SseKmsKey(*req.sse_specification, util::NewUuid());
   }
   d.table_class = req.table_class;
   d.deletion_protection_enabled = req.deletion_protection_enabled;

@@ -50,6 +50,7 @@
 #include "engine/ttl/ttl_index.h"
 #include "engine/vector/vector_index.h"
 #include "engine/write_path.h"
+#include "util/arn.h"
 
 namespace ddb {
 
@@ -68,8 +69,10 @@ Result<std::optional<Projection>> CompileReadProjection(
     const std::vector<std::string>& attributes_to_get,
     const std::map<std::string, std::string>* names);
 
-// A random (version 4) UUID, as TableId (engine.cc).
-std::string NewUuid();
+// The ARN of `table` in the caller's region and account (util/arn.h).
+inline std::string TableArnOf(const RequestContext& ctx, std::string_view table) {
+  return util::TableArn(ctx.region, ctx.account_id, table);
+}
 
 // Milliseconds since the epoch by the system clock. What ages with the calendar reads
 // EngineImpl::NowMs instead, which a test can set (EngineOptions::clock_for_testing).
@@ -82,9 +85,6 @@ inline uint64_t WallClockMillis() {
 // 20480-byte limit of a policy document (kValidation).
 std::optional<ResourcePolicy> NewTablePolicy(const std::optional<std::string>& policy);
 Status CheckResourcePolicySize(const std::string& policy);
-
-// A random (version 4) UUID, as table ids are (engine.cc).
-std::string NewUuid();
 
 inline const Error& TableNotFound() {
   static const Error e = Error::NotFound("Requested resource not found");
@@ -399,8 +399,7 @@ class EngineImpl {
       d.table_status = *held;
     }
     if (table.restore_job) d.table_status = TableStatus::kCreating;
-    d.table_arn =
-        "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + d.table_name;
+    d.table_arn = TableArnOf(ctx, d.table_name);
     if (d.latest_stream_label) {
       d.latest_stream_arn = StreamArn(ctx, d.table_name, *d.latest_stream_label);
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/arn.h"
+
 namespace ddb {
 namespace {
 
@@ -13,8 +15,9 @@ bool IsNameChar(char c) {
 }  // namespace
 
 std::string_view TableNameOf(std::string_view name_or_arn) {
-  constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
-  if (!name_or_arn.starts_with(kArnPrefix) || name_or_arn.size() > 1024) return name_or_arn;
+  if (!name_or_arn.starts_with(util::kDynamoDbArnPrefix) || name_or_arn.size() > 1024) {
+    return name_or_arn;
+  }
   size_t table = name_or_arn.find(":table/");
   if (table == std::string_view::npos) return name_or_arn;
   return name_or_arn.substr(table + 7);

@@ -53,7 +53,7 @@ Result<PolicyTarget> TargetOf(const std::string& resource) {
 
 std::string ArnOf(const RequestContext& ctx, const PolicyTarget& t) {
   if (t.stream_label) return StreamArn(ctx, t.table, *t.stream_label);
-  return "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + t.table;
+  return TableArnOf(ctx, t.table);
 }
 
 Error TableNotFoundNamed(const std::string& table) {

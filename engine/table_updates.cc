@@ -7,32 +7,19 @@
 // under that same lock, so an entry is never older than the item. When the walk ends the
 // index becomes ACTIVE.
 #include <chrono>
-#include <cstdio>
-#include <random>
 #include <set>
 #include <tuple>
 
 #include "engine/capacity/throughput_quotas.h"
 #include "engine/engine_impl.h"
 #include "engine/table_validation.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
 
 const std::string& kInvalid = kInvalidParameters;
 constexpr size_t kBackfillChunk = 256;
-
-// The id of the AWS managed key a table switched to KMS encryption reports (UUID-shaped).
-std::string NewSseManagedKeyId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  const uint64_t a = rng(), b = rng();
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xffffffffffffULL));
-  return buf;
-}
 
 // ValidateUpdate's steps.
 
@@ -218,7 +205,7 @@ Status ApplySettingsUpdate(const UpdateTableRequest& req, const std::string& new
   }
   if (req.sse_specification) {
     if (req.sse_specification->enabled) {
-      d->sse_kms_key = SseKmsKey(*req.sse_specification, NewSseManagedKeyId());
+      d->sse_kms_key = SseKmsKey(*req.sse_specification, util::NewUuid());
     } else if (!d->sse_kms_key) {
       return Error::Validation(kInvalid + "Table is already encrypted by default");
     } else {

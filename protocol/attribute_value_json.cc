@@ -3,7 +3,8 @@
 #include "ddb/limits.h"
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
-#include "protocol/base64.h"
+#include "util/base64.h"
+#include "util/json_escape.h"
 
 namespace ddb::protocol {
 namespace {
@@ -20,7 +21,7 @@ Result<std::string> ParseBinary(const JsonElement& e) {
   std::string_view text;
   if (e.get(text) != simdjson::SUCCESS) return WrongType("B", "a base64 string");
   std::string bytes;
-  if (!Base64Decode(text, &bytes)) {
+  if (!util::DecodeBase64(text, &bytes)) {
     return Error::Serialization(
         "Base64 encoded length is expected a multiple of 4 bytes but "
         "found: " +
@@ -75,7 +76,7 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
     // Binary members in base64, and no space before "of type" (the service's text).
     for (std::string& m : original) {
       std::string text;
-      Base64Encode(m, &text);
+      util::AppendBase64(&text, m);
       m = std::move(text);
     }
     return Error::Validation(kInvalid + "Input collection " + JoinForMessage(original) +
@@ -186,17 +187,17 @@ void WriteScalar(JsonWriter& w, AttributeType type, std::string_view bytes) {
   switch (type) {
     case AttributeType::kS:
       out.append(R"({"S":)");
-      JsonWriter::AppendString(&out, bytes);
+      util::AppendJsonString(&out, bytes);
       out.push_back('}');
       return;
     case AttributeType::kN:
       out.append(R"({"N":)");
-      JsonWriter::AppendString(&out, bytes);
+      util::AppendJsonString(&out, bytes);
       out.push_back('}');
       return;
     default:
       out.append(R"({"B":")");
-      Base64Encode(bytes, &out);  // the base64 alphabet needs no escaping
+      util::AppendBase64(&out, bytes);  // the base64 alphabet needs no escaping
       out.append(R"("})");
       return;
   }
@@ -222,7 +223,7 @@ void WriteSetMember(JsonWriter& w, AttributeType type, std::string_view member) 
   if (type != AttributeType::kBS) return w.String(member);
   std::string& out = w.RawValue();
   out.push_back('"');
-  Base64Encode(member, &out);
+  util::AppendBase64(&out, member);
   out.push_back('"');
 }
 

@@ -3,11 +3,11 @@
 #include <cctype>
 
 #include "protocol/resource_policy.h"
+#include "util/arn.h"
+#include "util/ascii.h"
 
 namespace ddb::protocol {
 namespace {
-
-constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
 
 // A resource from a table name or a table, index or stream ARN, in the caller's account
 // and region unless the ARN names others.
@@ -17,30 +17,23 @@ NamedResource Resolve(std::string_view name_or_arn, const RequestContext& ctx,
   r.action = std::string(action);
   r.account = ctx.account_id;
   r.region = ctx.region;
-  std::string_view rest = name_or_arn;
-  if (rest.starts_with(kArnPrefix)) {
-    rest.remove_prefix(kArnPrefix.size());
-    const size_t region_end = rest.find(':');
-    const size_t account_end =
-        region_end == std::string_view::npos ? region_end : rest.find(':', region_end + 1);
-    if (account_end != std::string_view::npos &&
-        rest.substr(account_end + 1).starts_with("table/")) {
-      r.region = std::string(rest.substr(0, region_end));
-      r.account = std::string(rest.substr(region_end + 1, account_end - region_end - 1));
-      rest.remove_prefix(account_end + 1 + std::string_view("table/").size());
-    } else {
-      rest = name_or_arn;  // not a table ARN: the operation answers it
-    }
+  std::string_view table = name_or_arn;
+  std::string_view rest;  // after the table: "/stream/<label>", "/index/<name>" or ""
+  const std::optional<util::DynamoDbArnParts> arn = util::ParseDynamoDbArn(name_or_arn);
+  if (arn && arn->resource.starts_with("table/")) {
+    r.region = std::string(arn->region);
+    r.account = std::string(arn->account);
+    table = arn->table;
+    rest = arn->rest;
+  } else if (const size_t slash = name_or_arn.find('/'); slash != std::string_view::npos) {
+    // Not a table ARN (the operation answers it), or a name with a '/'.
+    table = name_or_arn.substr(0, slash);
+    rest = name_or_arn.substr(slash);
   }
-  const size_t slash = rest.find('/');
-  r.table = std::string(rest.substr(0, slash));
-  const std::string table_arn =
-      std::string(kArnPrefix) + r.region + ":" + r.account + ":table/" + r.table;
-  r.arn = slash == std::string_view::npos ? table_arn : table_arn + std::string(rest.substr(slash));
-  r.policy_owner =
-      rest.substr(slash == std::string_view::npos ? rest.size() : slash).starts_with("/stream/")
-          ? r.arn
-          : table_arn;
+  r.table = std::string(table);
+  const std::string table_arn = util::TableArn(r.region, r.account, r.table);
+  r.arn = table_arn + std::string(rest);
+  r.policy_owner = rest.starts_with("/stream/") ? r.arn : table_arn;
   return r;
 }
 
@@ -63,7 +56,7 @@ NamedResource TableRequest(std::string_view operation, const JsonObject& request
                            const RequestContext& ctx, std::string_view name) {
   NamedResource r = Resolve(name, ctx, Action(operation));
   Result<std::optional<std::string_view>> index = GetString(request, "IndexName");
-  if (index.ok() && *index) r.arn += "/index/" + std::string(**index);
+  if (index.ok() && *index) r.arn = util::IndexArn(r.arn, **index);
   AddString(request, "Select", "dynamodb:Select", &r);
   AddString(request, "ReturnValues", "dynamodb:ReturnValues", &r);
   AddString(request, "ReturnConsumedCapacity", "dynamodb:ReturnConsumedCapacity", &r);
@@ -154,7 +147,7 @@ StatementTarget TargetOfStatement(std::string_view text) {
     std::string w;
     while (i < text.size() &&
            (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
+      w.push_back(util::AsciiUpper(text[i++]));
     }
     return w;
   };
@@ -189,7 +182,7 @@ StatementTarget TargetOfStatement(std::string_view text) {
       auto from_at = [&](size_t at) {
         static constexpr std::string_view kFrom = "FROM";
         for (size_t k = 0; k < kFrom.size(); ++k) {
-          if (std::toupper(static_cast<unsigned char>(text[at + k])) != kFrom[k]) return false;
+          if (util::AsciiUpper(text[at + k]) != kFrom[k]) return false;
         }
         return true;
       };
@@ -223,7 +216,7 @@ void StatementResources(std::string_view operation, const JsonObject& request,
     StatementTarget t = TargetOfStatement(statement);
     if (t.table.empty()) return;
     NamedResource r = Resolve(t.table, ctx, t.action);
-    if (!t.index.empty()) r.arn += "/index/" + t.index;
+    if (!t.index.empty()) r.arn = util::IndexArn(r.arn, t.index);
     out->push_back(std::move(r));
   };
   if (operation == "ExecuteStatement") {
@@ -300,8 +293,8 @@ Status Authorize(Engine* engine, const RequestContext& caller, const NamedResour
   RequestContext owner = caller;  // the owner's namespace is in the caller's region
   owner.account_id = resource.account;
   AccessRequest req;
-  req.principal_arn = caller.principal_arn.empty() ? "arn:aws:iam::" + caller.account_id + ":root"
-                                                   : caller.principal_arn;
+  req.principal_arn =
+      caller.principal_arn.empty() ? util::AccountRootArn(caller.account_id) : caller.principal_arn;
   req.principal_account = caller.account_id;
   req.action = resource.action;
   req.resource_arn = resource.arn;

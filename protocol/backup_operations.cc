@@ -5,6 +5,7 @@
 #include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -67,10 +68,7 @@ void WriteBackupDetails(JsonWriter& w, const BackupDetails& d) {
   w.String(EnumName(d.backup_type));
   w.Key("BackupCreationDateTime");
   w.Double(d.backup_creation_date_time);
-  if (d.backup_expiry_date_time) {
-    w.Key("BackupExpiryDateTime");
-    w.Double(*d.backup_expiry_date_time);
-  }
+  w.OptionalDouble("BackupExpiryDateTime", d.backup_expiry_date_time);
   w.EndObject();
 }
 
@@ -153,33 +151,18 @@ std::string RenderBackupDescription(const BackupDescription& b) {
     w.BeginObject();
     w.Key("StreamEnabled");
     w.Bool(t.stream_specification->stream_enabled);
-    if (t.stream_specification->stream_view_type) {
-      w.Key("StreamViewType");
-      w.String(EnumName(*t.stream_specification->stream_view_type));
-    }
+    w.OptionalEnum("StreamViewType", t.stream_specification->stream_view_type);
     w.EndObject();
   }
   w.Key("TimeToLiveDescription");
   w.BeginObject();
   w.Key("TimeToLiveStatus");
   w.String(t.ttl_attribute ? "ENABLED" : "DISABLED");
-  if (t.ttl_attribute) {
-    w.Key("AttributeName");
-    w.String(*t.ttl_attribute);
-  }
+  w.OptionalString("AttributeName", t.ttl_attribute);
   w.EndObject();
   if (t.sse_kms_key) {
     std::string key = *t.sse_kms_key;
-    if (key.rfind("arn:", 0) != 0) {
-      // In the table's region and account (arn:aws:dynamodb:<region>:<account>:table/...).
-      const std::string_view arn = t.table_arn;
-      const size_t start = std::string_view("arn:aws:dynamodb:").size();
-      const size_t end = arn.find(":table/");
-      key = "arn:aws:kms:" +
-            std::string(end != std::string_view::npos ? arn.substr(start, end - start)
-                                                      : "us-east-1:000000000000") +
-            ":" + key;
-    }
+    if (key.rfind("arn:", 0) != 0) key = util::KmsKeyArn(t.table_arn, key);
     w.Key("SSEDescription");
     w.BeginObject();
     w.Key("Status");
@@ -282,10 +265,7 @@ Result<std::string> HandleListBackups(Engine& engine, const RequestContext& ctx,
     w.String(d.backup_name);
     w.Key("BackupCreationDateTime");
     w.Double(d.backup_creation_date_time);
-    if (d.backup_expiry_date_time) {
-      w.Key("BackupExpiryDateTime");
-      w.Double(*d.backup_expiry_date_time);
-    }
+    w.OptionalDouble("BackupExpiryDateTime", d.backup_expiry_date_time);
     w.Key("BackupStatus");
     w.String(EnumName(d.backup_status));
     w.Key("BackupType");
@@ -295,10 +275,7 @@ Result<std::string> HandleListBackups(Engine& engine, const RequestContext& ctx,
     w.EndObject();
   }
   w.EndArray();
-  if (result.last_evaluated_backup_arn) {
-    w.Key("LastEvaluatedBackupArn");
-    w.String(*result.last_evaluated_backup_arn);
-  }
+  w.OptionalString("LastEvaluatedBackupArn", result.last_evaluated_backup_arn);
   w.EndObject();
   return w.Take();
 }

@@ -59,10 +59,7 @@ void WriteKeysAndAttributes(JsonWriter& w, const KeysAndAttributes& ka) {
   w.BeginArray();
   for (const auto& k : ka.keys) WriteAttributeMap(w, k);
   w.EndArray();
-  if (ka.projection_expression) {
-    w.Key("ProjectionExpression");
-    w.String(*ka.projection_expression);
-  }
+  w.OptionalString("ProjectionExpression", ka.projection_expression);
   if (!ka.attributes_to_get.empty()) {
     w.Key("AttributesToGet");
     w.BeginArray();

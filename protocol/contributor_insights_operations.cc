@@ -24,10 +24,7 @@ void WriteKeys(JsonWriter& w, const char* name, const std::vector<ContributorKey
     w.BeginObject();
     w.Key("PartitionKey");
     w.String(k.partition_key);
-    if (k.sort_key) {
-      w.Key("SortKey");
-      w.String(*k.sort_key);
-    }
+    w.OptionalString("SortKey", k.sort_key);
     w.Key("Value");
     w.Double(k.value);
     w.EndObject();
@@ -66,16 +63,10 @@ Result<std::string> HandleUpdateContributorInsights(Engine& engine, const Reques
   w.BeginObject();
   w.Key("TableName");
   w.String(d.table_name);
-  if (d.index_name) {
-    w.Key("IndexName");
-    w.String(*d.index_name);
-  }
+  w.OptionalString("IndexName", d.index_name);
   w.Key("ContributorInsightsStatus");
   w.String(EnumName(d.status));
-  if (d.mode) {
-    w.Key("ContributorInsightsMode");
-    w.String(EnumName(*d.mode));
-  }
+  w.OptionalEnum("ContributorInsightsMode", d.mode);
   w.EndObject();
   return w.Take();
 }
@@ -92,10 +83,7 @@ Result<std::string> HandleDescribeContributorInsights(Engine& engine, const Requ
   w.BeginObject();
   w.Key("TableName");
   w.String(d.table_name);
-  if (d.index_name) {
-    w.Key("IndexName");
-    w.String(*d.index_name);
-  }
+  w.OptionalString("IndexName", d.index_name);
   w.Key("ContributorInsightsStatus");
   w.String(EnumName(d.status));
   if (!d.rule_list.empty()) {
@@ -104,10 +92,7 @@ Result<std::string> HandleDescribeContributorInsights(Engine& engine, const Requ
     for (const auto& r : d.rule_list) w.String(r);
     w.EndArray();
   }
-  if (d.last_update) {
-    w.Key("LastUpdateDateTime");
-    w.Double(*d.last_update);
-  }
+  w.OptionalDouble("LastUpdateDateTime", d.last_update);
   if (d.mode && d.status == ContributorInsightsStatus::kEnabled) {
     w.Key("ContributorInsightsMode");
     w.String(EnumName(*d.mode));
@@ -140,10 +125,7 @@ Result<std::string> HandleListContributorInsights(Engine& engine, const RequestC
     w.BeginObject();
     w.Key("TableName");
     w.String(d.table_name);
-    if (d.index_name) {
-      w.Key("IndexName");
-      w.String(*d.index_name);
-    }
+    w.OptionalString("IndexName", d.index_name);
     w.Key("ContributorInsightsStatus");
     w.String(EnumName(d.status));
     if (d.mode && d.status == ContributorInsightsStatus::kEnabled) {
@@ -153,10 +135,7 @@ Result<std::string> HandleListContributorInsights(Engine& engine, const RequestC
     w.EndObject();
   }
   w.EndArray();
-  if (r.next_token) {
-    w.Key("NextToken");
-    w.String(*r.next_token);
-  }
+  w.OptionalString("NextToken", r.next_token);
   w.EndObject();
   return w.Take();
 }

@@ -13,6 +13,7 @@
 #include "protocol/metrics.h"
 #include "protocol/operations.h"
 #include "protocol/service_envelope.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -237,10 +238,7 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
       w.BeginObject();
       w.Key("Code");
       w.String(CancellationCodeName(r.code));
-      if (!r.message.empty()) {
-        w.Key("Message");
-        w.String(r.message);
-      }
+      w.NonEmptyString("Message", r.message);
       if (r.item) {
         w.Key("Item");
         WriteAttributeMap(w, *r.item);
@@ -257,7 +255,7 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
       w.Key("reason");
       w.String(reason);
       w.Key("resource");
-      w.String("arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":" + resource);
+      w.String(util::DynamoDbArn(ctx.region, ctx.account_id, resource));
       w.EndObject();
     }
     w.EndArray();

@@ -100,10 +100,7 @@ void WriteTableCreation(JsonWriter& w, const CreateTableRequest& t) {
       w.Key("SSEType");
       w.String("KMS");
     }
-    if (!t.sse_specification->kms_key_id.empty()) {
-      w.Key("KMSMasterKeyId");
-      w.String(t.sse_specification->kms_key_id);
-    }
+    w.NonEmptyString("KMSMasterKeyId", t.sse_specification->kms_key_id);
     w.EndObject();
   }
   if (!t.global_secondary_indexes.empty()) {
@@ -146,14 +143,8 @@ void WriteSource(JsonWriter& w, const S3BucketSource& s) {
   w.BeginObject();
   w.Key("S3Bucket");
   w.String(s.bucket);
-  if (s.bucket_owner) {
-    w.Key("S3BucketOwner");
-    w.String(*s.bucket_owner);
-  }
-  if (s.key_prefix) {
-    w.Key("S3KeyPrefix");
-    w.String(*s.key_prefix);
-  }
+  w.OptionalString("S3BucketOwner", s.bucket_owner);
+  w.OptionalString("S3KeyPrefix", s.key_prefix);
   w.EndObject();
 }
 
@@ -173,10 +164,7 @@ void WriteImport(JsonWriter& w, const ImportDescription& d, bool summary) {
   w.String(EnumName(d.input_format));
   w.Key("StartTime");
   w.Double(d.start_time);
-  if (d.end_time) {
-    w.Key("EndTime");
-    w.Double(*d.end_time);
-  }
+  w.OptionalDouble("EndTime", d.end_time);
   if (!summary) {
     w.Key("TableId");
     w.String(d.table_id);
@@ -206,22 +194,13 @@ void WriteImport(JsonWriter& w, const ImportDescription& d, bool summary) {
     w.String(EnumName(d.compression));
     w.Key("TableCreationParameters");
     WriteTableCreation(w, d.table);
-    if (d.processed_size_bytes) {
-      w.Key("ProcessedSizeBytes");
-      w.Int(*d.processed_size_bytes);
-    }
+    w.OptionalInt("ProcessedSizeBytes", d.processed_size_bytes);
     w.Key("ProcessedItemCount");
     w.Int(d.processed_item_count);
     w.Key("ImportedItemCount");
     w.Int(d.imported_item_count);
-    if (d.failure_code) {
-      w.Key("FailureCode");
-      w.String(*d.failure_code);
-    }
-    if (d.failure_message) {
-      w.Key("FailureMessage");
-      w.String(*d.failure_message);
-    }
+    w.OptionalString("FailureCode", d.failure_code);
+    w.OptionalString("FailureMessage", d.failure_message);
   }
   w.EndObject();
 }
@@ -240,14 +219,8 @@ void WriteExport(JsonWriter& w, const ExportDescription& d, bool summary) {
   }
   w.Key("StartTime");
   w.Double(d.start_time);
-  if (d.end_time) {
-    w.Key("EndTime");
-    w.Double(*d.end_time);
-  }
-  if (d.export_manifest) {
-    w.Key("ExportManifest");
-    w.String(*d.export_manifest);
-  }
+  w.OptionalDouble("EndTime", d.end_time);
+  w.OptionalString("ExportManifest", d.export_manifest);
   w.Key("TableArn");
   w.String(d.table_arn);
   w.Key("TableId");
@@ -258,58 +231,25 @@ void WriteExport(JsonWriter& w, const ExportDescription& d, bool summary) {
   w.String(d.client_token);
   w.Key("S3Bucket");
   w.String(d.s3_bucket);
-  if (d.s3_bucket_owner) {
-    w.Key("S3BucketOwner");
-    w.String(*d.s3_bucket_owner);
-  }
-  if (d.s3_prefix) {
-    w.Key("S3Prefix");
-    w.String(*d.s3_prefix);
-  }
+  w.OptionalString("S3BucketOwner", d.s3_bucket_owner);
+  w.OptionalString("S3Prefix", d.s3_prefix);
   w.Key("S3SseAlgorithm");
   w.String(d.s3_sse_algorithm.value_or("AES256"));
-  if (d.s3_sse_kms_key_id) {
-    w.Key("S3SseKmsKeyId");
-    w.String(*d.s3_sse_kms_key_id);
-  }
-  if (d.failure_code) {
-    w.Key("FailureCode");
-    w.String(*d.failure_code);
-  }
-  if (d.failure_message) {
-    w.Key("FailureMessage");
-    w.String(*d.failure_message);
-  }
+  w.OptionalString("S3SseKmsKeyId", d.s3_sse_kms_key_id);
+  w.OptionalString("FailureCode", d.failure_code);
+  w.OptionalString("FailureMessage", d.failure_message);
   w.Key("ExportFormat");
   w.String(EnumName(d.export_format));
-  if (d.billed_size_bytes) {
-    w.Key("BilledSizeBytes");
-    w.Int(*d.billed_size_bytes);
-  }
-  if (d.item_count) {
-    w.Key("ItemCount");
-    w.Int(*d.item_count);
-  }
+  w.OptionalInt("BilledSizeBytes", d.billed_size_bytes);
+  w.OptionalInt("ItemCount", d.item_count);
   // Absent unless asked for, as the service answers (scylladb test_export.py).
-  if (d.export_type) {
-    w.Key("ExportType");
-    w.String(EnumName(*d.export_type));
-  }
+  w.OptionalEnum("ExportType", d.export_type);
   if (d.incremental) {
     w.Key("IncrementalExportSpecification");
     w.BeginObject();
-    if (d.incremental->from_time) {
-      w.Key("ExportFromTime");
-      w.Double(*d.incremental->from_time);
-    }
-    if (d.incremental->to_time) {
-      w.Key("ExportToTime");
-      w.Double(*d.incremental->to_time);
-    }
-    if (d.incremental->view_type) {
-      w.Key("ExportViewType");
-      w.String(EnumName(*d.incremental->view_type));
-    }
+    w.OptionalDouble("ExportFromTime", d.incremental->from_time);
+    w.OptionalDouble("ExportToTime", d.incremental->to_time);
+    w.OptionalEnum("ExportViewType", d.incremental->view_type);
     w.EndObject();
   }
   w.EndObject();
@@ -451,10 +391,7 @@ Result<std::string> HandleListImports(Engine& engine, const RequestContext& ctx,
   w.BeginArray();
   for (const auto& d : r.imports) WriteImport(w, d, true);
   w.EndArray();
-  if (r.next_token) {
-    w.Key("NextToken");
-    w.String(*r.next_token);
-  }
+  w.OptionalString("NextToken", r.next_token);
   w.EndObject();
   return w.Take();
 }
@@ -558,10 +495,7 @@ Result<std::string> HandleListExports(Engine& engine, const RequestContext& ctx,
   w.BeginArray();
   for (const auto& d : r.exports) WriteExport(w, d, true);
   w.EndArray();
-  if (r.next_token) {
-    w.Key("NextToken");
-    w.String(*r.next_token);
-  }
+  w.OptionalString("NextToken", r.next_token);
   w.EndObject();
   return w.Take();
 }

@@ -5,8 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "ddb/enum_names.h"
+#include "util/json_escape.h"
 
 namespace ddb::protocol {
 
@@ -50,16 +54,46 @@ class JsonWriter {
     out_ += b ? "true" : "false";
   }
 
+  // A member written only when it has a value (a response's optional members): Key(key),
+  // then the value as String, Int, Double or the enum's wire name (EnumName).
+  template <class T>
+  void OptionalString(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    String(*value);
+  }
+  template <class T>
+  void OptionalInt(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    Int(*value);
+  }
+  template <class T>
+  void OptionalDouble(std::string_view key, const std::optional<T>& value) {
+    if (!value) return;
+    Key(key);
+    Double(*value);
+  }
+  template <class Enum>
+  void OptionalEnum(std::string_view key, const std::optional<Enum>& value) {
+    if (!value) return;
+    Key(key);
+    String(EnumName(*value));
+  }
+  // A string member written only when it is not empty.
+  void NonEmptyString(std::string_view key, std::string_view value) {
+    if (value.empty()) return;
+    Key(key);
+    String(value);
+  }
+
   // For a value of fixed shape that the caller assembles itself (AttributeValue's
   // {"S":"..."}): writes the separator and returns the buffer to append exactly one complete
-  // JSON value to, e.g. with AppendString.
+  // JSON value to, e.g. with util::AppendJsonString.
   std::string& RawValue() {
     Sep();
     return out_;
   }
-  // Appends s to *out as a JSON string: quoted, escaped per RFC 8259.
-  static void AppendString(std::string* out, std::string_view s);
-
   // Reserves room for about `bytes` more bytes of output.
   void Reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
   std::string& str() { return out_; }
@@ -70,7 +104,7 @@ class JsonWriter {
     if (!first_) out_.push_back(',');
     first_ = false;
   }
-  void WriteString(std::string_view s) { AppendString(&out_, s); }
+  void WriteString(std::string_view s) { util::AppendJsonString(&out_, s); }
 
   std::string out_;
   bool first_ = true;

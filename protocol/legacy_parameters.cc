@@ -8,6 +8,7 @@
 #include "ddb/number.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/operations.h"
+#include "util/ascii.h"
 
 namespace ddb::protocol {
 namespace {
@@ -75,7 +76,7 @@ struct Condition {
 std::string MemberPath(std::string_view member, std::string_view attribute,
                        std::string_view field) {
   std::string path(member);
-  if (!path.empty()) path[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(path[0])));
+  if (!path.empty()) path[0] = util::AsciiLower(path[0]);
   return path + "." + std::string(attribute) + ".member." + std::string(field);
 }
 

@@ -2,12 +2,12 @@
 
 #include <array>
 #include <atomic>
-#include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <mutex>
 
 #include "protocol/handler.h"
+#include "util/hex.h"
 
 namespace ddb::protocol {
 namespace {
@@ -78,11 +78,7 @@ std::string TableLabels(const std::string& table, const std::string& index) {
 std::atomic<uint64_t> overdue_requests_total{0};
 std::atomic<int> overdue_requests_now{0};
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
-}
+std::string Hex(uint64_t v) { return "0x" + util::Hex64(v); }
 
 }  // namespace
 
@@ -98,12 +94,8 @@ std::string KeyLabel(std::string_view key) {
     i += len ? len : 1;
   }
   if (printable) return std::string(key);
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "0x";
-  for (char ch : key) {
-    out.push_back(kHex[static_cast<unsigned char>(ch) >> 4]);
-    out.push_back(kHex[static_cast<unsigned char>(ch) & 15]);
-  }
+  util::AppendHex(&out, key);
   return out;
 }
 

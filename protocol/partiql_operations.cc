@@ -5,10 +5,11 @@
 
 #include "ddb/limits.h"
 #include "protocol/attribute_value_json.h"
-#include "protocol/base64.h"
 #include "protocol/capacity_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "util/base64.h"
+#include "util/hex.h"
 
 namespace ddb::protocol {
 namespace {
@@ -20,10 +21,7 @@ namespace {
 std::string StatementDigest(std::string_view statement) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a
   for (unsigned char c : statement) h = (h ^ c) * 1099511628211ull;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[i] = kHex[h & 0xf];
-  return out;
+  return util::Hex64(h);
 }
 
 std::string EncodeNextToken(std::string_view statement, const Item& key) {
@@ -34,15 +32,13 @@ std::string EncodeNextToken(std::string_view statement, const Item& key) {
   w.Key("k");
   WriteAttributeMap(w, key);
   w.EndObject();
-  std::string token;
-  Base64Encode(w.Take(), &token);
-  return token;
+  return util::Base64(w.Take());
 }
 
 Result<Item> DecodeNextToken(std::string_view statement, std::string_view token) {
   const Error invalid = Error::Validation("Invalid NextToken");
   std::string json;
-  if (!Base64Decode(token, &json)) return invalid;
+  if (!util::DecodeBase64(token, &json)) return invalid;
   // Its own parser: the request's document lives in the thread's parser.
   simdjson::dom::parser parser;
   JsonObject root;
@@ -210,10 +206,7 @@ Result<std::string> HandleBatchExecuteStatement(Engine& engine, const RequestCon
       }
       w.EndObject();
     }
-    if (!r.table_name.empty()) {
-      w.Key("TableName");
-      w.String(r.table_name);
-    }
+    w.NonEmptyString("TableName", r.table_name);
     if (r.item) {
       w.Key("Item");
       WriteAttributeMap(w, *r.item);

@@ -5,6 +5,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 #include "protocol/resource_policy.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -15,7 +16,7 @@ constexpr std::string_view kInvalid = "One or more parameter values were invalid
 AccessRequest CallerRequest(const RequestContext& ctx, std::string action, std::string resource) {
   AccessRequest req;
   req.principal_arn =
-      ctx.principal_arn.empty() ? "arn:aws:iam::" + ctx.account_id + ":root" : ctx.principal_arn;
+      ctx.principal_arn.empty() ? util::AccountRootArn(ctx.account_id) : ctx.principal_arn;
   const size_t start = std::string_view("arn:aws:iam::").size();
   req.principal_account =
       req.principal_arn.size() > start
@@ -43,29 +44,21 @@ Result<std::string> ReadResourceArn(const JsonObject& request, const RequestCont
   if (!arn->starts_with("arn:")) {
     return Error::Validation(std::string(kInvalid) + "ARNs must start with 'arn:': " + text);
   }
-  // arn:<partition>:<service>:<region>:<account>:<resource>
-  std::vector<std::string_view> parts;
-  std::string_view rest = *arn;
-  for (int i = 0; i < 5; ++i) {
-    size_t colon = rest.find(':');
-    if (colon == std::string_view::npos) break;
-    parts.push_back(rest.substr(0, colon));
-    rest.remove_prefix(colon + 1);
-  }
+  const std::optional<util::ArnParts> parts = util::ParseArn(*arn);
   Error not_dynamodb = Error::Validation(std::string(kInvalid) +
                                          "Provided Arn is not a DynamoDB resource arn: " + text);
-  if (parts.size() != 5 || parts[2] != "dynamodb" || !rest.starts_with("table/")) {
+  if (!parts || parts->service != "dynamodb" || !parts->resource.starts_with("table/")) {
     return not_dynamodb;
   }
-  if (parts[1] != "aws" || parts[3] != ctx.region) {
+  if (parts->partition != "aws" || parts->region != ctx.region) {
     return Error::Validation(std::string(kInvalid) + "Invalid resource Arn: " + text);
   }
-  if (parts[4] != ctx.account_id) {
+  if (parts->account != ctx.account_id) {
     return Error::Validation(
         "This action is only supported by accounts that match the resource owner\u2019s "
         "account.");
   }
-  std::string_view path = rest.substr(6);  // <name>[/<kind>/<id>]
+  std::string_view path = parts->resource.substr(6);  // <name>[/<kind>/<id>]
   size_t slash = path.find('/');
   if (slash == 0) return not_dynamodb;
   if (slash != std::string_view::npos) {
@@ -101,10 +94,7 @@ Result<std::optional<std::string>> ReadRevision(const JsonObject& request, Viola
 std::string RenderRevision(const std::optional<std::string>& revision) {
   JsonWriter w;
   w.BeginObject();
-  if (revision) {
-    w.Key("RevisionId");
-    w.String(*revision);
-  }
+  w.OptionalString("RevisionId", revision);
   w.EndObject();
   return w.Take();
 }
@@ -116,7 +106,7 @@ Result<std::optional<std::string>> ReadCreateTablePolicy(const JsonObject& reque
                                                          const std::string& table) {
   DDB_ASSIGN_OR_RETURN(auto policy, GetString(request, "ResourcePolicy"));
   if (!policy) return std::optional<std::string>();
-  std::string arn = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table;
+  const std::string arn = util::TableArn(ctx.region, ctx.account_id, table);
   DDB_ASSIGN_OR_RETURN(ParsedPolicy parsed, ReadPolicyDocument(*policy, arn));
   return std::optional<std::string>(CanonicalPolicyJson(parsed));
 }

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "protocol/json_writer.h"
+#include "util/arn.h"
+#include "util/ascii.h"
 
 namespace ddb::protocol {
 namespace {
@@ -25,16 +27,6 @@ Error InvalidDocument(std::string_view why) {
 
 Error InvalidJson() { return InvalidDocument("This policy contains invalid Json"); }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && Lower(a) == Lower(b);
-}
-
 bool IsAccountId(std::string_view s) {
   return s.size() == 12 &&
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -42,11 +34,12 @@ bool IsAccountId(std::string_view s) {
 
 // The account of an IAM or STS ARN ("arn:aws:iam::<account>:..."), "" when not one.
 std::string_view AccountOfArn(std::string_view arn) {
-  if (!arn.starts_with("arn:aws:iam::") && !arn.starts_with("arn:aws:sts::")) return {};
-  std::string_view rest = arn.substr(13);
-  size_t colon = rest.find(':');
-  if (colon == std::string_view::npos) return {};
-  return rest.substr(0, colon);
+  const std::optional<util::ArnParts> parts = util::ParseArn(arn);
+  if (!parts || parts->partition != "aws" || (parts->service != "iam" && parts->service != "sts") ||
+      !parts->region.empty()) {
+    return {};
+  }
+  return parts->account;
 }
 
 // A string or a list of strings (Action, Resource, a principal kind). False when it is
@@ -109,7 +102,7 @@ Status ReadPrincipal(element e, std::string_view raw, PolicyStatement* st) {
         if (p == "*") {
           st->any_principal = true;
         } else if (IsAccountId(p) || IsAccountId(AccountOfArn(p))) {
-          st->principals.push_back(IsAccountId(p) ? "arn:aws:iam::" + p + ":root" : p);
+          st->principals.push_back(IsAccountId(p) ? util::AccountRootArn(p) : p);
         } else {
           // The service also refuses principals that do not exist, which cannot be known
           // here; this refuses the malformed ones with its text.
@@ -184,10 +177,10 @@ Result<PolicyStatement> ReadStatement(element e, std::string_view raw) {
     } else if (key == "Effect") {
       std::string_view effect;
       if (value.get(effect) != simdjson::SUCCESS) return InvalidJson();
-      if (!EqualsIgnoreCase(effect, "Allow") && !EqualsIgnoreCase(effect, "Deny")) {
+      if (!util::EqualsIgnoreCase(effect, "Allow") && !util::EqualsIgnoreCase(effect, "Deny")) {
         return InvalidDocument("Invalid effect: " + std::string(effect));  // a guess
       }
-      st.allow = EqualsIgnoreCase(effect, "Allow");
+      st.allow = util::EqualsIgnoreCase(effect, "Allow");
       has_effect = true;
     } else if (key == "Principal" || key == "NotPrincipal") {
       if (has_principal) return InvalidJson();
@@ -225,13 +218,13 @@ bool PrincipalMatches(const PolicyStatement& st, const AccessRequest& req) {
   if (st.any_principal) return true;
   for (const std::string& p : st.principals) {
     if (p == req.principal_arn) return true;
-    if (p == "arn:aws:iam::" + req.principal_account + ":root") return true;
+    if (p == util::AccountRootArn(req.principal_account)) return true;
     // A role principal matches the sessions of the role.
     std::string_view account = AccountOfArn(p);
-    std::string role_prefix = "arn:aws:iam::" + std::string(account) + ":role/";
+    const std::string role_prefix = util::Arn("iam", "", account, "role/");
     if (!account.empty() && p.starts_with(role_prefix)) {
-      std::string session = "arn:aws:sts::" + std::string(account) + ":assumed-role/" +
-                            p.substr(p.rfind('/') + 1) + "/";
+      const std::string session =
+          util::Arn("sts", "", account, "assumed-role/" + p.substr(p.rfind('/') + 1) + "/");
       if (req.principal_arn.starts_with(session)) return true;
     }
   }
@@ -303,10 +296,10 @@ std::optional<bool> InCidr(std::string_view ip, std::string_view cidr) {
 std::optional<bool> Compare(std::string_view base, const std::string& value,
                             const std::string& pattern) {
   if (base == "StringEquals") return value == pattern;
-  if (base == "StringEqualsIgnoreCase") return EqualsIgnoreCase(value, pattern);
+  if (base == "StringEqualsIgnoreCase") return util::EqualsIgnoreCase(value, pattern);
   if (base == "StringLike") return WildcardMatch(pattern, value, false);
   if (base == "ArnEquals" || base == "ArnLike") return WildcardMatch(pattern, value, false);
-  if (base == "Bool") return EqualsIgnoreCase(value, pattern);
+  if (base == "Bool") return util::EqualsIgnoreCase(value, pattern);
   if (base == "IpAddress") return InCidr(value, pattern);
   if (base.starts_with("Numeric")) {
     char* e1 = nullptr;
@@ -378,11 +371,11 @@ Truth EvaluateCondition(const PolicyCondition& c, const AccessRequest& req) {
   bool if_exists = op.ends_with("IfExists") && op != "IfExists";
   if (if_exists) op.remove_suffix(8);
 
-  std::string key = Lower(c.key);
+  std::string key = util::AsciiLowerCopy(c.key);
   const std::vector<std::string>* values = nullptr;
   std::vector<std::string> derived;
   for (const auto& [k, v] : req.context) {
-    if (Lower(k) == key) values = &v;
+    if (util::AsciiLowerCopy(k) == key) values = &v;
   }
   if (!values && key == "aws:principalaccount" && !req.principal_account.empty()) {
     derived = {req.principal_account};
@@ -396,8 +389,8 @@ Truth EvaluateCondition(const PolicyCondition& c, const AccessRequest& req) {
 
   if (op == "Null") {
     if (set != Set::kNone || if_exists || c.values.empty()) return Truth::kUnknown;
-    bool want_absent = EqualsIgnoreCase(c.values[0], "true");
-    if (!want_absent && !EqualsIgnoreCase(c.values[0], "false")) return Truth::kUnknown;
+    bool want_absent = util::EqualsIgnoreCase(c.values[0], "true");
+    if (!want_absent && !util::EqualsIgnoreCase(c.values[0], "false")) return Truth::kUnknown;
     bool absent = values == nullptr || values->empty();
     return absent == want_absent ? Truth::kTrue : Truth::kFalse;
   }
@@ -445,7 +438,7 @@ Truth EvaluateConditions(const PolicyStatement& st, const AccessRequest& req) {
 
 // The DynamoDB Streams actions, which only a stream's policy may name.
 bool IsStreamAction(std::string_view action) {
-  std::string a = Lower(action);
+  std::string a = util::AsciiLowerCopy(action);
   return a == "dynamodb:describestream" || a == "dynamodb:getrecords" ||
          a == "dynamodb:getsharditerator" || a == "dynamodb:liststreams";
 }
@@ -473,9 +466,7 @@ Error RelativeIdInvalid(std::string_view resource) {
 
 bool WildcardMatch(std::string_view pattern, std::string_view text, bool ignore_case) {
   auto eq = [&](char a, char b) {
-    return ignore_case ? std::tolower(static_cast<unsigned char>(a)) ==
-                             std::tolower(static_cast<unsigned char>(b))
-                       : a == b;
+    return ignore_case ? util::AsciiLower(a) == util::AsciiLower(b) : a == b;
   };
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {
@@ -575,7 +566,8 @@ Status ValidatePolicyFor(const ParsedPolicy& policy, std::string_view resource_a
       // A stream's policy: stream actions on stream resources only.
       bool table_action =
           std::any_of(st.actions.begin(), st.actions.end(), [](const std::string& a) {
-            return !HasWildcard(a) && Lower(a).starts_with("dynamodb:") && !IsStreamAction(a);
+            return !HasWildcard(a) && util::AsciiLowerCopy(a).starts_with("dynamodb:") &&
+                   !IsStreamAction(a);
           });
       for (const std::string& r : st.resources) {
         if (HasWildcard(r) || !r.starts_with("arn:")) continue;
@@ -600,18 +592,12 @@ std::string CanonicalPolicyJson(const ParsedPolicy& policy) {
   w.BeginObject();
   w.Key("Version");
   w.String(policy.version);
-  if (policy.id) {
-    w.Key("Id");
-    w.String(*policy.id);
-  }
+  w.OptionalString("Id", policy.id);
   w.Key("Statement");
   w.BeginArray();
   for (const PolicyStatement& st : policy.statements) {
     w.BeginObject();
-    if (!st.sid.empty()) {
-      w.Key("Sid");
-      w.String(st.sid);
-    }
+    w.NonEmptyString("Sid", st.sid);
     w.Key("Effect");
     w.String(st.allow ? "Allow" : "Deny");
     w.Key(st.not_principal ? "NotPrincipal" : "Principal");

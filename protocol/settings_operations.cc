@@ -6,6 +6,7 @@
 #include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -24,7 +25,7 @@ Result<std::string> TableFromArn(const JsonObject& request, Violations* v) {
         std::string(*arn));
   }
   size_t table = arn->find(":table/");
-  if (arn->substr(0, 17) != "arn:aws:dynamodb:" || table == std::string_view::npos) {
+  if (!arn->starts_with(util::kDynamoDbArnPrefix) || table == std::string_view::npos) {
     return Error::Validation(
         "One or more parameter values were invalid: Provided Arn is not a DynamoDB resource "
         "arn: " +
@@ -137,10 +138,7 @@ Result<std::string> HandleDescribeTimeToLive(Engine& engine, const RequestContex
   w.BeginObject();
   w.Key("TimeToLiveStatus");
   w.String(attr ? "ENABLED" : "DISABLED");
-  if (attr) {
-    w.Key("AttributeName");
-    w.String(*attr);
-  }
+  w.OptionalString("AttributeName", attr);
   w.EndObject();
   w.EndObject();
   return w.Take();

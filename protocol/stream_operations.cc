@@ -97,10 +97,7 @@ Result<std::string> HandleListStreams(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(ListStreamsResult result, engine.ListStreams(ctx, req));
   JsonWriter w;
   w.BeginObject();
-  if (result.last_evaluated_stream_arn) {
-    w.Key("LastEvaluatedStreamArn");
-    w.String(*result.last_evaluated_stream_arn);
-  }
+  w.OptionalString("LastEvaluatedStreamArn", result.last_evaluated_stream_arn);
   w.Key("Streams");
   w.BeginArray();
   for (const StreamSummary& s : result.streams) {
@@ -159,22 +156,13 @@ Result<std::string> HandleDescribeStream(Engine& engine, const RequestContext& c
     w.BeginObject();
     w.Key("StartingSequenceNumber");
     w.String(s.starting_sequence_number);
-    if (s.ending_sequence_number) {
-      w.Key("EndingSequenceNumber");
-      w.String(*s.ending_sequence_number);
-    }
+    w.OptionalString("EndingSequenceNumber", s.ending_sequence_number);
     w.EndObject();
-    if (s.parent_shard_id) {
-      w.Key("ParentShardId");
-      w.String(*s.parent_shard_id);
-    }
+    w.OptionalString("ParentShardId", s.parent_shard_id);
     w.EndObject();
   }
   w.EndArray();
-  if (d.last_evaluated_shard_id) {
-    w.Key("LastEvaluatedShardId");
-    w.String(*d.last_evaluated_shard_id);
-  }
+  w.OptionalString("LastEvaluatedShardId", d.last_evaluated_shard_id);
   w.EndObject();
   w.EndObject();
   return w.Take();
@@ -221,10 +209,7 @@ Result<std::string> HandleGetRecords(Engine& engine, const RequestContext& ctx,
   DDB_ASSIGN_OR_RETURN(GetRecordsResult result, engine.GetRecords(ctx, req));
   JsonWriter w;
   w.BeginObject();
-  if (result.next_shard_iterator) {
-    w.Key("NextShardIterator");
-    w.String(*result.next_shard_iterator);
-  }
+  w.OptionalString("NextShardIterator", result.next_shard_iterator);
   w.Key("Records");
   w.BeginArray();
   for (const StreamRecord& r : result.records) WriteRecord(w, r);

@@ -6,6 +6,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 #include "protocol/request_readers.h"
+#include "util/arn.h"
 
 namespace ddb::protocol {
 namespace {
@@ -316,7 +317,7 @@ void WriteVectorIndexes(JsonWriter& w, const TableDescription& d) {
     w.Key("ItemCount");
     w.Int(idx.item_count);
     w.Key("IndexArn");
-    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.String(util::IndexArn(d.table_arn, idx.index_name));
     w.EndObject();
   }
   w.EndArray();
@@ -510,7 +511,7 @@ void WriteIndexes(JsonWriter& w, const TableDescription& d,
     w.Key("ItemCount");
     w.Int(idx.item_count);
     w.Key("IndexArn");
-    w.String(d.table_arn + "/index/" + idx.index_name);
+    w.String(util::IndexArn(d.table_arn, idx.index_name));
     w.EndObject();
   }
   w.EndArray();
@@ -636,15 +637,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
   if (d.sse_kms_key) {
     // The key's ARN is in the table's region and account.
     std::string key = *d.sse_kms_key;
-    if (key.rfind("arn:", 0) != 0) {
-      const std::string_view arn = d.table_arn;  // arn:aws:dynamodb:<region>:<account>:table/..
-      const size_t start = std::string_view("arn:aws:dynamodb:").size();
-      const size_t end = arn.find(":table/");
-      const std::string_view region_account = arn.size() > start && end != std::string_view::npos
-                                                  ? arn.substr(start, end - start)
-                                                  : "us-east-1:000000000000";
-      key = "arn:aws:kms:" + std::string(region_account) + ":" + key;
-    }
+    if (key.rfind("arn:", 0) != 0) key = util::KmsKeyArn(d.table_arn, key);
     w.Key("SSEDescription");
     w.BeginObject();
     w.Key("Status");
@@ -658,14 +651,8 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
   if (d.restore_summary) {
     w.Key("RestoreSummary");
     w.BeginObject();
-    if (d.restore_summary->source_backup_arn) {
-      w.Key("SourceBackupArn");
-      w.String(*d.restore_summary->source_backup_arn);
-    }
-    if (d.restore_summary->source_table_arn) {
-      w.Key("SourceTableArn");
-      w.String(*d.restore_summary->source_table_arn);
-    }
+    w.OptionalString("SourceBackupArn", d.restore_summary->source_backup_arn);
+    w.OptionalString("SourceTableArn", d.restore_summary->source_table_arn);
     w.Key("RestoreDateTime");
     w.Double(d.restore_summary->restore_date_time);
     w.Key("RestoreInProgress");
@@ -1002,10 +989,7 @@ Result<std::string> HandleListTables(Engine& engine, const RequestContext&,
   w.BeginArray();
   for (const auto& n : result.table_names) w.String(n);
   w.EndArray();
-  if (result.last_evaluated_table_name) {
-    w.Key("LastEvaluatedTableName");
-    w.String(*result.last_evaluated_table_name);
-  }
+  w.OptionalString("LastEvaluatedTableName", result.last_evaluated_table_name);
   w.EndObject();
   return w.Take();
 }

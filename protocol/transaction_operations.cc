@@ -7,6 +7,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
 #include "protocol/request_readers.h"
+#include "util/ascii.h"
 
 namespace ddb::protocol {
 namespace {
@@ -64,7 +65,7 @@ Result<TransactWriteItemsRequest> ReadTransactWriteItems(const JsonObject& reque
         ++kinds;
         a.kind = static_cast<TransactWriteAction::Kind>(k);
         std::string member(kWriteKinds[k]);
-        member[0] = static_cast<char>(std::tolower(member[0]));
+        member[0] = util::AsciiLower(member[0]);
         std::string path = "transactItems." + std::to_string(i) + ".member." + member;
         DDB_RETURN_IF_ERROR(ReadActionCommon(*body, path, &a, &v));
         bool is_put = a.kind == TransactWriteAction::Kind::kPut;

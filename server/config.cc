@@ -29,6 +29,12 @@ Error BadValue(std::string_view flag, std::string_view value, std::string_view e
                            ": expected " + std::string(expected));
 }
 
+// "10 GB", "1 GiB": whole gibibytes in the unit the text names, or bytes.
+std::string Gibibytes(int64_t bytes, std::string_view unit) {
+  if (bytes % (int64_t{1} << 30) != 0) return std::to_string(bytes) + " bytes";
+  return std::to_string(bytes >> 30) + " " + std::string(unit);
+}
+
 // A delay or hold flag's value: whole milliseconds in 0..3600000 (an hour).
 Result<int> ParseMilliseconds(std::string_view flag, std::string_view value) {
   std::optional<int64_t> ms = ParseInt(value, 0, 3600 * 1000);
@@ -75,6 +81,8 @@ int DefaultThreadCount() {
 int DefaultEngineThreadCount() { return std::max(8, 4 * DefaultThreadCount()); }
 
 std::string Usage(std::string_view program) {
+  const EngineOptions engine;  // the defaults the text names
+  const ServerOptions server;
   std::string usage = "Usage: ";
   usage.append(program);
   usage.append(
@@ -82,9 +90,15 @@ std::string Usage(std::string_view program) {
       "A DynamoDB-compatible server storing its tables in RocksDB.\n"
       "\n"
       "Flags (also accepted as --flag=value):\n"
-      "  --port N         TCP port; 0 picks a free one (default 8000)\n"
-      "  --host H         address to bind (default 127.0.0.1)\n"
-      "  --data-dir D     RocksDB directory, created when missing (default ./data)\n"
+      "  --port N         TCP port; 0 picks a free one (default " +
+      std::to_string(server.port) +
+      ")\n"
+      "  --host H         address to bind (default " +
+      server.host +
+      ")\n"
+      "  --data-dir D     RocksDB directory, created when missing (default " +
+      engine.data_dir +
+      ")\n"
       "  --in-memory      keep everything in memory; --data-dir is ignored\n"
       "  --s3-dir D       the directory standing in for S3 (ImportTable, exports): bucket =\n"
       "                   subdirectory (default <data-dir>/s3; in memory, a temporary dir);\n"
@@ -92,8 +106,12 @@ std::string Usage(std::string_view program) {
       "  --durability MODE\n"
       "                   process: a write is answered once it is in RocksDB's write-ahead\n"
       "                   log, which survives a crash of the server but not of the machine\n"
-      "                   (default); fsync: once the log is synced to stable storage, which\n"
-      "                   survives a power cut (concurrent writers share an fsync)\n"
+      "                   " +
+      (engine.durability == Durability::kProcess ? "(default); " : "; ") +
+      "fsync: once the log is synced to stable storage, which\n"
+      "                   survives a power cut (concurrent writers share an fsync)" +
+      (engine.durability == Durability::kFsync ? " (default)" : "") +
+      "\n"
       "  --threads N      HTTP I/O threads (default: number of CPUs)\n"
       "  --engine-threads N\n"
       "                   DynamoDB operations that may run at once (more wait their\n"
@@ -103,30 +121,48 @@ std::string Usage(std::string_view program) {
       "  --log-level L    error, warn, info or debug (default info)\n"
       "  --max-connections N\n"
       "                   open connections beyond which a new one is answered 503\n"
-      "                   ServiceUnavailable and closed (default 4096)\n"
+      "                   ServiceUnavailable and closed (default " +
+      std::to_string(server.max_connections) +
+      ")\n"
       "  --max-body-memory BYTES\n"
       "                   request bodies over 64 KiB that may be held at once, all\n"
       "                   connections together; one that does not fit is answered 503\n"
-      "                   ServiceUnavailable (default 268435456: 256 MiB)\n"
+      "                   ServiceUnavailable (default " +
+      std::to_string(server.max_body_memory) + ": " + std::to_string(server.max_body_memory >> 20) +
+      " MiB)\n"
       "  --read-timeout S seconds a connection may take to send a request or to take its\n"
-      "                   response; an idle connection is closed after it (default 30)\n"
+      "                   response; an idle connection is closed after it (default " +
+      std::to_string(server.read_timeout.count()) +
+      ")\n"
       "  --shutdown-grace S\n"
       "                   on SIGINT/SIGTERM, seconds in-flight requests may take to finish\n"
-      "                   (default 10); the process then closes the store and exits 0 within\n"
-      "                   5 s more, or, with a request still stuck, exits 3 at that bound\n"
+      "                   (default " +
+      std::to_string(server.shutdown_grace.count()) +
+      "); the process then closes the store and exits 0 within\n"
+      "                   " +
+      std::to_string(kShutdownCloseAllowance.count()) +
+      " s more, or, with a request still stuck, exits 3 at that bound\n"
       "                   without closing it (acknowledged writes are in the write-ahead log)\n"
       "  --request-watchdog-seconds N\n"
       "                   log (warn) each request still running after N s, with its operation,\n"
-      "                   table and time, and count it in /metrics (default 30; 0: off)\n"
+      "                   table and time, and count it in /metrics (default " +
+      std::to_string(server.request_watchdog.count()) +
+      "; 0: off)\n"
       "  --gsi-propagation-delay-ms N\n"
       "                   apply changes to global secondary indexes no sooner than N ms\n"
-      "                   after the write, to make GSI lag visible (default 0: a write\n"
+      "                   after the write, to make GSI lag visible (default " +
+      std::to_string(engine.gsi_propagation_delay_ms) +
+      ": a write\n"
       "                   answers once its GSI entries are applied)\n"
       "  --simulate-capacity\n"
       "                   throttle requests like the service: provisioned and on-demand\n"
-      "                   capacity spread over simulated partitions (default off)\n"
+      "                   capacity spread over simulated partitions (default " +
+      (engine.simulate_capacity ? "on" : "off") +
+      ")\n"
       "  --partition-split-bytes N\n"
-      "                   item bytes at which a simulated partition splits (default 10 GB)\n"
+      "                   item bytes at which a simulated partition splits (default " +
+      Gibibytes(engine.partition_split_bytes, "GB") +
+      ")\n"
       "  --auth MODE      off: accept every request, as DynamoDB Local does (default);\n"
       "                   verify: check SigV4 signatures against the known keys and refuse\n"
       "                   the rest with the service's errors\n"
@@ -143,11 +179,15 @@ std::string Usage(std::string_view program) {
       "                   CreateTable, UpdateTable or DeleteTable, refusing what the service\n"
       "                   refuses meanwhile (-delayTransientStatuses: 2000)\n"
       "  --pitr-lag-ms N  how far LatestRestorableDateTime of point-in-time recovery lags behind\n"
-      "                   now (default 1000; the service lags about 5 minutes)\n"
+      "                   now (default " +
+      std::to_string(engine.pitr_lag_ms) +
+      "; the service lags about 5 minutes)\n"
       "  --pitr-history-max-bytes N\n"
       "                   the most history a table with point-in-time recovery keeps; past\n"
       "                   it the oldest goes and EarliestRestorableDateTime moves up\n"
-      "                   (default 1 GiB; what on-demand backups need is always kept)\n"
+      "                   (default " +
+      Gibibytes(engine.pitr_history_max_bytes, "GiB") +
+      "; what on-demand backups need is always kept)\n"
       "  --clock-start-ms MS\n"
       "                   tests only: the engine's clock (streams, Time to Live, history)\n"
       "                   starts at MS ms since the epoch and runs on from there\n"
@@ -193,12 +233,13 @@ bool IsLoopbackHost(std::string_view host) {
 }
 
 std::string S3Directory(const ServerOptions& options) {
-  if (!options.s3_dir.empty()) return options.s3_dir;
-  if (options.in_memory) {
+  const EngineOptions& engine = options.engine;
+  if (!engine.s3_dir.empty()) return engine.s3_dir;
+  if (engine.in_memory) {
     return (std::filesystem::temp_directory_path() / ("ddb-s3-" + std::to_string(::getpid())))
         .string();
   }
-  return (std::filesystem::path(options.data_dir) / "s3").string();
+  return (std::filesystem::path(engine.data_dir) / "s3").string();
 }
 
 bool ConsoleEnabled(const ServerOptions& options) {
@@ -210,7 +251,7 @@ bool ConsoleEnabled(const ServerOptions& options) {
 Result<ServerOptions> ParseFlags(int argc, char** argv) {
   ServerOptions options;
   DynamoDbLocalFlags local;
-  bool explicit_host = false;
+  ExplicitFlags given;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -240,7 +281,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     if (shutdown_flag) continue;
     if (flag == "--in-memory") {
       if (inline_value) return Error::Validation("--in-memory takes no value");
-      options.in_memory = true;
+      options.engine.in_memory = true;
       continue;
     }
     if (flag == "--health-check") {
@@ -250,7 +291,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     }
     if (flag == "--simulate-capacity") {
       if (inline_value) return Error::Validation("--simulate-capacity takes no value");
-      options.simulate_capacity = true;
+      options.engine.simulate_capacity = true;
       continue;
     }
     if (flag != "--port" && flag != "--host" && flag != "--data-dir" && flag != "--s3-dir" &&
@@ -280,13 +321,13 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--host") {
       if (value.empty()) return BadValue(flag, value, "an address or host name");
       options.host = std::string(value);
-      explicit_host = true;
+      given.host = true;
     } else if (flag == "--data-dir") {
       if (value.empty()) return BadValue(flag, value, "a directory");
-      options.data_dir = std::string(value);
+      options.engine.data_dir = std::string(value);
     } else if (flag == "--s3-dir") {
       if (value.empty()) return BadValue(flag, value, "a directory");
-      options.s3_dir = std::string(value);
+      options.engine.s3_dir = std::string(value);
     } else if (flag == "--threads") {
       // 1024 is an arbitrary sanity bound: more threads than that is a typo, not a plan.
       std::optional<int64_t> threads = ParseInt(value, 1, 1024);
@@ -311,9 +352,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--partition-split-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");
-      options.partition_split_bytes = *bytes;
+      options.engine.partition_split_bytes = *bytes;
     } else if (flag == "--gsi-propagation-delay-ms") {
-      DDB_ASSIGN_OR_RETURN(options.gsi_propagation_delay_ms, ParseMilliseconds(flag, value));
+      DDB_ASSIGN_OR_RETURN(options.engine.gsi_propagation_delay_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--auth") {
       if (value == "off") {
         options.auth = AuthMode::kOff;
@@ -323,11 +364,13 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         return BadValue(flag, value, "off or verify");
       }
     } else if (flag == "--index-status-hold-ms") {
-      DDB_ASSIGN_OR_RETURN(options.index_status_hold_ms, ParseMilliseconds(flag, value));
+      DDB_ASSIGN_OR_RETURN(options.engine.index_status_hold_ms, ParseMilliseconds(flag, value));
+      given.index_status_hold = true;
     } else if (flag == "--table-status-hold-ms") {
-      DDB_ASSIGN_OR_RETURN(options.table_status_hold_ms, ParseMilliseconds(flag, value));
+      DDB_ASSIGN_OR_RETURN(options.engine.table_status_hold_ms, ParseMilliseconds(flag, value));
+      given.table_status_hold = true;
     } else if (flag == "--pitr-lag-ms") {
-      DDB_ASSIGN_OR_RETURN(options.pitr_lag_ms, ParseMilliseconds(flag, value));
+      DDB_ASSIGN_OR_RETURN(options.engine.pitr_lag_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--clock-start-ms") {
       std::optional<int64_t> ms = ParseInt(value, 0, int64_t{1} << 50);
       if (!ms) return BadValue(flag, value, "ms since the epoch");
@@ -335,7 +378,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--pitr-history-max-bytes") {
       std::optional<int64_t> bytes = ParseInt(value, 1024, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1024");
-      options.pitr_history_max_bytes = *bytes;
+      options.engine.pitr_history_max_bytes = *bytes;
     } else if (flag == "--isolation") {
       if (value == "shared") {
         options.isolation = Isolation::kShared;
@@ -348,9 +391,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       }
     } else if (flag == "--durability") {
       if (value == "process") {
-        options.durability = Durability::kProcess;
+        options.engine.durability = Durability::kProcess;
       } else if (value == "fsync") {
-        options.durability = Durability::kFsync;
+        options.engine.durability = Durability::kFsync;
       } else {
         return BadValue(flag, value, "process or fsync");
       }
@@ -371,7 +414,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       options.log_level = *level;
     }
   }
-  DDB_RETURN_IF_ERROR(ApplyDynamoDbLocalFlags(local, explicit_host, &options));
+  DDB_RETURN_IF_ERROR(ApplyDynamoDbLocalFlags(local, given, &options));
   return options;
 }
 

@@ -36,25 +36,14 @@ struct ServerOptions {
   uint16_t port = 8000;
   // Address or host name to bind. Default: "127.0.0.1" (not reachable from other machines)
   std::string host = "127.0.0.1";
-  // Directory of the RocksDB store; created when missing. Ignored when in_memory.
-  // Default: "./data"
-  std::string data_dir = "./data";
-  // Keep all tables in memory; nothing is written to disk. Default: false
-  bool in_memory = false;
-  // The directory standing in for Amazon S3 (ImportTable's sources, exports' output): a
-  // bucket is a subdirectory, an object key a path inside it; shared by every namespace, as
-  // bucket names are global. Default: "" (<data_dir>/s3; with in_memory, ddb-s3-<pid> in the
-  // system's temporary directory)
-  std::string s3_dir;
-  // What an acknowledged write survives: kProcess (in the WAL, not synced: a crash of the
-  // process) or kFsync (synced before the answer: a power cut). Default: kProcess
-  Durability durability = Durability::kProcess;
-  // Minimum age of a change before GSIs see it (experiments on GSI lag). Default: 0
-  int gsi_propagation_delay_ms = 0;
-  // Throttle like the service, per simulated partition. Default: false
-  bool simulate_capacity = false;
-  // Item bytes at which a simulated partition splits. Default: 10 GB
-  int64_t partition_split_bytes = int64_t{10} * 1024 * 1024 * 1024;
+  // The engine's options, with their defaults there (include/ddb/engine.h). The flags set
+  // data_dir (--data-dir, -dbPath), in_memory (--in-memory, -inMemory), s3_dir (--s3-dir),
+  // durability, gsi_propagation_delay_ms, simulate_capacity, partition_split_bytes,
+  // index_status_hold_ms and table_status_hold_ms (also -delayTransientStatuses),
+  // compact_on_open (-optimizeDbBeforeStartup), pitr_lag_ms and pitr_history_max_bytes.
+  // s3_dir is shared by every namespace, as bucket names are global; "" means S3Directory's
+  // default. main.cc adds the clock (clock_start_ms) and the logger.
+  EngineOptions engine;
   // Threads for accepting, reading and writing HTTP, and for the requests that need no
   // engine slot (health check, /metrics, CORS preflight, 404/405); see engine_threads.
   // Default: DefaultThreadCount()
@@ -117,18 +106,6 @@ struct ServerOptions {
   bool health_check = false;
   // DynamoDB Local's -version: the caller prints the version and exits 0. Default: false
   bool version = false;
-  // How long GSIs stay CREATING (before and after their backfill) and DELETING: 15000 under
-  // DynamoDB Local's -delayTransientStatuses. Default: none given (0)
-  std::optional<int> index_status_hold_ms;
-  // How long tables stay CREATING, UPDATING and DELETING after CreateTable, UpdateTable and
-  // DeleteTable: 2000 under -delayTransientStatuses. Default: none given (0)
-  std::optional<int> table_status_hold_ms;
-  // Compact the store before serving (DynamoDB Local's -optimizeDbBeforeStartup). Default: false
-  bool compact_on_open = false;
-  // How far point-in-time recovery's LatestRestorableDateTime lags behind now. Default: 1000
-  int pitr_lag_ms = 1000;
-  // The most history a table with point-in-time recovery keeps. Default: 1 GiB
-  int64_t pitr_history_max_bytes = int64_t{1} << 30;
   // Tests only: the engine's clock starts at this instant (ms since the epoch) and runs on
   // from there (EngineOptions::clock_for_testing), so that a fixture store made on some day
   // opens as of that day. Default: none given (the system clock)
@@ -151,10 +128,12 @@ bool IsLoopbackHost(std::string_view host);
 // Whether the server serves /console: --console if given, else IsLoopbackHost(host).
 bool ConsoleEnabled(const ServerOptions& options);
 
-// The directory standing in for S3: options.s3_dir, or its default (see ServerOptions).
+// The directory standing in for S3: options.engine.s3_dir, or, when "", <data_dir>/s3 (with
+// in_memory, ddb-s3-<pid> in the system's temporary directory).
 std::string S3Directory(const ServerOptions& options);
 
-// The --help text, starting with "Usage: <program> [flags]".
+// The --help text, starting with "Usage: <program> [flags]"; the defaults it names are
+// EngineOptions' and ServerOptions'.
 std::string Usage(std::string_view program);
 
 // Parses --port N, --host H, --data-dir D, --in-memory, --threads N, --engine-threads N,

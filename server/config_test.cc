@@ -26,13 +26,13 @@ TEST(ServerConfig, EngineThreadsDefaultCoversBlockingCalls) {
 TEST(ServerConfig, DurabilityFlag) {
   Result<ServerOptions> parsed = Parse({});
   ASSERT_TRUE(parsed.ok());
-  EXPECT_EQ(parsed.value().durability, Durability::kProcess);
+  EXPECT_EQ(parsed.value().engine.durability, Durability::kProcess);
   parsed = Parse({"--durability", "fsync"});
   ASSERT_TRUE(parsed.ok());
-  EXPECT_EQ(parsed.value().durability, Durability::kFsync);
+  EXPECT_EQ(parsed.value().engine.durability, Durability::kFsync);
   parsed = Parse({"--durability=fsync", "--durability=process"});  // the last one wins
   ASSERT_TRUE(parsed.ok());
-  EXPECT_EQ(parsed.value().durability, Durability::kProcess);
+  EXPECT_EQ(parsed.value().engine.durability, Durability::kProcess);
   for (const char* bad : {"sync", "", "FSYNC"}) {
     Result<ServerOptions> refused = Parse({std::string("--durability=") + bad});
     ASSERT_FALSE(refused.ok()) << bad;
@@ -80,6 +80,59 @@ TEST(ServerConfig, EngineThreadsFlag) {
 
 TEST(ServerConfig, UsageNamesEngineThreads) {
   EXPECT_NE(Usage("ddb-server").find("--engine-threads N"), std::string::npos);
+}
+
+TEST(ServerConfig, EngineOptionsKeepTheEnginesDefaults) {
+  Result<ServerOptions> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok());
+  const EngineOptions& engine = parsed.value().engine;
+  const EngineOptions defaults;
+  EXPECT_EQ(engine.data_dir, defaults.data_dir);
+  EXPECT_EQ(engine.in_memory, defaults.in_memory);
+  EXPECT_EQ(engine.s3_dir, "");
+  EXPECT_EQ(engine.durability, defaults.durability);
+  EXPECT_EQ(engine.gsi_propagation_delay_ms, defaults.gsi_propagation_delay_ms);
+  EXPECT_EQ(engine.simulate_capacity, defaults.simulate_capacity);
+  EXPECT_EQ(engine.partition_split_bytes, defaults.partition_split_bytes);
+  EXPECT_EQ(engine.index_status_hold_ms, defaults.index_status_hold_ms);
+  EXPECT_EQ(engine.table_status_hold_ms, defaults.table_status_hold_ms);
+  EXPECT_EQ(engine.compact_on_open, defaults.compact_on_open);
+  EXPECT_EQ(engine.pitr_lag_ms, defaults.pitr_lag_ms);
+  EXPECT_EQ(engine.pitr_history_max_bytes, defaults.pitr_history_max_bytes);
+  // --help names them.
+  const std::string usage = Usage("ddb-server");
+  EXPECT_NE(usage.find("(default " + defaults.data_dir + ")"), std::string::npos);
+  EXPECT_NE(usage.find("(default " + std::to_string(defaults.pitr_lag_ms) + ";"),
+            std::string::npos);
+}
+
+TEST(ServerConfig, EngineFlagsAndDynamoDbLocalHolds) {
+  Result<ServerOptions> parsed =
+      Parse({"--data-dir=d", "--in-memory", "--s3-dir", "s", "--gsi-propagation-delay-ms", "5",
+             "--simulate-capacity", "--partition-split-bytes=2048", "--pitr-lag-ms", "7",
+             "--pitr-history-max-bytes", "4096", "--table-status-hold-ms", "9"});
+  ASSERT_TRUE(parsed.ok());
+  const EngineOptions& engine = parsed.value().engine;
+  EXPECT_EQ(engine.data_dir, "d");
+  EXPECT_TRUE(engine.in_memory);
+  EXPECT_EQ(engine.s3_dir, "s");
+  EXPECT_EQ(engine.gsi_propagation_delay_ms, 5);
+  EXPECT_TRUE(engine.simulate_capacity);
+  EXPECT_EQ(engine.partition_split_bytes, 2048);
+  EXPECT_EQ(engine.pitr_lag_ms, 7);
+  EXPECT_EQ(engine.pitr_history_max_bytes, 4096);
+  EXPECT_EQ(engine.index_status_hold_ms, 0);
+  EXPECT_EQ(engine.table_status_hold_ms, 9);
+  // -delayTransientStatuses holds what ddb's own flags left unsaid, even an explicit 0.
+  parsed = Parse({"-delayTransientStatuses"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().engine.index_status_hold_ms, 15000);
+  EXPECT_EQ(parsed.value().engine.table_status_hold_ms, 2000);
+  parsed =
+      Parse({"--index-status-hold-ms=0", "-delayTransientStatuses", "--table-status-hold-ms", "3"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().engine.index_status_hold_ms, 0);
+  EXPECT_EQ(parsed.value().engine.table_status_hold_ms, 3);
 }
 
 TEST(ServerConfig, ConsoleDefaultsToOnOnlyOnLoopback) {

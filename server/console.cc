@@ -6,6 +6,7 @@
 #include "server/console_assets.h"
 #include "server/namespaces.h"
 #include "server/url_coding.h"
+#include "util/ascii.h"
 
 namespace ddb::server {
 namespace {
@@ -33,7 +34,7 @@ HttpResponse Text(int status, std::string body) {
 // Whether If-None-Match lists `etag` (or is "*").
 bool NotModified(const HttpRequest& request, std::string_view etag) {
   for (const HeaderField& f : request.headers) {
-    if (!EqualsIgnoreCase(f.name, "if-none-match")) continue;
+    if (!util::EqualsIgnoreCase(f.name, "if-none-match")) continue;
     if (f.value == "*" || f.value.find(etag) != std::string_view::npos) return true;
   }
   return false;

@@ -8,19 +8,10 @@
 #include <cstdlib>
 #include <optional>
 
+#include "util/ascii.h"
+
 namespace ddb {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -37,7 +28,8 @@ double Weight(std::string_view params) {
     const std::string_view param = params.substr(0, semi);
     params = semi == std::string_view::npos ? "" : params.substr(semi + 1);
     const size_t eq = param.find('=');
-    if (eq == std::string_view::npos || !EqualsIgnoreCase(Trim(param.substr(0, eq)), "q")) continue;
+    if (eq == std::string_view::npos || !util::EqualsIgnoreCase(Trim(param.substr(0, eq)), "q"))
+      continue;
     const std::string value(Trim(param.substr(eq + 1)));
     char* end = nullptr;
     const double q = std::strtod(value.c_str(), &end);
@@ -101,11 +93,11 @@ std::string_view ContentCodingName(ContentCoding coding) {
 
 bool ParseContentEncoding(std::string_view header, ContentCoding* coding) {
   header = Trim(header);
-  if (header.empty() || EqualsIgnoreCase(header, "identity")) {
+  if (header.empty() || util::EqualsIgnoreCase(header, "identity")) {
     *coding = ContentCoding::kIdentity;
-  } else if (EqualsIgnoreCase(header, "gzip") || EqualsIgnoreCase(header, "x-gzip")) {
+  } else if (util::EqualsIgnoreCase(header, "gzip") || util::EqualsIgnoreCase(header, "x-gzip")) {
     *coding = ContentCoding::kGzip;
-  } else if (EqualsIgnoreCase(header, "deflate")) {
+  } else if (util::EqualsIgnoreCase(header, "deflate")) {
     *coding = ContentCoding::kDeflate;
   } else {
     return false;
@@ -146,9 +138,9 @@ ContentCoding ChooseResponseCoding(std::string_view accept_encoding) {
     const size_t semi = member.find(';');
     const std::string_view name = Trim(member.substr(0, semi));
     const double q = semi == std::string_view::npos ? 1 : Weight(member.substr(semi + 1));
-    Offer* offer = EqualsIgnoreCase(name, "gzip")      ? &gzip
-                   : EqualsIgnoreCase(name, "deflate") ? &deflate
-                                                       : nullptr;
+    Offer* offer = util::EqualsIgnoreCase(name, "gzip")      ? &gzip
+                   : util::EqualsIgnoreCase(name, "deflate") ? &deflate
+                                                             : nullptr;
     if (offer) {
       offer->q = std::max(offer->q, q);
       offer->position = std::min(offer->position, position);

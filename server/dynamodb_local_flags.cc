@@ -64,7 +64,7 @@ Result<bool> ReadDynamoDbLocalFlag(int argc, char** argv, int* i, DynamoDbLocalF
   return true;
 }
 
-Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, bool explicit_host,
+Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, const ExplicitFlags& given,
                                ServerOptions* options) {
   if (!flags.used) return Status::Ok();
   if (flags.help) {
@@ -100,24 +100,24 @@ Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, bool explicit_ho
     if (!std::filesystem::is_directory(*flags.db_path, ec)) {
       return Error::Validation("Invalid directory for database creation.");
     }
-    options->data_dir = *flags.db_path;
+    options->engine.data_dir = *flags.db_path;
   }
   // Its hold: a GSI CREATING 15 s before its backfill and 15 s after, DELETING 15 s (tables
   // are not held; "Currently works only for CREATING and DELETING online index statuses").
-  if (flags.delay_transient_statuses && !options->index_status_hold_ms) {
-    options->index_status_hold_ms = 15000;
+  if (flags.delay_transient_statuses && !given.index_status_hold) {
+    options->engine.index_status_hold_ms = 15000;
   }
   // Beyond DynamoDB Local, tables pass through CREATING, UPDATING and DELETING as in the
   // service, whose small tables take a few seconds.
-  if (flags.delay_transient_statuses && !options->table_status_hold_ms) {
-    options->table_status_hold_ms = 2000;
+  if (flags.delay_transient_statuses && !given.table_status_hold) {
+    options->engine.table_status_hold_ms = 2000;
   }
-  if (flags.in_memory) options->in_memory = true;
-  options->compact_on_open = flags.optimize;
+  if (flags.in_memory) options->engine.in_memory = true;
+  options->engine.compact_on_open = flags.optimize;
   if (!options->isolation) {
     options->isolation = flags.shared_db ? Isolation::kShared : Isolation::kAccessKey;
   }
-  if (!explicit_host) options->host = "0.0.0.0";  // it listens on every interface
+  if (!given.host) options->host = "0.0.0.0";  // it listens on every interface
   if (flags.cors) options->cors_origins = *flags.cors;
   return Status::Ok();
 }

@@ -30,6 +30,13 @@ struct DynamoDbLocalFlags {
   std::optional<std::string> cors;
 };
 
+// Which of ddb's own flags were given: they win over DynamoDB Local's.
+struct ExplicitFlags {
+  bool host = false;               // --host
+  bool index_status_hold = false;  // --index-status-hold-ms
+  bool table_status_hold = false;  // --table-status-hold-ms
+};
+
 // Reads argv[*i] if it is one of DynamoDB Local's flags (or `java`, `-D...`, `-jar FILE`),
 // consuming its value (advancing *i). Returns false for any other argument.
 // Errors: kValidation with DynamoDB Local's parse error ("Error while parsing options.
@@ -43,9 +50,10 @@ Error UnrecognizedDynamoDbLocalOption(std::string_view arg);
 // Applies the flags to `options` with DynamoDB Local's meaning, after its checks in its order
 // (port, -optimizeDbBeforeStartup without -dbPath, -dbPath with -inMemory, -dbPath not a
 // directory): without -sharedDb, one namespace per access key and region (unless --isolation
-// says otherwise); every interface (unless --host says otherwise). `explicit_host` and
-// `explicit_isolation`: ddb's own flags gave them. Errors: kValidation with its texts.
-Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, bool explicit_host,
+// says otherwise); every interface (unless --host says otherwise); the holds of
+// -delayTransientStatuses unless --index-status-hold-ms and --table-status-hold-ms gave
+// others. Errors: kValidation with its texts.
+Status ApplyDynamoDbLocalFlags(const DynamoDbLocalFlags& flags, const ExplicitFlags& given,
                                ServerOptions* options);
 
 }  // namespace ddb::server

@@ -52,6 +52,7 @@
 #include "server/s3/s3_store.h"
 #include "server/spare_threads.h"
 #include "server/url_coding.h"
+#include "util/ascii.h"
 
 namespace ddb::server {
 namespace {
@@ -773,7 +774,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       parser_->eager(true);
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
-      if (EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
+      if (util::EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
         const unsigned version = parser_->get().version();
         head_.assign("HTTP/1.1 100 Continue\r\n\r\n");
         head_[5] = static_cast<char>('0' + version / 10 % 10);
@@ -926,7 +927,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
           if (request_.cors_request_headers.empty()) request_.cors_request_headers = f.value();
           break;
         case http::field::unknown:
-          if (!amz_target && EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
+          if (!amz_target && util::EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
             amz_target = true;
             request_.amz_target = f.value();
           }
@@ -971,7 +972,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
                                        ? std::string_view()
                                        : std::string_view(request_.body),
                            .s3 = s3_request_};
-    server_.EnterEngine(s3_request_ || (server_.options().durability == Durability::kFsync &&
+    server_.EnterEngine(s3_request_ || (server_.options().engine.durability == Durability::kFsync &&
                                         IsWriteOperation(request_.amz_target)),
                         &watched_);
     InvokeHandler();
@@ -1338,7 +1339,7 @@ HttpServer::HttpServer(Namespaces& namespaces, const ServerOptions& options,
           [&namespaces, verifier, cors = options.cors_origins, console = ConsoleEnabled(options),
            stall = options.testing_stall_table,
            s3 = std::make_shared<LocalS3Store>(S3Directory(options),
-                                               options.durability == Durability::kFsync)](
+                                               options.engine.durability == Durability::kFsync)](
               HttpRequest* request) {
             if (!stall.empty()) StallIfNamed(*request, stall);
             return Route(namespaces, request, verifier, cors, console, s3.get());

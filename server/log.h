@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/iso8601.h"
+
 namespace ddb::server {
 
 // Ordered by verbosity: a message is printed when its level <= the current level.
@@ -46,14 +48,10 @@ inline void Log(LogLevel level, std::string_view message) {
   static constexpr const char* kNames[] = {"ERROR", "WARN", "INFO", "DEBUG"};
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  tm utc{};
-  gmtime_r(&now.tv_sec, &utc);
-  char stamp[48];
-  const int n =
-      std::snprintf(stamp, sizeof(stamp), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s ",
-                    utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
-                    utc.tm_sec, now.tv_nsec / 1000000, kNames[static_cast<int>(level)]);
-  std::string line(stamp, n > 0 ? static_cast<size_t>(n) : 0);
+  std::string line = util::FormatIso8601Millis(int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000);
+  line.push_back(' ');
+  line.append(kNames[static_cast<int>(level)]);
+  line.push_back(' ');
   line.append(message);
   line.push_back('\n');
   std::fwrite(line.data(), 1, line.size(), stderr);

@@ -138,27 +138,15 @@ int Main(int argc, char** argv) {
   // Account isolation by default where callers are known (--auth verify).
   const Isolation isolation = options.isolation.value_or(
       options.auth == AuthMode::kVerify ? Isolation::kAccount : Isolation::kShared);
-  const std::string s3_dir = S3Directory(options);
   // Declared before the engines, so that it still counts down while they close.
   ShutdownDeadline deadline(
       kExitShutdownDeadline,
       "--shutdown-grace + " + std::to_string(kShutdownCloseAllowance.count()) + " s");
-  Namespaces namespaces(
-      EngineOptions{.data_dir = options.data_dir,
-                    .in_memory = options.in_memory,
-                    .durability = options.durability,
-                    .gsi_propagation_delay_ms = options.gsi_propagation_delay_ms,
-                    .simulate_capacity = options.simulate_capacity,
-                    .partition_split_bytes = options.partition_split_bytes,
-                    .index_status_hold_ms = options.index_status_hold_ms.value_or(0),
-                    .table_status_hold_ms = options.table_status_hold_ms.value_or(0),
-                    .compact_on_open = options.compact_on_open,
-                    .pitr_lag_ms = options.pitr_lag_ms,
-                    .pitr_history_max_bytes = options.pitr_history_max_bytes,
-                    .s3_dir = s3_dir,
-                    .clock_for_testing = ClockForTesting(options.clock_start_ms),
-                    .logger = EngineLogger()},
-      isolation);
+  EngineOptions engine = options.engine;
+  engine.s3_dir = S3Directory(options);
+  engine.clock_for_testing = ClockForTesting(options.clock_start_ms);
+  engine.logger = EngineLogger();
+  Namespaces namespaces(std::move(engine), isolation);
   if (Status opened = namespaces.Open(); !opened.ok()) {
     Log(LogLevel::kError, "cannot open the store: " + opened.error().message());
     return 1;
@@ -179,10 +167,10 @@ int Main(int argc, char** argv) {
     }
     Log(LogLevel::kInfo,
         "ddb-server listening on " + Url(options.host, server.port()) + " (" +
-            (options.in_memory
+            (options.engine.in_memory
                  ? std::string("in-memory")
-                 : "data: " + options.data_dir + ", durability " +
-                       (options.durability == Durability::kFsync ? "fsync" : "process")) +
+                 : "data: " + options.engine.data_dir + ", durability " +
+                       (options.engine.durability == Durability::kFsync ? "fsync" : "process")) +
             "), ready " + MillisecondsSince(start_time) + " ms after main()");
     // For scripts and wire tests that start the server with --port 0: one stable line on
     // stdout, whatever the log level.

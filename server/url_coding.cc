@@ -1,5 +1,8 @@
 #include "server/url_coding.h"
 
+#include "util/ascii.h"
+#include "util/hex.h"
+
 namespace ddb::server {
 namespace {
 
@@ -8,34 +11,16 @@ bool IsUnreserved(unsigned char c) {
          c == '_' || c == '.' || c == '~';
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-char AsciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 }  // namespace
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
-  }
-  return true;
-}
-
 void AppendEncoded(std::string_view s, bool keep_slash, std::string* out) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   for (unsigned char c : s) {
     if (IsUnreserved(c) || (keep_slash && c == '/')) {
       out->push_back(static_cast<char>(c));
     } else {
       out->push_back('%');
-      out->push_back(kDigits[c >> 4]);
-      out->push_back(kDigits[c & 15]);
+      out->push_back(util::kUpperHexDigits[c >> 4]);
+      out->push_back(util::kUpperHexDigits[c & 15]);
     }
   }
 }
@@ -46,8 +31,8 @@ std::string Decode(std::string_view s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size()) {
-      const int hi = HexValue(s[i + 1]);
-      const int lo = HexValue(s[i + 2]);
+      const int hi = util::HexDigitValue(s[i + 1]);
+      const int lo = util::HexDigitValue(s[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out.push_back(static_cast<char>(hi * 16 + lo));
         i += 2;
@@ -86,7 +71,7 @@ const QueryParam* FindParam(const std::vector<QueryParam>& params, std::string_v
 std::optional<std::string_view> FindHeader(std::span<const HeaderField> headers,
                                            std::string_view name) {
   for (const HeaderField& h : headers) {
-    if (EqualsIgnoreCase(h.name, name)) return h.value;
+    if (util::EqualsIgnoreCase(h.name, name)) return h.value;
   }
   return std::nullopt;
 }

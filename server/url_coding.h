@@ -16,11 +16,6 @@ struct HeaderField {
   std::string_view value;
 };
 
-// ASCII case-insensitive equality. Hand-written rather than Beast's iequals: Boost 1.74's
-// (Debian 12) reads one byte past the end of both strings once they differ in case (found by
-// the sigv4 fuzz target under ASan).
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-
 // The first header of that name (case-insensitively), or nullopt.
 std::optional<std::string_view> FindHeader(std::span<const HeaderField> headers,
                                            std::string_view name);

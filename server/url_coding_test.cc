@@ -2,27 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <string>
 
 namespace ddb::server {
 namespace {
-
-TEST(UrlCoding, EqualsIgnoreCaseStaysInsideItsStrings) {
-  EXPECT_TRUE(EqualsIgnoreCase("X-Amz-Target", "x-amz-target"));
-  EXPECT_TRUE(EqualsIgnoreCase("", ""));
-  EXPECT_FALSE(EqualsIgnoreCase("x-amz-target", "x-amz-targex"));
-  EXPECT_FALSE(EqualsIgnoreCase("abc", "ab"));
-  // Exactly-sized heap copies, so that a read past either end is caught under ASan.
-  auto exact = [](std::string_view s) {
-    std::unique_ptr<char[]> p(new char[s.size()]);
-    std::copy(s.begin(), s.end(), p.get());
-    return p;
-  };
-  auto a = exact("Host");
-  auto b = exact("hosT");
-  EXPECT_TRUE(EqualsIgnoreCase(std::string_view(a.get(), 4), std::string_view(b.get(), 4)));
-}
 
 TEST(UrlCoding, PercentCodingAndQueries) {
   std::string out;

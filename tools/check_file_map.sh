@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fails when docs/ARCHITECTURE.md's file map and the tree disagree: every source file of
-# include/ddb/, engine/, protocol/, server/ and cli/ and of their subsystem folders (unit tests
-# aside) is named in its folder's table, and every file a table names exists.
+# include/ddb/, engine/, protocol/, server/, cli/ and util/ and of their subsystem folders (unit
+# tests aside) is named in its folder's table, and every file a table names exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 doc=docs/ARCHITECTURE.md
 fail=0
-for dir in $(find include/ddb engine protocol server cli -type d | sort); do
+for dir in $(find include/ddb engine protocol server cli util -type d | sort); do
   # The table after the "<dir>/ ..." line of the "## File map" section: its first column.
   listed=$(awk -v d="$dir/" '
     /^## File map/ { in_map = 1; next }

@@ -9,6 +9,9 @@
 #   cli/      the command line: like server/ (no RocksDB; of the engine only include/ddb/; of
 #             protocol/ only handler.h), and nothing from server/
 #   RocksDB headers only in engine/storage/storage.cc
+#   util/     below every layer (compiled into the engine library): only the standard library,
+#             OpenSSL and util/ itself (and GoogleTest in its unit tests); every layer may
+#             include it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -34,5 +37,9 @@ hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --incl
 if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage/storage.cc: $hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' server cli --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)
 if [[ -n "$hits" ]]; then echo "server or cli includes protocol internals:"; echo "$hits"; fail=1; fi
+hits=$(grep -rnE '^\s*#\s*include' util --include='*.h' --include='*.cc' |
+       grep -vE '#\s*include\s*(<[a-z_0-9]+>|<openssl/[a-z_0-9]+\.h>|<emmintrin\.h>|"util/[a-z_0-9]+\.h")' |
+       grep -vE '^util/[a-z_0-9]+_test\.cc:[0-9]+:#include <gtest/gtest\.h>' || true)
+if [[ -n "$hits" ]]; then echo "util/ includes more than the standard library, OpenSSL and util/:"; echo "$hits"; fail=1; fi
 [[ $fail -eq 0 ]] && echo "check_layers: ok"
 exit $fail

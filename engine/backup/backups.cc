@@ -14,6 +14,8 @@
 #include "engine/storage/key_codec.h"
 #include "engine/storage/sorted_chunk.h"
 #include "engine/table_validation.h"
+#include "util/arn.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
@@ -41,19 +43,15 @@ std::string NewBackupId(uint64_t ms) {
   return buf;
 }
 
-std::string TableArn(const RequestContext& ctx, const std::string& table) {
-  return "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table;
-}
-
 std::string BackupArn(const RequestContext& ctx, const BackupRecord& b) {
-  return TableArn(ctx, b.table_name) + "/backup/" + b.id;
+  return util::BackupArn(TableArnOf(ctx, b.table_name), b.id);
 }
 
 // The backup id an ARN of this caller's account and region names; nullopt for anything else
 // (then the service's answer is BackupNotFoundException: an ARN that is well formed but not
 // one of its backups is not found; how it answers a malformed one is a guess).
 std::optional<std::string> BackupIdOf(const RequestContext& ctx, std::string_view arn) {
-  const std::string prefix = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/";
+  const std::string prefix = TableArnOf(ctx, "");
   if (arn.substr(0, prefix.size()) != prefix) return std::nullopt;
   std::string_view rest = arn.substr(prefix.size());
   size_t slash = rest.find("/backup/");
@@ -91,7 +89,7 @@ BackupDetails DetailsOf(const RequestContext& ctx, const BackupRecord& b, Backup
   d.backup_creation_date_time = Seconds(b.created_ms);
   if (b.expiry_ms) d.backup_expiry_date_time = Seconds(*b.expiry_ms);
   d.table_name = b.table_name;
-  d.table_arn = TableArn(ctx, b.table_name);
+  d.table_arn = TableArnOf(ctx, b.table_name);
   return d;
 }
 
@@ -291,7 +289,7 @@ TableDescription RestoredTableDescription(const CreateTableRequest& req,
                                           const TableDescription& src, const RestoreOverrides& o) {
   TableDescription d;
   d.table_name = req.table_name;
-  d.table_id = NewUuid();
+  d.table_id = util::NewUuid();
   d.table_status = TableStatus::kCreating;
   d.creation_date_time = Seconds(WallClockMillis());
   d.attribute_definitions = req.attribute_definitions;
@@ -308,7 +306,7 @@ TableDescription RestoredTableDescription(const CreateTableRequest& req,
   }
   if (o.sse_specification_override) {
     if (o.sse_specification_override->enabled) {
-      d.sse_kms_key = SseKmsKey(*o.sse_specification_override, NewUuid());
+      d.sse_kms_key = SseKmsKey(*o.sse_specification_override, util::NewUuid());
     }
   } else {
     d.sse_kms_key = src.sse_kms_key;
@@ -371,7 +369,7 @@ Result<TableDescription> Engine::RestoreTableFromBackup(const RequestContext& ct
                        RestoredDescription(source.description, req.target_table_name, req));
   d.restore_summary =
       TableDescription::RestoreSummary{.source_backup_arn = BackupArn(ctx, *b),
-                                       .source_table_arn = TableArn(ctx, b->table_name),
+                                       .source_table_arn = TableArnOf(ctx, b->table_name),
                                        .restore_date_time = Seconds(b->created_ms),
                                        .restore_in_progress = true};
   return BeginRestore(impl, ctx, std::move(d),
@@ -420,7 +418,7 @@ Result<TableDescription> Engine::RestoreTableToPointInTime(
                        RestoredDescription(info->description, req.target_table_name, req));
   d.restore_summary =
       TableDescription::RestoreSummary{.source_backup_arn = std::nullopt,
-                                       .source_table_arn = TableArn(ctx, source_name),
+                                       .source_table_arn = TableArnOf(ctx, source_name),
                                        .restore_date_time = Seconds(at),
                                        .restore_in_progress = true};
   return BeginRestore(impl, ctx, std::move(d), TableInfo::RestoreJob{info->id, at, ""});

@@ -5,8 +5,9 @@
 #include <algorithm>
 
 #include "engine/engine_impl.h"
-#include "engine/import_export/text_coding.h"
 #include "engine/storage/coding.h"
+#include "util/base64.h"
+#include "util/hex.h"
 
 namespace ddb {
 
@@ -95,9 +96,7 @@ namespace {
 // A key attribute's stored bytes as CloudWatch shows them: S and N as text, B as base64.
 std::string KeyText(const std::string& bytes, ScalarType type) {
   if (type != ScalarType::kB) return bytes;
-  std::string b64;
-  AppendBase64(&b64, bytes);
-  return b64;
+  return util::Base64(bytes);
 }
 
 Error TableNotFoundNamed(const std::string& name) {
@@ -302,11 +301,8 @@ Result<ListContributorInsightsResult> Engine::ListContributorInsights(
   std::string start;
   if (req.next_token) {
     const std::string& t = *req.next_token;
-    if (t.size() % 2 || t.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    if (!util::DecodeHex(t, &start)) {
       return Error::Validation("Invalid NextToken");  // guess at the text
-    }
-    for (size_t i = 0; i < t.size(); i += 2) {
-      start.push_back(static_cast<char>(std::stoi(t.substr(i, 2), nullptr, 16)));
     }
   }
   const size_t limit = req.max_results > 0 ? static_cast<size_t>(req.max_results) : 100;
@@ -326,7 +322,7 @@ Result<ListContributorInsightsResult> Engine::ListContributorInsights(
         started = true;
       }
       if (out.summaries.size() == limit) {
-        out.next_token = Hex(position);
+        out.next_token = util::Hex(position);
         return out;
       }
       out.summaries.push_back(DescribeOne(*impl_, *table, index));

@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "util/ascii.h"
+
 namespace ddb::expr {
 
 std::string_view CompareOpName(CompareOp op) {
@@ -93,17 +95,6 @@ std::vector<Token> Tokenize(std::string_view s) {
   return tokens;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 enum class Grammar { kCondition, kUpdate, kProjection };
 
 // Alternatives are tried with backtracking; a failed parse reports the furthest token any
@@ -123,7 +114,7 @@ class Parser {
       static constexpr std::string_view kClauses[] = {"SET", "REMOVE", "ADD", "DELETE"};
       if (t.kind == Tok::kName) {
         for (int i = 0; i < 4; ++i) {
-          if (EqualsIgnoreCase(t.text, kClauses[i])) clause = i;
+          if (util::EqualsIgnoreCase(t.text, kClauses[i])) clause = i;
         }
       }
       if (clause < 0) return Fail();
@@ -193,7 +184,7 @@ class Parser {
   bool ExpectEof() { return Peek().kind == Tok::kEof || Fail(); }
 
   bool IsKeyword(const Token& t, std::string_view word) const {
-    return t.kind == Tok::kName && EqualsIgnoreCase(t.text, word);
+    return t.kind == Tok::kName && util::EqualsIgnoreCase(t.text, word);
   }
 
   // Words the grammar reserves for itself; they cannot start a path.

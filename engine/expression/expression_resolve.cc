@@ -1,6 +1,7 @@
 #include "engine/expression/expression_resolve.h"
 
 #include "engine/expression/reserved_words.h"
+#include "util/base64.h"
 
 namespace ddb::expr {
 
@@ -125,38 +126,6 @@ Status CheckPathOverlaps(const std::vector<const DocumentPath*>& paths, std::str
   return Status::Ok();
 }
 
-namespace {
-
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                 (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string ConstantString(const AttributeValue& value) {
   std::string s = "{";
   s.append(AttributeTypeName(value.type()));
@@ -167,7 +136,7 @@ std::string ConstantString(const AttributeValue& value) {
       s += value.scalar();
       break;
     case AttributeType::kB:
-      s += Base64(value.scalar());
+      s += util::Base64(value.scalar());
       break;
     default:
       break;

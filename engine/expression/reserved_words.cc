@@ -5,6 +5,8 @@
 #include <cctype>
 #include <string>
 
+#include "util/ascii.h"
+
 namespace ddb {
 namespace {
 
@@ -590,9 +592,8 @@ constexpr std::array<std::string_view, 573> kReservedWords = {
 
 bool IsReservedWord(std::string_view word) {
   if (word.empty() || word.size() > 32) return false;
-  std::string upper(word);
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return std::binary_search(kReservedWords.begin(), kReservedWords.end(), upper);
+  return std::binary_search(kReservedWords.begin(), kReservedWords.end(),
+                            util::AsciiUpperCopy(word));
 }
 
 }  // namespace ddb

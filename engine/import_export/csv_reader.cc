@@ -1,7 +1,7 @@
 #include "engine/import_export/csv_reader.h"
 
 #include "ddb/number.h"
-#include "engine/import_export/text_coding.h"
+#include "util/base64.h"
 
 namespace ddb {
 
@@ -83,7 +83,7 @@ ParseOutcome CsvItem(const std::vector<std::string>& header, const std::vector<s
       }
       case ScalarType::kB: {
         std::string bytes;
-        if (!DecodeBase64(text, &bytes)) {
+        if (!util::DecodeBase64(text, &bytes)) {
           *error = "Invalid base64 for binary key attribute " + name;
           return ParseOutcome::kError;
         }

@@ -2,7 +2,8 @@
 
 #include "ddb/limits.h"
 #include "ddb/number.h"
-#include "engine/import_export/text_coding.h"
+#include "util/base64.h"
+#include "util/json_escape.h"
 
 namespace ddb {
 namespace {
@@ -144,7 +145,7 @@ class Parser {
     } else if (type == "B") {
       if (!String(&text)) return false;
       std::string bytes;
-      if (!DecodeBase64(text, &bytes)) return Fail("Invalid base64 in B value");
+      if (!util::DecodeBase64(text, &bytes)) return Fail("Invalid base64 in B value");
       *out = AttributeValue::B(std::move(bytes));
     } else if (type == "BOOL" || type == "NULL") {
       std::string_view w;
@@ -180,7 +181,7 @@ class Parser {
             members.push_back(std::move(n).value());
           } else if (type == "BS") {
             std::string bytes;
-            if (!DecodeBase64(text, &bytes)) return Fail("Invalid base64 in BS value");
+            if (!util::DecodeBase64(text, &bytes)) return Fail("Invalid base64 in BS value");
             members.push_back(std::move(bytes));
           } else {
             members.push_back(std::move(text));
@@ -262,11 +263,11 @@ void AppendValue(std::string* out, const AttributeValue& v) {
   switch (v.type()) {
     case AttributeType::kS:
     case AttributeType::kN:
-      AppendJsonString(out, v.scalar());
+      util::AppendJsonString(out, v.scalar());
       break;
     case AttributeType::kB:
       out->push_back('"');
-      AppendBase64(out, v.scalar());
+      util::AppendBase64(out, v.scalar());
       out->push_back('"');
       break;
     case AttributeType::kBool:
@@ -299,10 +300,10 @@ void AppendValue(std::string* out, const AttributeValue& v) {
         first = false;
         if (v.type() == AttributeType::kBS) {
           out->push_back('"');
-          AppendBase64(out, m);
+          util::AppendBase64(out, m);
           out->push_back('"');
         } else {
-          AppendJsonString(out, m);
+          util::AppendJsonString(out, m);
         }
       }
       out->push_back(']');
@@ -347,7 +348,7 @@ void AppendDynamoDbJsonMap(std::string* out, const Item& item) {
   for (const auto& [name, value] : item) {
     if (!first) out->push_back(',');
     first = false;
-    AppendJsonString(out, name);
+    util::AppendJsonString(out, name);
     out->push_back(':');
     AppendValue(out, value);
   }

@@ -11,9 +11,15 @@
 #include "engine/import_export/imports.h"
 #include "engine/import_export/ion_text.h"
 #include "engine/import_export/local_s3.h"
-#include "engine/import_export/text_coding.h"
 #include "engine/storage/key_codec.h"
 #include "engine/storage/store_format.h"
+#include "util/arn.h"
+#include "util/base64.h"
+#include "util/digest.h"
+#include "util/hex.h"
+#include "util/iso8601.h"
+#include "util/json_escape.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
@@ -26,6 +32,10 @@ constexpr int64_t kItemsPerFile = 100000;
 constexpr std::string_view kExportKeyPrefix = "export/";
 
 double NowSeconds() { return static_cast<double>(WallClockMillis()) / 1000.0; }
+// "2020-11-04T07:28:34.028Z" for epoch seconds (the manifests' times).
+std::string IsoTime(double epoch_seconds) {
+  return util::FormatIso8601Millis(std::llround(epoch_seconds * 1000));
+}
 AttributeValue Str(std::string s) { return AttributeValue::S(std::move(s)); }
 AttributeValue Num(int64_t n) { return AttributeValue::N(std::to_string(n)); }
 int64_t NumOf(const Item& r, const char* f, int64_t otherwise = 0) {
@@ -528,7 +538,7 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
   const bool incremental = req.export_type == ExportType::kIncrementalExport;
   std::optional<uint64_t> at = times.at;  // nullopt: now
   uint64_t from_ms = times.from_ms, to_ms = times.to_ms;
-  const std::string token = req.client_token.value_or(NewUuid());
+  const std::string token = req.client_token.value_or(util::NewUuid());
   std::lock_guard lock(mu_);
   if (auto t = tokens_.find(token); t != tokens_.end()) {
     const Job& prior = *jobs_.at(t->second);
@@ -563,7 +573,7 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
   job->id = NewTaskId();
   job->table_name = table_name;
   job->table_id = table->id;
-  job->table_arn = "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table_name;
+  job->table_arn = TableArnOf(ctx, table_name);
   ExportDescription& d = job->d;
   d.status = ExportStatus::kInProgress;
   d.start_time = now;
@@ -595,9 +605,8 @@ Result<ExportDescription> Exports::Start(const RequestContext& ctx, const Export
 
 ExportDescription Exports::DescribeJob(const RequestContext& ctx, const Job& job) {
   ExportDescription d = job.d;
-  d.table_arn =
-      "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + job.table_name;
-  d.export_arn = d.table_arn + "/export/" + job.id;
+  d.table_arn = TableArnOf(ctx, job.table_name);
+  d.export_arn = util::ExportArn(d.table_arn, job.id);
   return d;
 }
 
@@ -624,11 +633,7 @@ Result<ListExportsResult> Exports::List(const RequestContext& ctx, const ListExp
   if (req.next_token) {
     // NextToken: the hex of the last export id returned.
     const std::string& t = *req.next_token;
-    bool ok = t.size() == 46 && t.find_first_not_of("0123456789abcdef") == std::string::npos;
-    for (size_t i = 0; ok && i < t.size(); i += 2) {
-      after.push_back(static_cast<char>(std::stoi(t.substr(i, 2), nullptr, 16)));
-    }
-    if (!ok) {
+    if (t.size() != 46 || !util::DecodeHex(t, &after)) {
       // The service names the operation (scylladb test_export.py); the rest is a guess.
       return Error::Validation("Invalid NextToken for ListExports");
     }
@@ -640,7 +645,7 @@ Result<ListExportsResult> Exports::List(const RequestContext& ctx, const ListExp
     if (table && it->second->table_name != *table) continue;
     if (out.exports.size() == static_cast<size_t>(req.max_results)) {
       const std::string& last = out.exports.back().export_arn;
-      out.next_token = Hex(last.substr(last.size() - 23));
+      out.next_token = util::Hex(last.substr(last.size() - 23));
       break;
     }
     out.exports.push_back(DescribeJob(ctx, *it->second));
@@ -682,20 +687,18 @@ void Exports::Run(std::shared_ptr<Job> job, std::shared_ptr<ExportReader> reader
       std::string data = gz->Finish();
       gz = std::make_unique<GzipWriter>();
       // A random 26-character name, as the service's data files.
-      std::string name = NewUuid();
+      std::string name = util::NewUuid();
       std::erase(name, '-');
       name = name.substr(0, 26) + (ion ? ".ion.gz" : ".json.gz");
       const std::string key = data_base + "data/" + name;
       DDB_RETURN_IF_ERROR(s3.Put(bucket, key, data));
-      std::string md5 = Md5(data);
-      std::string b64;
-      AppendBase64(&b64, md5);
+      std::string md5 = util::Md5(data);
       manifest_files += "{\"itemCount\":" + std::to_string(file_items) + ",\"md5Checksum\":";
-      AppendJsonString(&manifest_files, b64);
+      util::AppendJsonString(&manifest_files, util::Base64(md5));
       manifest_files += ",\"etag\":";
-      AppendJsonString(&manifest_files, Hex(md5));
+      util::AppendJsonString(&manifest_files, util::Hex(md5));
       manifest_files += ",\"dataFileS3Key\":";
-      AppendJsonString(&manifest_files, key);
+      util::AppendJsonString(&manifest_files, key);
       manifest_files += "}\n";
       file_items = 0;
       return Status::Ok();
@@ -724,39 +727,40 @@ void Exports::Run(std::shared_ptr<Job> job, std::shared_ptr<ExportReader> reader
       const std::string files_key = base + "manifest-files.json";
       std::string summary = "{\"version\":\"2020-06-30\",\"exportArn\":";
       const std::string& table_arn = job->table_arn;
-      AppendJsonString(&summary, table_arn + "/export/" + job->id);
+      util::AppendJsonString(&summary, util::ExportArn(table_arn, job->id));
       summary += ",\"startTime\":\"" + IsoTime(d.start_time) + "\",\"endTime\":\"" + IsoTime(end) +
                  "\",\"tableArn\":";
-      AppendJsonString(&summary, table_arn);
+      util::AppendJsonString(&summary, table_arn);
       summary += ",\"tableId\":";
-      AppendJsonString(&summary, d.table_id);
+      util::AppendJsonString(&summary, d.table_id);
       if (incremental) {
         // The incremental manifest's window fields (as read: ExportToTime cut to the
         // request).
-        summary += ",\"exportFromTime\":\"" + IsoTime(static_cast<double>(job->from_ms) / 1000) +
-                   "\",\"exportToTime\":\"" + IsoTime(static_cast<double>(job->to_ms) / 1000) +
-                   "\"";
+        summary += ",\"exportFromTime\":\"" +
+                   util::FormatIso8601Millis(static_cast<int64_t>(job->from_ms)) +
+                   "\",\"exportToTime\":\"" +
+                   util::FormatIso8601Millis(static_cast<int64_t>(job->to_ms)) + "\"";
       } else {
         summary += ",\"exportTime\":\"" + IsoTime(d.export_time) + "\"";
       }
       summary += ",\"s3Bucket\":";
-      AppendJsonString(&summary, bucket);
+      util::AppendJsonString(&summary, bucket);
       summary += ",\"s3Prefix\":";
       if (d.s3_prefix) {
-        AppendJsonString(&summary, *d.s3_prefix);
+        util::AppendJsonString(&summary, *d.s3_prefix);
       } else {
         summary += "null";
       }
       summary += ",\"s3SseAlgorithm\":";
-      AppendJsonString(&summary, d.s3_sse_algorithm.value_or("AES256"));
+      util::AppendJsonString(&summary, d.s3_sse_algorithm.value_or("AES256"));
       summary += ",\"s3SseKmsKeyId\":";
       if (d.s3_sse_kms_key_id) {
-        AppendJsonString(&summary, *d.s3_sse_kms_key_id);
+        util::AppendJsonString(&summary, *d.s3_sse_kms_key_id);
       } else {
         summary += "null";
       }
       summary += ",\"manifestFilesS3Key\":";
-      AppendJsonString(&summary, files_key);
+      util::AppendJsonString(&summary, files_key);
       summary += ",\"billedSizeBytes\":" + std::to_string(billed) +
                  ",\"itemCount\":" + std::to_string(items) + ",\"outputFormat\":\"" +
                  std::string(EnumName(d.export_format)) + "\",\"exportType\":\"" +
@@ -768,11 +772,7 @@ void Exports::Run(std::shared_ptr<Job> job, std::shared_ptr<ExportReader> reader
                    "\"";
       }
       summary += "}";
-      auto checksum = [](std::string_view bytes) {
-        std::string b64;
-        AppendBase64(&b64, Md5(bytes));
-        return b64;
-      };
+      auto checksum = [](std::string_view bytes) { return util::Base64(util::Md5(bytes)); };
       // The checksum files as observed on the service (manifest-*.md5: the base64 MD5).
       manifest_key = base + "manifest-summary.json";
       status = s3.Put(bucket, files_key, manifest_files);

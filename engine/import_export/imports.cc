@@ -17,7 +17,6 @@
 #include "engine/import_export/csv_reader.h"
 #include "engine/import_export/dynamodb_json.h"
 #include "engine/import_export/ion_text.h"
-#include "engine/import_export/text_coding.h"
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
 #include "engine/storage/coding.h"
@@ -25,6 +24,10 @@
 #include "engine/storage/sorted_chunk.h"
 #include "engine/storage/store_format.h"
 #include "engine/table_validation.h"
+#include "util/arn.h"
+#include "util/hex.h"
+#include "util/json_escape.h"
+#include "util/uuid.h"
 
 namespace ddb {
 namespace {
@@ -52,10 +55,6 @@ std::optional<std::string> StrOf(const Item& r, const char* field) {
   return it->second.scalar();
 }
 
-std::string TableArnOf(const RequestContext& ctx, const std::string& table) {
-  return "arn:aws:dynamodb:" + ctx.region + ":" + ctx.account_id + ":table/" + table;
-}
-
 }  // namespace
 
 std::string NewTaskId() {
@@ -67,28 +66,26 @@ std::string NewTaskId() {
 }
 
 bool TableNameOfArn(const std::string& arn, std::string* table) {
-  if (arn.compare(0, 4, "arn:") != 0) {
+  if (!arn.starts_with("arn:")) {
     *table = arn;
     return !arn.empty();
   }
-  // arn:aws:dynamodb:<region>:<account>:table/<name>
-  size_t colon = 0;
-  for (int i = 0; i < 5; ++i) {
-    colon = arn.find(':', colon + 1);
-    if (colon == std::string::npos) return false;
-  }
-  if (arn.compare(colon + 1, 6, "table/") != 0) return false;
-  *table = arn.substr(colon + 7);
+  // <anything>:table/<name>, of any partition and service (what the service says of others
+  // is not known).
+  const std::optional<util::ArnParts> parts = util::ParseArn(arn);
+  if (!parts || !parts->resource.starts_with("table/")) return false;
+  *table = std::string(parts->resource.substr(6));
   return !table->empty() && table->find('/') == std::string::npos;
 }
 
 bool ParseTaskArn(const std::string& arn, const std::string& kind, std::string* table,
                   std::string* id) {
-  const std::string marker = "/" + kind + "/";
-  size_t at = arn.rfind(marker);
-  if (at == std::string::npos || arn.compare(0, 17, "arn:aws:dynamodb:") != 0) return false;
-  if (!TableNameOfArn(arn.substr(0, at), table)) return false;
-  *id = arn.substr(at + marker.size());
+  const std::optional<util::DynamoDbArnParts> parts = util::ParseDynamoDbArn(arn);
+  if (!parts || parts->resource_type != "table" || parts->table.empty()) return false;
+  const std::optional<std::string_view> task = parts->Child(kind);
+  if (!task) return false;
+  *table = std::string(parts->table);
+  *id = std::string(*task);
   // 14 digits, '-', 8 hex digits.
   if (id->size() != 23 || (*id)[14] != '-') return false;
   for (size_t i = 0; i < id->size(); ++i) {
@@ -288,13 +285,13 @@ class BulkWriter {
 std::string ErrorRecord(const std::string& import_arn, const std::string& bucket,
                         const std::string& key, int64_t line, const std::string& message) {
   std::string out = "{\"itemS3Pointer\":{\"bucket\":";
-  AppendJsonString(&out, bucket);
+  util::AppendJsonString(&out, bucket);
   out += ",\"key\":";
-  AppendJsonString(&out, key);
+  util::AppendJsonString(&out, key);
   out += ",\"itemIndex\":" + std::to_string(line) + "},\"importArn\":";
-  AppendJsonString(&out, import_arn);
+  util::AppendJsonString(&out, import_arn);
   out += ",\"errorMessages\":[";
-  AppendJsonString(&out, message);
+  util::AppendJsonString(&out, message);
   out += "]}\n";
   return out;
 }
@@ -614,7 +611,7 @@ Status Imports::Launch(std::shared_ptr<Job> job, bool restart) {
 
 Result<ImportDescription> Imports::Start(const RequestContext& ctx, const ImportTableRequest& req) {
   DDB_RETURN_IF_ERROR(ValidateCreateTable(req.table));
-  const std::string token = req.client_token.value_or(NewUuid());
+  const std::string token = req.client_token.value_or(util::NewUuid());
   {
     std::lock_guard lock(mu_);
     if (auto t = tokens_.find(token); t != tokens_.end()) {
@@ -677,9 +674,9 @@ Result<ImportDescription> Imports::Start(const RequestContext& ctx, const Import
 ImportDescription Imports::DescribeJob(const RequestContext& ctx, const Job& job) {
   ImportDescription d = job.d;
   d.table_arn = TableArnOf(ctx, job.table_name);
-  d.import_arn = d.table_arn + "/import/" + job.id;
+  d.import_arn = util::ImportArn(d.table_arn, job.id);
   d.cloud_watch_log_group_arn =
-      "arn:aws:logs:" + ctx.region + ":" + ctx.account_id + ":log-group:/aws-dynamodb/imports:*";
+      util::Arn("logs", ctx.region, ctx.account_id, "log-group:/aws-dynamodb/imports:*");
   if (d.status == ImportStatus::kInProgress) {
     // Live figures (the service shows its counters only once an import ends; ddb shows
     // progress, which no client relies on being zero).
@@ -715,12 +712,8 @@ Result<ListImportsResult> Imports::List(const RequestContext& ctx, const ListImp
   std::string after;
   if (req.next_token) {
     const std::string& t = *req.next_token;
-    bool ok = t.size() >= 112 && t.size() % 16 == 0 &&
-              t.find_first_not_of("0123456789abcdef") == std::string::npos;
     std::string raw;
-    for (size_t i = 0; ok && i + 1 < t.size(); i += 2) {
-      raw.push_back(static_cast<char>(std::stoi(t.substr(i, 2), nullptr, 16)));
-    }
+    bool ok = t.size() >= 112 && t.size() % 16 == 0 && util::DecodeHex(t, &raw);
     if (ok) {
       size_t nul = raw.find('\0');
       after = raw.substr(0, nul);
@@ -737,7 +730,7 @@ Result<ListImportsResult> Imports::List(const RequestContext& ctx, const ListImp
       std::string raw =
           out.imports.back().import_arn.substr(out.imports.back().import_arn.size() - 23);
       raw.resize(56, '\0');
-      out.next_token = Hex(raw);
+      out.next_token = util::Hex(raw);
       break;
     }
     out.imports.push_back(DescribeJob(ctx, *it->second));
@@ -749,7 +742,7 @@ void Imports::Run(std::shared_ptr<Job> job) {
   std::shared_ptr<const TableInfo> table = impl_->catalog->FindById(job->table_id);
   LocalS3 s3(impl_->options.s3_dir);
   const std::string import_arn =
-      "arn:aws:dynamodb:*:*:table/" + job->table_name + "/import/" + job->id;
+      util::ImportArn(util::TableArn("*", "*", job->table_name), job->id);
   std::optional<std::string> failure_code, failure_message;
   bool drop_table = false;
   Status status = Status::Ok();

@@ -1,7 +1,8 @@
 #include "engine/import_export/ion_text.h"
 
 #include "ddb/number.h"
-#include "engine/import_export/text_coding.h"
+#include "util/base64.h"
+#include "util/hex.h"
 
 namespace ddb {
 namespace {
@@ -225,7 +226,7 @@ class IonParser {
       if (c != ' ' && c != '\t' && c != '\n' && c != '\r') text.push_back(c);
     }
     pos_ = close + 2;
-    if (!DecodeBase64(text, out)) return Fail("Invalid base64 in a blob");
+    if (!util::DecodeBase64(text, out)) return Fail("Invalid base64 in a blob");
     return true;
   }
 
@@ -409,10 +410,9 @@ void AppendIonString(std::string* out, std::string_view text, char quote) {
     } else if (ch == '\t') {
       out->append("\\t");
     } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
       out->append("\\x");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
+      out->push_back(util::kHexDigits[c >> 4]);
+      out->push_back(util::kHexDigits[c & 15]);
     } else {
       out->push_back(ch);
     }
@@ -445,7 +445,7 @@ void AppendIonDecimal(std::string* out, std::string_view n) {
 
 void AppendIonBlob(std::string* out, std::string_view bytes) {
   out->append("{{");
-  AppendBase64(out, bytes);
+  util::AppendBase64(out, bytes);
   out->append("}}");
 }
 

@@ -4,7 +4,6 @@
 #include "engine/import_export/csv_reader.h"
 #include "engine/import_export/dynamodb_json.h"
 #include "engine/import_export/ion_text.h"
-#include "engine/import_export/text_coding.h"
 
 namespace ddb {
 namespace {
@@ -90,18 +89,6 @@ TEST(Csv, SplitsAndTypesKeys) {
   EXPECT_EQ(item.at("sk").type(), AttributeType::kN);
   EXPECT_EQ(item.count("v"), 0u);  // an empty cell gives no attribute
   EXPECT_EQ(CsvItem({"pk", "sk"}, fields, keys, &item, &error), ParseOutcome::kError);
-}
-
-TEST(TextCoding, Base64AndMd5) {
-  std::string b64;
-  AppendBase64(&b64, "hello");
-  EXPECT_EQ(b64, "aGVsbG8=");
-  std::string back;
-  EXPECT_TRUE(DecodeBase64(b64, &back));
-  EXPECT_EQ(back, "hello");
-  EXPECT_FALSE(DecodeBase64("aGVsbG8", &back));
-  EXPECT_EQ(Hex(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
-  EXPECT_EQ(IsoTime(1604474914.028), "2020-11-04T07:28:34.028Z");
 }
 
 }  // namespace

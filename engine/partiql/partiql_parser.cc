@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "ddb/number.h"
+#include "util/ascii.h"
 
 namespace ddb::partiql {
 namespace {
@@ -80,17 +81,6 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
   return out;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 class Parser {
  public:
   Parser(std::vector<Token> tokens, const std::vector<AttributeValue>& parameters)
@@ -123,7 +113,7 @@ class Parser {
     return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
   }
   bool IsWord(std::string_view w, size_t ahead = 0) const {
-    return Peek(ahead).kind == Token::Kind::kWord && EqualsIgnoreCase(Peek(ahead).text, w);
+    return Peek(ahead).kind == Token::Kind::kWord && util::EqualsIgnoreCase(Peek(ahead).text, w);
   }
   bool IsPunct(std::string_view p, size_t ahead = 0) const {
     return Peek(ahead).kind == Token::Kind::kPunct && Peek(ahead).text == p;
@@ -324,7 +314,7 @@ class Parser {
     if (Peek().kind == Token::Kind::kWord && IsPunct("(", 1)) {
       e.kind = Expr::Kind::kFunction;
       e.op = Peek().text;
-      for (char& c : e.op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      e.op = util::AsciiLowerCopy(e.op);
       pos_ += 2;
       if (!AcceptPunct(")")) {
         do {

@@ -4,65 +4,20 @@
 #include <xxhash.h>
 
 #include <cstdio>
-#include <ctime>
 
 #include "ddb/stored_item.h"
 #include "engine/storage/coding.h"
+#include "util/arn.h"
+#include "util/base64.h"
+#include "util/iso8601.h"
 
 namespace ddb {
 namespace {
 
-constexpr std::string_view kArnPrefix = "arn:aws:dynamodb:";
 constexpr std::string_view kMetaPrefix = "stream/";
 constexpr std::string_view kIteratorMark = "|1|";
 constexpr uint8_t kIteratorVersion = 1;
 constexpr uint64_t kIteratorSeed = 0x53545245414d5331ULL;  // "STREAMS1"
-
-constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string ToBase64(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kBase64[(v >> shift) & 63]);
-  }
-  if (size_t rest = in.size() - i) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    if (rest == 2) v |= uint8_t(in[i + 1]) << 8;
-    out.push_back(kBase64[(v >> 18) & 63]);
-    out.push_back(kBase64[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? kBase64[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
-bool FromBase64(std::string_view in, std::string* out) {
-  if (in.size() % 4) return false;
-  out->clear();
-  uint32_t v = 0;
-  int bits = 0;
-  size_t padding = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '=') {
-      if (i + 2 < in.size() || ++padding > 2) return false;
-      continue;
-    }
-    if (padding) return false;
-    const char* p = std::char_traits<char>::find(kBase64, 64, c);
-    if (!p) return false;
-    v = (v << 6) | static_cast<uint32_t>(p - kBase64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((v >> bits) & 0xff));
-    }
-  }
-  return (v & ((1u << bits) - 1)) == 0;  // only the canonical encoding
-}
 
 bool ValidTableName(std::string_view name) {
   if (name.size() < 3 || name.size() > 255) return false;
@@ -136,77 +91,29 @@ uint64_t SequenceOfKey(std::string_view key) {
 }  // namespace
 
 std::string StreamLabelAt(uint64_t ms) {
-  time_t seconds = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&seconds, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
-  return buf;
+  return util::FormatIso8601Millis(static_cast<int64_t>(ms), /*zone=*/false);
 }
 
 std::optional<uint64_t> ParseStreamLabel(std::string_view label) {
-  if (label.size() != kStreamLabelSize) return std::nullopt;
-  for (size_t i = 0; i < label.size(); ++i) {
-    char want = i == 4 || i == 7     ? '-'
-                : i == 10            ? 'T'
-                : i == 13 || i == 16 ? ':'
-                : i == 19            ? '.'
-                                     : 0;
-    if (want ? label[i] != want : (label[i] < '0' || label[i] > '9')) return std::nullopt;
-  }
-  auto field = [&](size_t at, size_t n) {
-    int v = 0;
-    for (size_t i = at; i < at + n; ++i) v = v * 10 + (label[i] - '0');
-    return v;
-  };
-  struct tm tm = {};
-  tm.tm_year = field(0, 4) - 1900;
-  tm.tm_mon = field(5, 2) - 1;
-  tm.tm_mday = field(8, 2);
-  tm.tm_hour = field(11, 2);
-  tm.tm_min = field(14, 2);
-  tm.tm_sec = field(17, 2);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-      tm.tm_sec > 59) {
-    return std::nullopt;
-  }
-  time_t seconds = timegm(&tm);
-  if (seconds < 0) return std::nullopt;
-  uint64_t ms = static_cast<uint64_t>(seconds) * 1000 + field(20, 3);
-  if (StreamLabelAt(ms) != label) return std::nullopt;  // e.g. February 30th
-  return ms;
+  std::optional<int64_t> ms = util::ParseIso8601Millis(label, /*zone=*/false);
+  if (!ms) return std::nullopt;
+  return static_cast<uint64_t>(*ms);
 }
 
 std::string StreamArn(const RequestContext& ctx, std::string_view table, std::string_view label) {
-  std::string arn(kArnPrefix);
-  arn.append(ctx.region).append(":").append(ctx.account_id).append(":table/");
-  arn.append(table).append("/stream/").append(label);
-  return arn;
+  return util::StreamArn(util::TableArn(ctx.region, ctx.account_id, table), label);
 }
 
 bool ParseStreamArn(std::string_view arn, std::string* table, std::string* label) {
-  if (arn.substr(0, kArnPrefix.size()) != kArnPrefix) return false;
-  arn.remove_prefix(kArnPrefix.size());
-  size_t region_end = arn.find(':');
-  if (region_end == 0 || region_end == std::string_view::npos) return false;
-  arn.remove_prefix(region_end + 1);
-  size_t account_end = arn.find(':');
-  if (account_end == 0 || account_end == std::string_view::npos) return false;
-  arn.remove_prefix(account_end + 1);
-  constexpr std::string_view kTable = "table/", kStream = "/stream/";
-  if (arn.substr(0, kTable.size()) != kTable) return false;
-  arn.remove_prefix(kTable.size());
-  size_t name_end = arn.find('/');
-  if (name_end == std::string_view::npos) return false;
-  std::string_view name = arn.substr(0, name_end);
-  arn.remove_prefix(name_end);
-  if (arn.substr(0, kStream.size()) != kStream) return false;
-  arn.remove_prefix(kStream.size());
-  if (!ValidTableName(name) || !ParseStreamLabel(arn)) return false;
-  *table = std::string(name);
-  *label = std::string(arn);
+  const std::optional<util::DynamoDbArnParts> parts = util::ParseDynamoDbArn(arn);
+  if (!parts || parts->region.empty() || parts->account.empty() ||
+      parts->resource_type != "table") {
+    return false;
+  }
+  const std::optional<std::string_view> stream = parts->Child("stream");
+  if (!stream || !ValidTableName(parts->table) || !ParseStreamLabel(*stream)) return false;
+  *table = std::string(parts->table);
+  *label = std::string(*stream);
   return true;
 }
 
@@ -250,7 +157,7 @@ std::string EncodeShardIterator(const RequestContext& ctx, const ShardIteratorTo
   std::string signed_part = payload + arn;
   PutFixed64BE(&payload,
                XXH3_64bits_withSeed(signed_part.data(), signed_part.size(), kIteratorSeed));
-  return arn + std::string(kIteratorMark) + ToBase64(payload);
+  return arn + std::string(kIteratorMark) + util::Base64(payload);
 }
 
 bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token) {
@@ -259,7 +166,10 @@ bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token) {
   ShardIteratorToken t;
   if (!ParseStreamArn(text.substr(0, mark), &t.table_name, &t.label)) return false;
   std::string payload;
-  if (!FromBase64(text.substr(mark + kIteratorMark.size()), &payload)) return false;
+  if (!util::DecodeBase64(text.substr(mark + kIteratorMark.size()), &payload,
+                          util::Base64Check::kCanonical)) {
+    return false;
+  }
   if (payload.size() != 1 + 4 + 8 + 8 + 8 || uint8_t(payload[0]) != kIteratorVersion) return false;
   std::string_view in(payload);
   in.remove_prefix(1);

@@ -5,6 +5,8 @@
 #include <optional>
 #include <sstream>
 
+#include "util/arn.h"
+
 namespace ddb::server {
 namespace {
 
@@ -66,7 +68,7 @@ Status CredentialStore::AddIniText(std::string_view text, std::string_view origi
     if (profile->key.principal_arn.empty()) {
       const std::string account = profile->key.account_id.empty() ? std::string(kDefaultAccountId)
                                                                   : profile->key.account_id;
-      profile->key.principal_arn = "arn:aws:iam::" + account + ":user/" + profile->name;
+      profile->key.principal_arn = util::Arn("iam", "", account, "user/" + profile->name);
     }
     return Add(std::move(profile->key), std::string(origin) + ": profile [" + profile->name +
                                             "] (line " + std::to_string(profile->line) + ")");
@@ -129,7 +131,7 @@ Status CredentialStore::AddEnvironment() {
                 .account_id = EnvOr("AWS_ACCOUNT_ID", kDefaultAccountId),
                 .principal_arn = EnvOr("DDB_PRINCIPAL_ARN", "")};
   if (key.principal_arn.empty()) {
-    key.principal_arn = "arn:aws:iam::" + key.account_id + ":user/environment";
+    key.principal_arn = util::Arn("iam", "", key.account_id, "user/environment");
   }
   return Add(std::move(key), "the environment");
 }

@@ -1,12 +1,8 @@
 #include "server/auth/sigv4_verify.h"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <utility>
@@ -14,6 +10,9 @@
 
 #include "server/auth/sigv4.h"
 #include "server/url_coding.h"
+#include "util/ascii.h"
+#include "util/digest.h"
+#include "util/iso8601.h"
 
 namespace ddb::server {
 namespace {
@@ -26,55 +25,6 @@ constexpr int64_t kMaxPresignedExpiresSeconds = 7 * 24 * 3600;  // the SigV4 lim
 Error Incomplete(std::string m) { return {ErrorCode::kIncompleteSignature, std::move(m)}; }
 Error Invalid(std::string m) { return {ErrorCode::kInvalidSignature, std::move(m)}; }
 Error Unrecognized(std::string m) { return {ErrorCode::kUnrecognizedClient, std::move(m)}; }
-
-std::string Hex(const unsigned char* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(2 * n, '0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[bytes[i] >> 4];
-    out[2 * i + 1] = kDigits[bytes[i] & 15];
-  }
-  return out;
-}
-
-// SHA-256 and HMAC-SHA256, fetched once: OpenSSL 3's one-shot HMAC() and EVP_sha256() look
-// the algorithm up in the provider tables on every call, which cost a third of a request.
-const EVP_MD* Sha256() {
-  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  return md;
-}
-
-EVP_MAC* HmacAlgorithm() {
-  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
-  return mac;
-}
-
-std::string HmacRaw(std::string_view key, std::string_view data) {
-  // One context per thread, its digest set once (naming it per call would look it up again),
-  // re-keyed per call.
-  struct Context {
-    EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(HmacAlgorithm());
-    Context() {
-      char digest[] = "SHA256";
-      const OSSL_PARAM params[] = {
-          OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-          OSSL_PARAM_construct_end()};
-      EVP_MAC_CTX_set_params(ctx, params);
-    }
-    ~Context() { EVP_MAC_CTX_free(ctx); }
-  };
-  thread_local Context context;
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  size_t n = 0;
-  if (!EVP_MAC_init(context.ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(),
-                    nullptr) ||
-      !EVP_MAC_update(context.ctx, reinterpret_cast<const unsigned char*>(data.data()),
-                      data.size()) ||
-      !EVP_MAC_final(context.ctx, mac, &n, sizeof mac)) {
-    return std::string();  // never matches a signature
-  }
-  return std::string(reinterpret_cast<const char*>(mac), n);
-}
 
 // A header value as SigV4 canonicalises it: trimmed, runs of blanks folded into one space.
 void AppendFolded(std::string_view value, std::string* out) {
@@ -91,34 +41,6 @@ void AppendFolded(std::string_view value, std::string* out) {
   }
 }
 
-// "20261201T150000Z" -> seconds since the epoch.
-std::optional<int64_t> ParseAmzDate(std::string_view s) {
-  if (s.size() != 16 || s[8] != 'T' || s[15] != 'Z') return std::nullopt;
-  int v[6];
-  const int offsets[6] = {0, 4, 6, 9, 11, 13};
-  const int lengths[6] = {4, 2, 2, 2, 2, 2};
-  for (int f = 0; f < 6; ++f) {
-    int x = 0;
-    for (int i = 0; i < lengths[f]; ++i) {
-      const char c = s[offsets[f] + i];
-      if (c < '0' || c > '9') return std::nullopt;
-      x = x * 10 + (c - '0');
-    }
-    v[f] = x;
-  }
-  if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60) {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = v[0] - 1900;
-  tm.tm_mon = v[1] - 1;
-  tm.tm_mday = v[2];
-  tm.tm_hour = v[3];
-  tm.tm_min = v[4];
-  tm.tm_sec = v[5];
-  return static_cast<int64_t>(timegm(&tm));
-}
-
 // An RFC 1123 Date header ("Tue, 01 Dec 2026 15:00:00 GMT") -> seconds since the epoch.
 std::optional<int64_t> ParseHttpDate(std::string_view s) {
   std::tm tm{};
@@ -126,16 +48,6 @@ std::optional<int64_t> ParseHttpDate(std::string_view s) {
   const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
   if (!end || *end != '\0') return std::nullopt;
   return static_cast<int64_t>(timegm(&tm));
-}
-
-std::string FormatAmzDate(int64_t seconds) {
-  const std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[80];  // room for any int fields, which -Wformat-truncation counts
-  std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  return buf;
 }
 
 // The parts of a signature, from the Authorization header or from the query string.
@@ -216,7 +128,7 @@ Result<SignatureParts> PartsFromHeader(std::string_view authorization,
     parts.amz_date = std::string(*amz_date);
   } else {
     std::optional<int64_t> seconds = ParseHttpDate(*http_date);
-    parts.amz_date = seconds ? FormatAmzDate(*seconds) : std::string(*http_date);
+    parts.amz_date = seconds ? util::FormatIso8601Basic(*seconds) : std::string(*http_date);
   }
   if (std::optional<std::string_view> token = FindHeader(headers, "X-Amz-Security-Token")) {
     parts.session_token = std::string(*token);
@@ -226,7 +138,7 @@ Result<SignatureParts> PartsFromHeader(std::string_view authorization,
 
 // Step 3: the request's date against the clock.
 Status CheckDate(SignatureParts* parts, int64_t now) {
-  std::optional<int64_t> date = ParseAmzDate(parts->amz_date);
+  std::optional<int64_t> date = util::ParseIso8601Basic(parts->amz_date);
   if (!date) {
     return Incomplete("Date must be in ISO-8601 'basic format'. Got '" + parts->amz_date +
                       "'. See http://en.wikipedia.org/wiki/ISO_8601");
@@ -236,37 +148,24 @@ Status CheckDate(SignatureParts* parts, int64_t now) {
   if (parts->expires_seconds) {
     if (now > *date + *parts->expires_seconds) {
       return Invalid("Signature expired: " + parts->amz_date + " is now earlier than " +
-                     FormatAmzDate(now - *parts->expires_seconds) + " (" + FormatAmzDate(now) +
-                     " - " + std::to_string(*parts->expires_seconds) + " sec.)");
+                     util::FormatIso8601Basic(now - *parts->expires_seconds) + " (" +
+                     util::FormatIso8601Basic(now) + " - " +
+                     std::to_string(*parts->expires_seconds) + " sec.)");
     }
   } else if (*date < now - skew) {
     return Invalid("Signature expired: " + parts->amz_date + " is now earlier than " +
-                   FormatAmzDate(now - skew) + " (" + FormatAmzDate(now) + " - 15 min.)");
+                   util::FormatIso8601Basic(now - skew) + " (" + util::FormatIso8601Basic(now) +
+                   " - 15 min.)");
   }
   if (*date > now + skew) {
     return Invalid("Signature not yet current: " + parts->amz_date + " is still later than " +
-                   FormatAmzDate(now + skew) + " (" + FormatAmzDate(now) + " + 15 min.)");
+                   util::FormatIso8601Basic(now + skew) + " (" + util::FormatIso8601Basic(now) +
+                   " + 15 min.)");
   }
   return {};
 }
 
 }  // namespace
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  struct Context {  // one per thread: no allocation per digest
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    ~Context() { EVP_MD_CTX_free(ctx); }
-  };
-  thread_local Context context;
-  if (!EVP_DigestInit_ex2(context.ctx, Sha256(), nullptr) ||
-      !EVP_DigestUpdate(context.ctx, data.data(), data.size()) ||
-      !EVP_DigestFinal_ex(context.ctx, md, &n)) {
-    return std::string();
-  }
-  return Hex(md, n);
-}
 
 namespace {
 
@@ -282,7 +181,7 @@ Result<std::string> S3PayloadHash(std::optional<std::string_view> content_sha, b
   }
   const std::string_view value = *content_sha;
   if (value == "UNSIGNED-PAYLOAD" || value.starts_with("STREAMING-")) return std::string(value);
-  if (value != Sha256Hex(body)) {
+  if (value != util::Sha256Hex(body)) {
     return Invalid(
         "XAmzContentSHA256Mismatch: The provided 'x-amz-content-sha256' header does not match "
         "what was computed.");
@@ -292,17 +191,12 @@ Result<std::string> S3PayloadHash(std::optional<std::string_view> content_sha, b
 
 }  // namespace
 
-std::string HmacSha256Hex(std::string_view key, std::string_view data) {
-  const std::string mac = HmacRaw(key, data);
-  return Hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
-}
-
 std::string DeriveSigningKey(std::string_view secret, std::string_view date,
                              std::string_view region, std::string_view service) {
-  std::string key = HmacRaw("AWS4" + std::string(secret), date);
-  key = HmacRaw(key, region);
-  key = HmacRaw(key, service);
-  return HmacRaw(key, "aws4_request");
+  std::string key = util::HmacSha256("AWS4" + std::string(secret), date);
+  key = util::HmacSha256(key, region);
+  key = util::HmacSha256(key, service);
+  return util::HmacSha256(key, "aws4_request");
 }
 
 std::string CanonicalUri(std::string_view path) {
@@ -373,7 +267,7 @@ Result<std::string> CanonicalRequest(const SignedRequest& request,
     out += ':';
     bool found = false;
     for (const HeaderField& h : request.headers) {
-      if (!EqualsIgnoreCase(h.name, name)) continue;
+      if (!util::EqualsIgnoreCase(h.name, name)) continue;
       if (found) out += ',';
       found = true;
       AppendFolded(h.value, &out);
@@ -401,7 +295,7 @@ std::string StringToSign(std::string_view amz_date, std::string_view scope,
   out += '\n';
   out += scope;
   out += '\n';
-  out += Sha256Hex(canonical_request);
+  out += util::Sha256Hex(canonical_request);
   return out;
 }
 
@@ -488,15 +382,16 @@ Result<VerifiedCaller> SignatureVerifier::Verify(const SignedRequest& request,
     if (!hash.ok()) return hash.error();
     payload_hash = std::move(*hash);
   } else {
-    payload_hash = content_sha && *content_sha == "UNSIGNED-PAYLOAD" ? std::string(*content_sha)
-                                                                     : Sha256Hex(request.body);
+    payload_hash = content_sha && *content_sha == "UNSIGNED-PAYLOAD"
+                       ? std::string(*content_sha)
+                       : util::Sha256Hex(request.body);
   }
   Result<std::string> canonical =
       CanonicalRequest(request, parts.signed_headers, payload_hash, /*s3_uri=*/s3);
   if (!canonical.ok()) return canonical.error();
   const std::string string_to_sign = StringToSign(parts.amz_date, parts.scope, *canonical);
-  const std::string expected =
-      HmacSha256Hex(SigningKey(*key, parts.scope_date, parts.region, service_name), string_to_sign);
+  const std::string expected = util::HmacSha256Hex(
+      SigningKey(*key, parts.scope_date, parts.region, service_name), string_to_sign);
   if (expected.size() != parts.signature.size() ||
       CRYPTO_memcmp(expected.data(), parts.signature.data(), expected.size()) != 0) {
     return Invalid(

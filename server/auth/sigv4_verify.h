@@ -48,15 +48,9 @@ struct VerifiedCaller {
   std::string region;    // the credential scope's
 };
 
-// Lowercase hex of SHA-256(data).
-std::string Sha256Hex(std::string_view data);
-
 // "20150830" + "us-east-1" + "dynamodb" -> the SigV4 signing key (32 raw bytes).
 std::string DeriveSigningKey(std::string_view secret, std::string_view date,
                              std::string_view region, std::string_view service);
-
-// Lowercase hex of HMAC-SHA256(key, data).
-std::string HmacSha256Hex(std::string_view key, std::string_view data);
 
 // The canonical URI of a path as sent: dot segments removed, repeated '/' kept, then every
 // byte outside the unreserved set and '/' percent-encoded ("/a b" -> "/a%20b", "/%41" ->

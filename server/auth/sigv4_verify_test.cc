@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "util/digest.h"
+
 namespace ddb::server {
 namespace {
 
@@ -44,12 +46,13 @@ TEST(SigV4Verify, GetVanillaOfTheTestSuite) {
             "GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\n"
             "host;x-amz-date\n" +
                 std::string(kEmptyHash));
-  EXPECT_EQ(Sha256Hex(canonical),
+  EXPECT_EQ(util::Sha256Hex(canonical),
             "bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63");
   const std::string sts =
       StringToSign("20150830T123600Z", "20150830/us-east-1/service/aws4_request", canonical);
-  EXPECT_EQ(HmacSha256Hex(DeriveSigningKey(kSuiteSecret, "20150830", "us-east-1", "service"), sts),
-            "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
+  EXPECT_EQ(
+      util::HmacSha256Hex(DeriveSigningKey(kSuiteSecret, "20150830", "us-east-1", "service"), sts),
+      "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
 }
 
 // The suite's canonicalisation cases, by their descriptions.
@@ -124,11 +127,11 @@ struct Signer {
     headers.clear();
     for (auto& [n, v] : fields) headers.push_back({n, v});
     SignedRequest request{.method = "POST", .target = "/", .headers = headers, .body = body};
-    const std::string canonical = CanonicalRequest(request, names, Sha256Hex(body)).value();
+    const std::string canonical = CanonicalRequest(request, names, util::Sha256Hex(body)).value();
     const std::string scope = date.substr(0, 8) + "/" + region + "/dynamodb/aws4_request";
     const std::string sig =
-        HmacSha256Hex(DeriveSigningKey(secret, date.substr(0, 8), region, "dynamodb"),
-                      StringToSign(date, scope, canonical));
+        util::HmacSha256Hex(DeriveSigningKey(secret, date.substr(0, 8), region, "dynamodb"),
+                            StringToSign(date, scope, canonical));
     fields.emplace_back("Authorization",
                         "AWS4-HMAC-SHA256 Credential=" + key_id + "/" + scope +
                             ", SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + sig);
@@ -288,8 +291,8 @@ TEST_F(VerifierTest, DateHeaderInsteadOfXAmzDate) {
   std::vector<HeaderField> headers = {{"Host", "h"}, {"Date", "Tue, 01 Dec 2026 15:00:00 GMT"}};
   std::vector<std::string> names = {"date", "host"};
   SignedRequest r{.method = "POST", .target = "/", .headers = headers, .body = ""};
-  const std::string canonical = CanonicalRequest(r, names, Sha256Hex("")).value();
-  const std::string sig = HmacSha256Hex(
+  const std::string canonical = CanonicalRequest(r, names, util::Sha256Hex("")).value();
+  const std::string sig = util::HmacSha256Hex(
       DeriveSigningKey("secret", "20261201", "eu-west-1", "dynamodb"),
       StringToSign("20261201T150000Z", "20261201/eu-west-1/dynamodb/aws4_request", canonical));
   const std::string auth =
@@ -313,10 +316,10 @@ TEST_F(VerifierTest, PresignedQuery) {
   std::vector<std::string> names = {"host"};
   std::string target = "/?" + query;
   SignedRequest r{.method = "POST", .target = target, .headers = headers, .body = "{}"};
-  const std::string canonical = CanonicalRequest(r, names, Sha256Hex("{}")).value();
+  const std::string canonical = CanonicalRequest(r, names, util::Sha256Hex("{}")).value();
   const std::string sig =
-      HmacSha256Hex(DeriveSigningKey("secret", "20261201", "us-east-1", "dynamodb"),
-                    StringToSign("20261201T150000Z", scope, canonical));
+      util::HmacSha256Hex(DeriveSigningKey("secret", "20261201", "us-east-1", "dynamodb"),
+                          StringToSign("20261201T150000Z", scope, canonical));
   target += "&X-Amz-Signature=" + sig;
   r.target = target;
   EXPECT_TRUE(Verify(r, k20261201T150000Z + 60).ok());

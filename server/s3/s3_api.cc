@@ -16,6 +16,8 @@
 #include "server/auth/sigv4_verify.h"
 #include "server/s3/s3_payload.h"
 #include "server/url_coding.h"
+#include "util/hex.h"
+#include "util/iso8601.h"
 
 namespace ddb::server {
 namespace {
@@ -57,10 +59,9 @@ void AppendXmlEscaped(std::string_view s, std::string* out) {
         break;
       default:
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          static constexpr char kHex[] = "0123456789ABCDEF";
           *out += "&#x";
-          *out += kHex[c >> 4];
-          *out += kHex[c & 15];
+          *out += util::kUpperHexDigits[c >> 4];
+          *out += util::kUpperHexDigits[c & 15];
           *out += ';';
         } else {
           out->push_back(static_cast<char>(c));
@@ -80,23 +81,14 @@ void AppendElement(std::string* out, std::string_view name, std::string_view val
   *out += '>';
 }
 
-std::string FormatTime(int64_t ms, const char* format, bool millis) {
+// "Tue, 01 Dec 2026 15:00:00 GMT"
+std::string HttpTime(int64_t ms) {
   const time_t seconds = static_cast<time_t>(ms / 1000);
   struct tm tm;
   gmtime_r(&seconds, &tm);
   char buffer[64];
-  size_t n = strftime(buffer, sizeof buffer, format, &tm);
-  std::string out(buffer, n);
-  if (millis) {
-    char frac[8];
-    std::snprintf(frac, sizeof frac, ".%03dZ", static_cast<int>(ms % 1000));
-    out += frac;
-  }
-  return out;
+  return std::string(buffer, strftime(buffer, sizeof buffer, "%a, %d %b %Y %H:%M:%S GMT", &tm));
 }
-
-std::string IsoTime(int64_t ms) { return FormatTime(ms, "%Y-%m-%dT%H:%M:%S", true); }
-std::string HttpTime(int64_t ms) { return FormatTime(ms, "%a, %d %b %Y %H:%M:%S GMT", false); }
 
 HttpResponse Xml(int status, std::string body) {
   HttpResponse response;
@@ -206,7 +198,7 @@ HttpResponse ListBuckets(LocalS3Store& store) {
   for (const S3BucketInfo& bucket : store.ListBuckets()) {
     body += "<Bucket>";
     AppendElement(&body, "Name", bucket.name);
-    AppendElement(&body, "CreationDate", IsoTime(bucket.created_ms));
+    AppendElement(&body, "CreationDate", util::FormatIso8601Millis(bucket.created_ms));
     body += "</Bucket>";
   }
   body += "</Buckets></ListAllMyBucketsResult>";
@@ -310,7 +302,7 @@ HttpResponse ListObjects(LocalS3Store& store, const S3Call& call) {
   for (const S3ObjectInfo& object : result.objects) {
     body += "<Contents>";
     AppendElement(&body, "Key", text(object.key));
-    AppendElement(&body, "LastModified", IsoTime(object.modified_ms));
+    AppendElement(&body, "LastModified", util::FormatIso8601Millis(object.modified_ms));
     AppendElement(&body, "ETag", object.etag);
     AppendElement(&body, "Size", std::to_string(object.size));
     if (!v2 || (call.Param("fetch-owner") && *call.Param("fetch-owner") == "true")) {
@@ -569,7 +561,7 @@ HttpResponse CopyObject(LocalS3Store& store, const S3Call& call, std::string_vie
   body += "<CopyObjectResult";
   body += kXmlns;
   body += '>';
-  AppendElement(&body, "LastModified", IsoTime(copied.modified_ms));
+  AppendElement(&body, "LastModified", util::FormatIso8601Millis(copied.modified_ms));
   AppendElement(&body, "ETag", etag);
   body += "</CopyObjectResult>";
   return Xml(200, std::move(body));

@@ -6,6 +6,10 @@
 #include <charconv>
 #include <cstdint>
 
+#include "util/ascii.h"
+#include "util/base64.h"
+#include "util/digest.h"
+
 namespace ddb::server {
 namespace {
 
@@ -26,26 +30,6 @@ S3Error BadDigest(std::string_view what) {
   return S3Error{
       400, "BadDigest",
       "The " + std::string(what) + " you specified did not match the calculated checksum."};
-}
-
-// Strict base64 (padded, canonical) through OpenSSL: decoded, then re-encoded to compare,
-// since EVP_DecodeBlock alone accepts blanks and counts padding as zero bytes.
-bool DecodeBase64(std::string_view text, std::string* out) {
-  if (text.empty() || text.size() % 4 != 0) return false;
-  std::string raw(text.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return false;
-  const size_t padding = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
-  raw.resize(static_cast<size_t>(n) - padding);
-  std::string again(text.size() + 1, '\0');
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(again.data()),
-                  reinterpret_cast<const unsigned char*>(raw.data()), static_cast<int>(raw.size()));
-  again.resize(text.size());
-  if (again != text) return false;
-  *out = std::move(raw);
-  return true;
 }
 
 std::string_view Header(std::span<const HeaderField> headers, std::string_view name) {
@@ -93,9 +77,8 @@ S3Status Unchunk(std::string_view body, std::string* data,
     if (line.empty()) break;
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) return BadChunk("a trailer has no ':'");
-    std::string name(Trim(line.substr(0, colon)));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    trailers->emplace_back(std::move(name), std::string(Trim(line.substr(colon + 1))));
+    trailers->emplace_back(util::AsciiLowerCopy(Trim(line.substr(0, colon))),
+                           std::string(Trim(line.substr(colon + 1))));
   }
   return {};
 }
@@ -110,23 +93,23 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
 // The raw checksum of `data` by the algorithm a header names ("x-amz-checksum-crc32"), or
 // nullopt for one this reader does not compute.
 std::optional<std::string> Checksum(std::string_view header, std::string_view data) {
-  if (EqualsIgnoreCase(header, "x-amz-checksum-crc32")) {
+  if (util::EqualsIgnoreCase(header, "x-amz-checksum-crc32")) {
     const uint32_t crc = static_cast<uint32_t>(
         crc32_z(0, reinterpret_cast<const unsigned char*>(data.data()), data.size()));
     const char bytes[4] = {static_cast<char>(crc >> 24), static_cast<char>(crc >> 16),
                            static_cast<char>(crc >> 8), static_cast<char>(crc)};
     return std::string(bytes, 4);
   }
-  if (EqualsIgnoreCase(header, "x-amz-checksum-sha1")) return Digest(EVP_sha1(), data);
-  if (EqualsIgnoreCase(header, "x-amz-checksum-sha256")) return Digest(EVP_sha256(), data);
+  if (util::EqualsIgnoreCase(header, "x-amz-checksum-sha1")) return Digest(EVP_sha1(), data);
+  if (util::EqualsIgnoreCase(header, "x-amz-checksum-sha256")) return util::Sha256(data);
   return std::nullopt;
 }
 
 bool IsChecksumHeader(std::string_view name) {
-  return name.size() > 15 && EqualsIgnoreCase(name.substr(0, 15), "x-amz-checksum-") &&
-         !EqualsIgnoreCase(name, "x-amz-checksum-algorithm") &&
-         !EqualsIgnoreCase(name, "x-amz-checksum-type") &&
-         !EqualsIgnoreCase(name, "x-amz-checksum-mode");
+  return name.size() > 15 && util::StartsWithIgnoreCase(name, "x-amz-checksum-") &&
+         !util::EqualsIgnoreCase(name, "x-amz-checksum-algorithm") &&
+         !util::EqualsIgnoreCase(name, "x-amz-checksum-type") &&
+         !util::EqualsIgnoreCase(name, "x-amz-checksum-mode");
 }
 
 }  // namespace
@@ -158,10 +141,10 @@ S3Status ReadS3Payload(std::span<const HeaderField> headers, std::string body, S
 
   if (std::optional<std::string_view> md5 = FindHeader(headers, "content-md5")) {
     std::string raw;
-    if (!DecodeBase64(Trim(*md5), &raw) || raw.size() != 16) {
+    if (!util::DecodeBase64(Trim(*md5), &raw, util::Base64Check::kCanonical) || raw.size() != 16) {
       return S3Error{400, "InvalidDigest", "The Content-MD5 you specified was not valid."};
     }
-    if (raw != Digest(EVP_md5(), out->data)) return BadDigest("Content-MD5");
+    if (raw != util::Md5(out->data)) return BadDigest("Content-MD5");
   }
   // Checksums in headers, then in trailers: each is checked when computable, and echoed.
   std::vector<std::pair<std::string, std::string>> sent;
@@ -172,20 +155,19 @@ S3Status ReadS3Payload(std::span<const HeaderField> headers, std::string body, S
     if (IsChecksumHeader(trailer.first)) sent.push_back(std::move(trailer));
   }
   for (auto& [name, value] : sent) {
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    name = util::AsciiLowerCopy(name);
     std::optional<std::string> computed = Checksum(name, out->data);
     if (!computed) {
       out->checksums.emplace_back(std::move(name), std::move(value));
       continue;
     }
     std::string raw;
-    if (!DecodeBase64(Trim(value), &raw) || raw.size() != computed->size()) {
+    if (!util::DecodeBase64(Trim(value), &raw, util::Base64Check::kCanonical) ||
+        raw.size() != computed->size()) {
       return S3Error{400, "InvalidRequest", "Value for " + name + " header is invalid."};
     }
     if (raw != *computed) {
-      std::string algorithm = name.substr(15);
-      for (char& c : algorithm) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return BadDigest(algorithm);
+      return BadDigest(util::AsciiUpperCopy(name.substr(15)));
     }
     out->checksums.emplace_back(std::move(name), std::move(value));
   }

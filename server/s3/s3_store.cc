@@ -13,6 +13,9 @@
 #include <random>
 #include <system_error>
 
+#include "util/digest.h"
+#include "util/hex.h"
+
 namespace ddb::server {
 namespace fs = std::filesystem;
 
@@ -31,23 +34,6 @@ S3Error Internal(std::string what) {
 
 S3Error InvalidArgument(std::string message) {
   return S3Error{400, "InvalidArgument", std::move(message)};
-}
-
-std::string Hex(const unsigned char* digest, unsigned int size) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
-
-std::string HexMd5(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(data.data(), data.size(), digest, &size, EVP_md5(), nullptr);
-  return Hex(digest, size);
 }
 
 // The hex MD5 of a file's bytes, read in pieces; each piece is also written to `copy` when
@@ -71,7 +57,7 @@ std::optional<std::string> StreamMd5(const fs::path& path, std::ofstream* copy =
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &size);
-  return Hex(digest, size);
+  return util::Hex(std::string_view(reinterpret_cast<const char*>(digest), size));
 }
 
 int64_t ToMillis(fs::file_time_type t) {
@@ -300,11 +286,11 @@ S3Status LocalS3Store::PutObject(std::string_view bucket, std::string_view key,
     std::error_code ec;
     fs::create_directories(target, ec);
     if (ec) return InvalidArgument("ddb's local S3: a prefix of this key is already an object");
-    *etag = '"' + HexMd5("") + '"';
+    *etag = '"' + util::Md5Hex("") + '"';
     return {};
   }
   if (S3Status written = WriteAtomically(target, data); !written.ok()) return written;
-  *etag = '"' + HexMd5(data) + '"';
+  *etag = '"' + util::Md5Hex(data) + '"';
   return {};
 }
 
@@ -347,7 +333,7 @@ S3Status LocalS3Store::HeadObject(std::string_view bucket, std::string_view key,
     // A folder key ("dir/") reads back empty; "dir" without the slash is not an object.
     if (key.back() != '/') return NoSuchKey();
     info->size = 0;
-    info->etag = '"' + HexMd5("") + '"';
+    info->etag = '"' + util::Md5Hex("") + '"';
     return {};
   }
   if (!fs::is_regular_file(status) || key.back() == '/') return NoSuchKey();
@@ -508,7 +494,7 @@ S3Status LocalS3Store::UploadPart(std::string_view bucket, std::string_view key,
   if (!ValidUploadId(upload_id) || !UploadIsFor(dir, bucket, key)) return NoSuchUpload();
   const fs::path part = dir / ("part-" + std::to_string(part_number));
   if (S3Status written = WriteAtomically(part, data); !written.ok()) return written;
-  *etag = '"' + HexMd5(data) + '"';
+  *etag = '"' + util::Md5Hex(data) + '"';
   return {};
 }
 

@@ -23,10 +23,10 @@
 #include <string_view>
 
 #include "engine/streams/streams.h"
-#include "protocol/base64.h"
 #include "protocol/json_writer.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_tables.h"
+#include "util/base64.h"
 
 namespace {
 
@@ -75,7 +75,7 @@ struct Fixture {
                             "{\"Statement\":" + Quoted(kPagedStatement) + ",\"Limit\":1}")
                            .body;
     std::string token_json;
-    DDB_FUZZ_CHECK(ddb::protocol::Base64Decode(StringMember(page, "/NextToken"), &token_json));
+    DDB_FUZZ_CHECK(ddb::util::DecodeBase64(StringMember(page, "/NextToken"), &token_json));
     statement_digest = StringMember(token_json, "/s");
   }
 
@@ -193,11 +193,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       NextToken(*fixture, std::string(in));
       break;
     case 5: {
-      std::string token;
-      ddb::protocol::Base64Encode(
-          "{\"s\":" + Quoted(fixture->statement_digest) + ",\"k\":" + std::string(in) + "}",
-          &token);
-      NextToken(*fixture, token);
+      NextToken(*fixture, ddb::util::Base64("{\"s\":" + Quoted(fixture->statement_digest) +
+                                            ",\"k\":" + std::string(in) + "}"));
       break;
     }
   }
