@@ -104,14 +104,14 @@ std::string_view MediaType(std::string_view content_type) {
 // The content types the service takes a DynamoDB request in; it answers in the same one.
 bool AcceptedContentType(std::string_view content_type) {
   const std::string_view media = MediaType(content_type);
-  return EqualsIgnoreCase(media, kJson10) || EqualsIgnoreCase(media, kJson11) ||
-         EqualsIgnoreCase(media, kJson);
+  return util::EqualsIgnoreCase(media, kJson10) || util::EqualsIgnoreCase(media, kJson11) ||
+         util::EqualsIgnoreCase(media, kJson);
 }
 
 std::string_view ResponseContentType(std::string_view request_content_type) {
   const std::string_view media = MediaType(request_content_type);
-  if (EqualsIgnoreCase(media, kJson11)) return kJson11;
-  if (EqualsIgnoreCase(media, kJson)) return kJson;
+  if (util::EqualsIgnoreCase(media, kJson11)) return kJson11;
+  if (util::EqualsIgnoreCase(media, kJson)) return kJson;
   return kJson10;
 }
 
