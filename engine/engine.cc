@@ -376,14 +376,15 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   DDB_RETURN_IF_ERROR(CheckPutDeleteReturnValues(req.return_values));
   DDB_ASSIGN_OR_RETURN(PreparedWrite write,
                        CompileWriteExpressions(PreparedWrite::Kind::kPut, std::nullopt, req));
-  DDB_RETURN_IF_ERROR(ValidateItemSize(req.item));  // before the table, as the service checks
+  // The size limit before the table lookup, as the service checks; the size is reused below.
+  const auto size = static_cast<int64_t>(ItemSize(req.item));
+  DDB_RETURN_IF_ERROR(ValidateItemSize(static_cast<size_t>(size)));
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
   DDB_RETURN_IF_ERROR(BindWrite(table, req.item, &write));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
   PutItemResult result;
   if (!write.condition && req.return_values == ReturnValues::kNone && table->indexes.empty()) {
     // Nothing needs the old item but its size: no decoding, no copy of the new item.
-    const auto size = static_cast<int64_t>(ItemSize(req.item));
     DDB_ASSIGN_OR_RETURN(std::optional<int64_t> old_size,
                          impl_->PutWithoutIndexes(table->id, write.key, req.item, size));
     if (old_size) {

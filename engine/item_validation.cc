@@ -47,12 +47,14 @@ Status ValidateItemKeys(const TableDescription& table, const Item& item) {
   return Status::Ok();
 }
 
-Status ValidateItemSize(const Item& item) {
-  if (ItemSize(item) > kMaxItemSize) {
+Status ValidateItemSize(size_t item_size) {
+  if (item_size > kMaxItemSize) {
     return Error::Validation("Item size has exceeded the maximum allowed size");
   }
   return Status::Ok();
 }
+
+Status ValidateItemSize(const Item& item) { return ValidateItemSize(ItemSize(item)); }
 
 Status ValidateItem(const TableDescription& table, const Item& item) {
   DDB_RETURN_IF_ERROR(ValidateItemKeys(table, item));

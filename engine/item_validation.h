@@ -17,6 +17,7 @@ Status ValidateItem(const TableDescription& table, const Item& item);
 Status ValidateItemKeys(const TableDescription& table, const Item& item);
 
 // An item no larger than 400 KB. Errors: kValidation.
+Status ValidateItemSize(size_t item_size);  // the same, for a size already computed
 Status ValidateItemSize(const Item& item);
 
 // The secondary-index key attributes of an item about to be written: of the declared type
