@@ -441,6 +441,10 @@ Error EmptyError(std::string_view kind) {
 // make us re-parse it either. It is bounded: when full it is simply emptied, which is cheap
 // and keeps the steady state of a workload with a few distinct expressions.
 constexpr size_t kMaxCacheEntries = 4096;
+// Texts longer than the service's 4 KB expression limit come only from translated legacy
+// conditions (a ScanFilter's IN may list 27,500 values): parsed each time, never kept, so
+// that the cache's memory stays bounded by entries x 4 KB.
+constexpr size_t kMaxCachedText = 4096;
 
 using CachedTree =
     std::variant<std::shared_ptr<const Condition>, std::shared_ptr<const ParsedUpdate>,
@@ -503,7 +507,7 @@ Result<std::shared_ptr<const Tree>> CachedParse(Grammar grammar, std::string_vie
       entry = parser.SyntaxError();
     }
   }
-  {
+  if (text.size() <= kMaxCachedText) {
     std::lock_guard<std::mutex> lock(cache.mu);
     if (cache.entries.size() >= kMaxCacheEntries) cache.entries.clear();
     cache.entries.emplace(key, entry);  // a copy: key is the thread's buffer

@@ -712,5 +712,24 @@ TEST(KeyCondition, Errors) {
   EXPECT_EQ(hash_only("pk < :p"), "Query key condition not supported");
 }
 
+// A translated legacy condition may pass the 4 KB expression limit (an IN of thousands of
+// values): it compiles without the operator and IN-operand counts, and is not kept in the
+// parse cache, whose memory stays bounded by its entries x 4 KB.
+TEST(ExprParse, LongLegacyConditionCompilesAndIsNotCached) {
+  expr::ClearParseCache();
+  Request r({}, {{":v", N("7")}});
+  std::string text = "a IN (:v";
+  for (int i = 0; i < 1500; ++i) text += ", :v";
+  text += ")";
+  ASSERT_GT(text.size(), 4096u);
+  EXPECT_FALSE(CompileCondition(text, "FilterExpression", &r.p).ok());  // over 100 operands
+  const size_t before = expr::ParseCacheSize();
+  auto c = CompileCondition(text, "FilterExpression", &r.p, /*legacy=*/true);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  Item item = {{"a", N("7")}};
+  EXPECT_TRUE(EvaluateCondition(**c, &item));
+  EXPECT_EQ(expr::ParseCacheSize(), before);
+}
+
 }  // namespace
 }  // namespace ddb
