@@ -9,6 +9,7 @@
 #
 # CORPUS_DIR (default /tmp/ddb-stateful-campaign) is kept between runs, so campaigns add up;
 # it starts from tests/fuzz/corpus/stateful. Crash inputs go to CORPUS_DIR/../artifacts.
+# In-memory inputs share one engine (DDB_FUZZ_REUSE_ENGINE=1, docs/FUZZING.md).
 # Prints the executions, exec/s and crashes of each job; exits non-zero on any crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ pids=()
 for j in $(seq 1 "$jobs"); do
   log=$(dirname "$corpus")/job$j.log
   logs+=("$log")
-  $build/stateful_fuzz "$corpus" -entropic=0 -max_total_time="$seconds" -timeout=25 \
+  DDB_FUZZ_REUSE_ENGINE=1 $build/stateful_fuzz "$corpus" -entropic=0 -max_total_time="$seconds" -timeout=25 \
     -rss_limit_mb=3072 -max_len=16384 -detect_leaks=0 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$log" 2>&1 &
   pids+=($!)

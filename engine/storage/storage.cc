@@ -458,7 +458,10 @@ struct Storage::Rep {
   rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
   bool in_memory = false;
   int opens = 1;  // Storage::Open calls this store has served
-  Logger log;     // set by every Open, a reused store's included
+  // Range deletions written to each family since its memtable was last asked to flush
+  // (DeleteRange): every new iterator fragments all of a memtable's range tombstones.
+  std::atomic<int> range_deletes[std::size(kCfNames)] = {};
+  Logger log;  // set by every Open, a reused store's included
 
   // Sync(): callers that arrive while a WAL sync runs share the next one.
   std::mutex sync_mu;
@@ -874,10 +877,26 @@ Status Storage::Sync() {
 }
 
 Status Storage::DeleteRange(Cf cf, std::string_view begin, std::string_view end) {
-  rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[static_cast<size_t>(cf)],
+  const size_t i = static_cast<size_t>(cf);
+  rocksdb::Status s = rep_->db->DeleteRange(rep_->write_options, rep_->cfs[i],
                                             rocksdb::Slice(begin.data(), begin.size()),
                                             rocksdb::Slice(end.data(), end.size()));
   if (!s.ok()) return rep_->WriteError(s, "delete range");
+  // A memtable's range tombstones are fragmented again by every iterator created over it
+  // (RocksDB 7.8 caches that only for immutable memtables and SST files), so a client that
+  // creates and deletes tables in a loop would make every later read slower. Past
+  // kMaxMemtableRangeDeletes the family's memtable is flushed in the background, where its
+  // tombstones are fragmented once per file. The changes family's readers ignore range
+  // deletions, so its trims are not counted.
+  if (cf != Cf::kChanges && rep_->range_deletes[i].fetch_add(1) + 1 >= kMaxMemtableRangeDeletes) {
+    rep_->range_deletes[i] = 0;
+    rocksdb::FlushOptions flush;
+    flush.wait = false;
+    flush.allow_write_stall = true;
+    rocksdb::Status f = rep_->db->Flush(flush, rep_->cfs[i]);
+    if (!f.ok())
+      Log(LogSeverity::kWarning, "storage: flush after range deletions: " + f.ToString());
+  }
   return Status::Ok();
 }
 

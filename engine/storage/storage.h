@@ -46,6 +46,9 @@ enum class Cf : uint8_t {
   kHistory = 6,
 };
 
+// Range deletions one family's memtable takes before it is flushed (Storage::DeleteRange).
+inline constexpr int kMaxMemtableRangeDeletes = 32;
+
 // The message of the error a write gets while the disk is full (no path in it: clients see it).
 inline constexpr const char* kDiskFullMessage =
     "The server's disk is full: writes are refused until space is freed (reads still work)";
@@ -145,10 +148,12 @@ class Storage {
   // returns once they are durable. Errors: kInternal.
   Status FlushAll();
   // Deletes every key in [begin, end) of a column family (a range tombstone: O(1) to write,
-  // but every iterator over the family fragments all live range tombstones when it is
-  // created, so this is for rare events, never for a job that repeats). The changes family
-  // is the exception: its readers ignore range deletions (they read only above what was
-  // trimmed), so trimming it this way costs them nothing.
+  // but every iterator over the family fragments the live range tombstones of its memtable
+  // when it is created, so this is for rare events, never for a job that repeats; every
+  // kMaxMemtableRangeDeletes of them flush the family's memtable, so a client repeating the
+  // event cannot grow that cost). The changes family is the exception: its readers ignore
+  // range deletions (they read only above what was trimmed), so trimming it this way costs
+  // them nothing.
   Status DeleteRange(Cf cf, std::string_view begin, std::string_view end);
   // Calls fn(key, value) for each key in [begin, end) in order (descending when "reverse")
   // until fn returns false. An empty "end" means no upper bound. Keys below "begin" (deleted

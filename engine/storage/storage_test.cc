@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ddb {
 namespace {
@@ -59,6 +60,46 @@ TEST(StorageTest, TrimmedChangesDoNotReappearInTheNextInMemoryStore) {
   auto storage = Storage::Open(StorageOptions{"", true});
   ASSERT_TRUE(storage.ok());
   EXPECT_EQ(CountKeys(**storage), 0u);
+}
+
+// Every kMaxMemtableRangeDeletes range deletions flush the family in the background (so
+// that reads do not fragment ever more tombstones): deletions before and after each flush,
+// and keys written between them, keep their effect.
+TEST(StorageTest, RangeDeletionsKeepTheirEffectAcrossTheFlushesTheyCause) {
+  auto storage = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(storage.ok());
+  {
+    Storage::Batch batch(**storage);
+    batch.Put(Cf::kItems, "z-kept", "v");
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+  }
+  const int rounds = 4 * kMaxMemtableRangeDeletes + 3;
+  for (int round = 0; round < rounds; ++round) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "r%04d/", round);
+    Storage::Batch batch(**storage);
+    for (int i = 0; i < 5; ++i) batch.Put(Cf::kItems, prefix + std::to_string(i), "v");
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+    if (round + 1 < rounds) {
+      std::string end = prefix;
+      end.back() = '0';  // '/' + 1: just past every key of the round
+      ASSERT_TRUE((*storage)->DeleteRange(Cf::kItems, prefix, end).ok());
+    }
+  }
+  std::vector<std::string> keys;
+  ASSERT_TRUE((*storage)
+                  ->ForEach(Cf::kItems, "", "",
+                            [&](std::string_view k, std::string_view) {
+                              keys.emplace_back(k);
+                              return true;
+                            })
+                  .ok());
+  char last[16];
+  std::snprintf(last, sizeof last, "r%04d/", rounds - 1);
+  std::vector<std::string> want;
+  for (int i = 0; i < 5; ++i) want.push_back(last + std::to_string(i));
+  want.push_back("z-kept");
+  EXPECT_EQ(keys, want);
 }
 
 // A store that held more than a unit test's worth is not kept; the next open is empty too.
