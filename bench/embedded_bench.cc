@@ -34,6 +34,7 @@
 #include "ddb/stored_item.h"
 #include "ddb/types.h"
 #include "engine/storage/key_codec.h"
+#include "engine/storage/store_format.h"
 #include "protocol/attribute_value_json.h"
 #include "protocol/handler.h"
 #include "protocol/json_reader.h"
@@ -175,7 +176,8 @@ class RawFixture {
     ddb::Item item = MakeItem(pk, sk);
     std::string value;
     ddb::EncodeItem(item, &value);
-    return {ddb::EncodeItemKey(kTableId, item.at("pk"), &item.at("sk")), std::move(value)};
+    return {ddb::EncodeItemKey(kTableId, ddb::kTableKeyFormat, item.at("pk"), &item.at("sk")),
+            std::move(value)};
   }
 
  private:
@@ -316,7 +318,7 @@ void BM_EncodeItemKey(benchmark::State& state) {
   const ddb::AttributeValue& pk = key.at("pk");
   const ddb::AttributeValue& sk = key.at("sk");
   for (auto _ : state) {
-    std::string k = ddb::EncodeItemKey(kTableId, pk, &sk);
+    std::string k = ddb::EncodeItemKey(kTableId, ddb::kTableKeyFormat, pk, &sk);
     benchmark::DoNotOptimize(k);
   }
 }

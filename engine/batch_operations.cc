@@ -103,7 +103,7 @@ Status ReadBatchTable(EngineImpl& impl, const BatchGetPlan& plan, const KeysAndA
     DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl.ReadItem(plan.keys[i]));
     double units = ReadUnits(item ? ItemSize(*item) : 0, ka.consistent_read);
     const std::string& pk = KeyBytes(ka.keys[i].at(plan.table->description.hash_key()));
-    impl.ChargeRead(*plan.table, nullptr, PartitionToken(pk), pk, units);
+    impl.ChargeRead(*plan.table, nullptr, TokenOfKey(plan.keys[i]), pk, units);
     capacity->AddTable(units, false);
     ++progress->processed;
     if (!item) continue;

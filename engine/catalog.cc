@@ -60,7 +60,7 @@ WarmThroughput WarmFrom(const AttributeValue& v) {
   return {std::stoll(v.map().at("R").scalar()), std::stoll(v.map().at("W").scalar())};
 }
 
-AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexes) {
+AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexes, int key_format) {
   std::vector<AttributeValue> l;
   for (const auto& idx : indexes) {
     AttributeMap m{{"IndexName", Str(idx.index_name)},
@@ -72,7 +72,7 @@ AttributeValue IndexesRecord(const std::vector<SecondaryIndexDefinition>& indexe
       m["NonKeyAttributes"] = AttributeValue::L(std::move(names));
     }
     if (idx.provisioned_throughput) m["Throughput"] = ThroughputRecord(*idx.provisioned_throughput);
-    m["KeyFormat"] = Num(kIndexKeyFormat);
+    m["KeyFormat"] = Num(key_format);
     m["Status"] = Str(std::string(EnumName(idx.index_status)));
     m["Backfilling"] = AttributeValue::Bool(idx.backfilling);
     if (idx.on_demand_throughput) m["OnDemand"] = OnDemandRecord(*idx.on_demand_throughput);
@@ -186,8 +186,8 @@ Status CheckIdSpace(uint32_t next_id) {
   return Error{ErrorCode::kLimitExceeded, "this store has used up its table and index ids"};
 }
 
-// A record's "Format" and each index's "KeyFormat" (absent: 1, the records before either
-// existed) must be ones this build reads.
+// A record's "Format", its "KeyFormat" and each index's "KeyFormat" (absent: 1, the records
+// before each existed) must be ones this build reads.
 Status CheckRecordFormats(const Item& record) {
   auto format = [](const AttributeMap& m, const char* name) -> int64_t {
     auto it = m.find(name);
@@ -196,6 +196,9 @@ Status CheckRecordFormats(const Item& record) {
   const std::string table = record.count("TableName") ? record.at("TableName").scalar() : "?";
   if (int64_t f = format(record, "Format"); f > kTableRecordFormat) {
     return NewerFormat("the record of table " + table, f, kTableRecordFormat);
+  }
+  if (int64_t f = format(record, "KeyFormat"); f > kTableKeyFormat) {
+    return NewerFormat("the keys of table " + table, f, kTableKeyFormat);
   }
   for (const char* list : {"LocalSecondaryIndexes", "GlobalSecondaryIndexes"}) {
     auto it = record.find(list);
@@ -275,7 +278,9 @@ AttributeValue ContributorInsightsRecord(
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
-  r["Format"] = Num(kTableRecordFormat);
+  // Format 1 records (key format 1) stay readable by the builds before key format 2.
+  r["Format"] = Num(info.key_format == kKeyFormatXxh3 ? 1 : kTableRecordFormat);
+  if (info.key_format != kKeyFormatXxh3) r["KeyFormat"] = Num(info.key_format);
   r["Id"] = Num(info.id);
   AttributeMap index_ids;
   for (const auto& idx : info.indexes) index_ids[idx.name] = Num(idx.index_id);
@@ -286,8 +291,8 @@ Item ToRecord(const TableInfo& info) {
       AttributeValue::N(std::to_string(static_cast<int64_t>(d.creation_date_time * 1000)));
   r["AttributeDefinitions"] = AttributeDefinitionsRecord(d.attribute_definitions);
   r["KeySchema"] = KeySchemaRecord(d.key_schema);
-  r["LocalSecondaryIndexes"] = IndexesRecord(d.local_secondary_indexes);
-  r["GlobalSecondaryIndexes"] = IndexesRecord(d.global_secondary_indexes);
+  r["LocalSecondaryIndexes"] = IndexesRecord(d.local_secondary_indexes, info.key_format);
+  r["GlobalSecondaryIndexes"] = IndexesRecord(d.global_secondary_indexes, info.key_format);
   r["BillingMode"] = Num(static_cast<int>(d.billing_mode));
   if (d.last_update_to_pay_per_request > 0) {
     r["PayPerRequestSince"] = Num(static_cast<int64_t>(d.last_update_to_pay_per_request * 1000));
@@ -404,6 +409,11 @@ TableDescription FromRecord(const Item& r) {
   return d;
 }
 
+int KeyFormatOf(const Item& r) {
+  auto it = r.find("KeyFormat");
+  return it == r.end() ? kKeyFormatXxh3 : std::stoi(it->second.scalar());
+}
+
 std::optional<TableInfo::RestoreJob> RestoreJobFrom(const Item& r) {
   auto it = r.find("RestoreJob");
   if (it == r.end()) return std::nullopt;
@@ -470,7 +480,7 @@ AttributeType KeyTypeOf(const TableDescription& d, const std::string& name) {
 }
 
 IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& def, bool global,
-                     uint32_t id) {
+                     uint32_t id, int key_format) {
   IndexSchema s;
   s.index_id = id;
   s.name = def.index_name;
@@ -484,6 +494,7 @@ IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& 
   s.backfilling = def.backfilling;
   s.table_hash = d.hash_key();
   if (const std::string* r = d.range_key()) s.table_range = *r;
+  s.key_format = key_format;
   return s;
 }
 
@@ -491,12 +502,12 @@ IndexSchema SchemaOf(const TableDescription& d, const SecondaryIndexDefinition& 
 void BuildIndexes(TableInfo* info, const std::map<std::string, uint32_t>& ids) {
   const TableDescription& d = info->description;
   for (const auto& def : d.local_secondary_indexes) {
-    info->indexes.push_back(SchemaOf(d, def, false, ids.at(def.index_name)));
+    info->indexes.push_back(SchemaOf(d, def, false, ids.at(def.index_name), info->key_format));
   }
   for (const auto& def : d.global_secondary_indexes) {
     // A DELETING index (held by EngineOptions::index_status_hold_ms) is described only.
     if (def.index_status == IndexStatus::kDeleting) continue;
-    info->indexes.push_back(SchemaOf(d, def, true, ids.at(def.index_name)));
+    info->indexes.push_back(SchemaOf(d, def, true, ids.at(def.index_name), info->key_format));
   }
 }
 
@@ -546,6 +557,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Load(Storage* storage) {
         }
         auto info = std::make_shared<TableInfo>();
         info->id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
+        info->key_format = KeyFormatOf(record);
         info->description = FromRecord(record);
         info->restore_job = RestoreJobFrom(record);
         std::map<std::string, uint32_t> ids;
@@ -585,13 +597,15 @@ std::vector<std::string> Catalog::Names() const {
 }
 
 Result<std::shared_ptr<const TableInfo>> Catalog::Create(
-    TableDescription description, std::optional<TableInfo::RestoreJob> restore_job) {
+    TableDescription description, std::optional<TableInfo::RestoreJob> restore_job,
+    int key_format) {
   std::unique_lock lock(mu_);
   if (tables_.count(description.table_name)) {
     return Error::InUse("Table already exists: " + description.table_name);
   }
   auto info = std::make_shared<TableInfo>();
   info->id = next_id_;
+  info->key_format = key_format;
   info->description = std::move(description);
   info->restore_job = std::move(restore_job);
   std::map<std::string, uint32_t> ids;
@@ -622,6 +636,7 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
   }
   auto info = std::make_shared<TableInfo>();
   info->id = it->second->id;
+  info->key_format = it->second->key_format;
   info->description = it->second->description;
   info->keep_history = it->second->keep_history;
   if (!end_restore) info->restore_job = it->second->restore_job;
@@ -678,6 +693,7 @@ Result<TableInfo> DecodeTableRecord(std::string_view v) {
   DDB_RETURN_IF_ERROR(CheckRecordFormats(record));
   TableInfo info;
   info.id = static_cast<uint32_t>(std::stoul(record.at("Id").scalar()));
+  info.key_format = KeyFormatOf(record);
   info.description = FromRecord(record);
   info.restore_job = RestoreJobFrom(record);
   std::map<std::string, uint32_t> ids;

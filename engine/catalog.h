@@ -18,12 +18,17 @@
 #include "ddb/error.h"
 #include "ddb/types.h"
 #include "engine/index_key.h"
+#include "engine/storage/key_codec.h"
 #include "engine/storage/storage.h"
+#include "engine/storage/store_format.h"
 
 namespace ddb {
 
 struct TableInfo {
   uint32_t id = 0;
+  // How its item keys and its indexes' entry keys hash (key_codec.h): kTableKeyFormat for
+  // new tables, the source's for a restore (its keys are copied), 1 for older tables.
+  int key_format = kKeyFormatXxh3;
   TableDescription description;  // item_count/table_size_bytes are read live, not from here
   // Secondary indexes, LSIs first, then GSIs, each with its own id (the prefix of its
   // entries in the indexes column family; ids share the table-id sequence).
@@ -58,8 +63,8 @@ class Catalog {
 
   // Assigns an id and persists the table. Errors: kResourceInUse (name taken), kInternal.
   Result<std::shared_ptr<const TableInfo>> Create(
-      TableDescription description,
-      std::optional<TableInfo::RestoreJob> restore_job = std::nullopt);
+      TableDescription description, std::optional<TableInfo::RestoreJob> restore_job = std::nullopt,
+      int key_format = kTableKeyFormat);
   // Replaces the table's description with what "change" makes of a copy, assigning ids to
   // new indexes, and persists it. Errors: kResourceNotFound, those of "change", kInternal.
   // With end_restore, the table's restore job is over (and is dropped from the record).

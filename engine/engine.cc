@@ -424,21 +424,21 @@ Result<GetItemResult> Engine::GetItem(const GetItemRequest& req) {
   GetItemResult result;
   std::optional<Item> item;
   size_t size = 0;
+  const std::string key = impl_->ItemKeyOf(*table, req.key);
   if (req.accept_encoded_item && !projection) {
-    DDB_ASSIGN_OR_RETURN(result.encoded_item,
-                         impl_->storage->Get(Cf::kItems, impl_->ItemKeyOf(*table, req.key)));
+    DDB_ASSIGN_OR_RETURN(result.encoded_item, impl_->storage->Get(Cf::kItems, key));
     if (result.encoded_item) {
       std::optional<size_t> encoded_size = EncodedItemSize(*result.encoded_item);
       if (!encoded_size) return Error::Internal("unreadable item");
       size = *encoded_size;
     }
   } else {
-    DDB_ASSIGN_OR_RETURN(item, impl_->ReadItem(impl_->ItemKeyOf(*table, req.key)));
+    DDB_ASSIGN_OR_RETURN(item, impl_->ReadItem(key));
     if (item) size = ItemSize(*item);
   }
   double units = ReadUnits(size, req.consistent_read);
   const std::string& pk = KeyBytes(req.key.at(table->description.hash_key()));
-  impl_->ChargeRead(*table, nullptr, PartitionToken(pk), pk, units);
+  impl_->ChargeRead(*table, nullptr, TokenOfKey(key), pk, units);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     result.consumed_capacity = ConsumedCapacity{req.table_name};
     result.consumed_capacity->AddTable(units, /*write=*/false);

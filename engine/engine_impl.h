@@ -302,7 +302,7 @@ class EngineImpl {
     const TableDescription& d = table.description;
     const AttributeValue& pk = item_or_key.at(d.hash_key());
     const std::string* range = d.range_key();
-    return EncodeItemKey(table.id, pk, range ? &item_or_key.at(*range) : nullptr);
+    return EncodeItemKey(table.id, table.key_format, pk, range ? &item_or_key.at(*range) : nullptr);
   }
 
   Result<std::optional<Item>> ReadItem(const std::string& key) {

@@ -34,11 +34,21 @@ std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values
   return out;
 }
 
-std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk) {
+std::string IndexPartitionPrefix(const IndexSchema& index,
+                                 const std::vector<const AttributeValue*>& values) {
+  const std::string ipk = IndexPartitionBytes(values);
+  uint64_t token;
+  if (index.key_format >= kKeyFormatServiceOrder) {
+    std::string bytes;
+    for (const AttributeValue* v : values) AppendServiceKeyBytes(&bytes, *v);
+    token = ServiceHash(bytes);
+  } else {
+    token = Xxh3Token(ipk);
+  }
   std::string key;
   key.reserve(14 + ipk.size());
-  PutFixed32BE(&key, index_id);
-  PutFixed64BE(&key, PartitionToken(ipk));
+  PutFixed32BE(&key, index.index_id);
+  PutFixed64BE(&key, token);
   PutFixed16BE(&key, static_cast<uint16_t>(ipk.size()));
   key.append(ipk);
   return key;
@@ -114,8 +124,14 @@ std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item) 
     if (!v) return std::nullopt;
     range.push_back(v);
   }
-  std::string key = IndexPartitionPrefix(index.index_id, IndexPartitionBytes(hash));
+  std::string key = IndexPartitionPrefix(index, hash);
   for (const AttributeValue* v : range) AppendIndexKeyComponent(&key, *v);
+  if (index.key_format >= kKeyFormatServiceOrder) {
+    std::string bytes;
+    AppendServiceKeyBytes(&bytes, item.at(index.table_hash));
+    if (!index.table_range.empty()) AppendServiceKeyBytes(&bytes, item.at(index.table_range));
+    PutFixed64BE(&key, ServiceHash(bytes));
+  }
   const std::string& table_pk = item.at(index.table_hash).scalar();
   PutFixed16BE(&key, static_cast<uint16_t>(table_pk.size()));
   key.append(table_pk);

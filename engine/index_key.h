@@ -6,13 +6,15 @@
 //   ipk   = the index partition key's bytes: for one HASH attribute its plain bytes (as in
 //           item keys: S UTF-8, N normalised text, B raw); for several (multi-attribute GSI
 //           keys) the ordered encodings of each, concatenated.
-//   token = XXH3_64bits(ipk).
+//   token = by the table's key format (key_codec.h): 1 XXH3_64bits(ipk); 2 ServiceHash of
+//           the index key values' ServiceKeyBytes.
 //   isk   = the ordered encoding of each RANGE attribute in key-schema order:
 //           N by AppendNumberKey (self-delimiting), S and B escaped (0x00 -> 0x00 0xFF)
 //           and terminated by 0x00 0x01, so that shorter values sort first and the
 //           components can be followed by more bytes.
 //   The table's primary key comes last, so equal index keys are distinct entries in a
-//   stable order.
+//   stable order; in key format 2 after its ServiceHash (fixed64 BE; of the table key values'
+//   ServiceKeyBytes), which is the service's order of the items that share an index key.
 //   entry value := the projected item, encoded as in ddb/stored_item.h.
 //
 // DO NOT change without a format version bump: it is on disk.
@@ -43,6 +45,7 @@ struct IndexSchema {
   // The table's own key attributes (always projected, and the entry key's suffix).
   std::string table_hash;
   std::string table_range;  // empty when the table has no sort key
+  int key_format = 1;       // the table's (TableInfo::key_format)
 };
 
 // Appends the ordered, self-delimiting encoding of an index key component.
@@ -55,8 +58,10 @@ void AppendIndexKeyPrefix(std::string* dst, const AttributeValue& value);
 // The index partition key bytes of "values" (one per HASH attribute).
 std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values);
 
-// The entry key prefix of one index partition: index_id | token | ipk_len | ipk.
-std::string IndexPartitionPrefix(uint32_t index_id, const std::string& ipk);
+// The entry key prefix of one index partition: index_id | token | ipk_len | ipk, for the
+// index key values "values" (one per HASH attribute).
+std::string IndexPartitionPrefix(const IndexSchema& index,
+                                 const std::vector<const AttributeValue*>& values);
 
 struct IndexEntryData {
   std::string key;

@@ -143,7 +143,7 @@ class GsiApplierTest : public ::testing::Test {
     }
     for (const auto& [pk, g] : items) {
       Item item = {{"pk", AttributeValue::S(pk)}, {"g", AttributeValue::S(g)}};
-      std::string key = EncodeItemKey(table->id, item.at("pk"), nullptr);
+      std::string key = EncodeItemKey(table->id, table->key_format, item.at("pk"), nullptr);
       // The item itself, as its committed write left it, and its change record.
       std::string encoded;
       EncodeItem(item, &encoded);

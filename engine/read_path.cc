@@ -65,10 +65,10 @@ struct ReadTarget {
     return names;
   }
   std::string PartitionPrefix(const KeyCondition& kc) const {
-    if (!index) return EncodeItemKey(table->id, kc.hash_value, nullptr);
+    if (!index) return EncodeItemKey(table->id, table->key_format, kc.hash_value, nullptr);
     std::vector<const AttributeValue*> values;
     for (const auto& v : kc.hash_values) values.push_back(&v);
-    std::string prefix = IndexPartitionPrefix(index->index_id, IndexPartitionBytes(values));
+    std::string prefix = IndexPartitionPrefix(*index, values);
     for (const auto& v : kc.sort_prefix) AppendIndexKeyComponent(&prefix, v);
     return prefix;
   }
@@ -105,7 +105,8 @@ struct ReadTarget {
       if (esk.size() != table->description.key_schema.size()) return invalid;
       const TableDescription& d = table->description;
       const std::string* r = d.range_key();
-      return EncodeItemKey(table->id, esk.at(d.hash_key()), r ? &esk.at(*r) : nullptr);
+      return EncodeItemKey(table->id, table->key_format, esk.at(d.hash_key()),
+                           r ? &esk.at(*r) : nullptr);
     }
     if (esk.size() != key_names().size()) return invalid;
     std::optional<IndexEntryData> entry = IndexEntry(*index, esk);
@@ -606,14 +607,19 @@ Result<ScanResult> Engine::Scan(const ScanRequest& req) {
   DDB_RETURN_IF_ERROR(CheckAllPlaceholdersUsed(placeholders));
   DDB_ASSIGN_OR_RETURN(ReadTarget target, ResolveTarget(*table, req, plan));
 
-  // Segment i of n owns the tokens [i * 2^64 / n, (i + 1) * 2^64 / n): disjoint, and
-  // together the whole hash space.
+  // Segment i of n owns the tokens from its bound to the next one: disjoint, and together
+  // the whole hash space. In key format 2, for n up to 4096, the service's bounds (the record
+  // docs/exactness.md cites): ceil(4096 i / n) in the token's top 12 bits; otherwise
+  // i * 2^64 / n.
   std::string lower = TablePrefix(target.prefix_id());
   std::string upper = TablePrefixEnd(target.prefix_id());
   if (req.segment) {
+    const int64_t n = *req.total_segments;
+    const bool service = target.table->key_format >= kKeyFormatServiceOrder && n <= 4096;
     auto bound = [&](int64_t i) {
-      unsigned __int128 t = (static_cast<unsigned __int128>(i) << 64) /
-                            static_cast<unsigned __int128>(*req.total_segments);
+      unsigned __int128 t =
+          service ? static_cast<unsigned __int128>((4096 * i + n - 1) / n) << 52
+                  : (static_cast<unsigned __int128>(i) << 64) / static_cast<unsigned __int128>(n);
       std::string k = TablePrefix(target.prefix_id());
       for (int shift = 56; shift >= 0; shift -= 8) {
         k.push_back(static_cast<char>(static_cast<uint64_t>(t) >> shift));

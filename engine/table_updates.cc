@@ -86,7 +86,10 @@ Status CheckIndexUpdates(const UpdateTableRequest& req) {
                                u.index.index_name);
     }
   }
-  size_t online = 0;
+  // Vector indexes share the limit: "Two Create actions in a single UpdateTable fail with
+  // LimitExceededException: ... per table" (AWS's DynamoDB skill for coding assistants,
+  // references/vector-search.md, which quotes the service's errors verbatim).
+  size_t online = req.vector_index_updates.size();
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kUpdate) ++online;
   }

@@ -24,7 +24,7 @@ Placeholders PlaceholdersOf(const ConditionalWrite& w) {
 std::string ItemKeyOf(const TableInfo& table, const Item& item_or_key) {
   const TableDescription& d = table.description;
   const std::string* range = d.range_key();
-  return EncodeItemKey(table.id, item_or_key.at(d.hash_key()),
+  return EncodeItemKey(table.id, table.key_format, item_or_key.at(d.hash_key()),
                        range ? &item_or_key.at(*range) : nullptr);
 }
 

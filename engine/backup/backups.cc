@@ -332,10 +332,12 @@ Error TargetExists(const std::string& target) {
 
 }  // namespace
 
-// Creates the target table with its restore job and starts filling it. REQUIRES: backups_mu
+// Creates the target table with its restore job and starts filling it. The target takes the
+// source's key format: its items are the source's, copied key by key. REQUIRES: backups_mu
 // held.
 static Result<TableDescription> BeginRestore(EngineImpl& impl, const RequestContext& ctx,
-                                             TableDescription d, TableInfo::RestoreJob job) {
+                                             TableDescription d, TableInfo::RestoreJob job,
+                                             int key_format) {
   if (impl.catalog->Find(d.table_name)) return TargetExists(d.table_name);
   if (impl.table_holds->Deleting(d.table_name)) {
     // A guess at the service's words for a target "being created or deleted".
@@ -343,7 +345,8 @@ static Result<TableDescription> BeginRestore(EngineImpl& impl, const RequestCont
   }
   impl.PinRestoreJob(job);
   const std::string target = d.table_name;
-  Result<std::shared_ptr<const TableInfo>> info = impl.catalog->Create(std::move(d), job);
+  Result<std::shared_ptr<const TableInfo>> info =
+      impl.catalog->Create(std::move(d), job, key_format);
   if (!info.ok()) {
     impl.backups->Unpin(job.source_id, job.as_of_ms);
     if (!job.backup_id.empty()) impl.backups->EndRestoreFrom(job.backup_id);
@@ -373,7 +376,7 @@ Result<TableDescription> Engine::RestoreTableFromBackup(const RequestContext& ct
                                        .restore_date_time = Seconds(b->created_ms),
                                        .restore_in_progress = true};
   return BeginRestore(impl, ctx, std::move(d),
-                      TableInfo::RestoreJob{b->table_id, b->created_ms, b->id});
+                      TableInfo::RestoreJob{b->table_id, b->created_ms, b->id}, source.key_format);
 }
 
 Result<TableDescription> Engine::RestoreTableToPointInTime(
@@ -421,7 +424,8 @@ Result<TableDescription> Engine::RestoreTableToPointInTime(
                                        .source_table_arn = TableArnOf(ctx, source_name),
                                        .restore_date_time = Seconds(at),
                                        .restore_in_progress = true};
-  return BeginRestore(impl, ctx, std::move(d), TableInfo::RestoreJob{info->id, at, ""});
+  return BeginRestore(impl, ctx, std::move(d), TableInfo::RestoreJob{info->id, at, ""},
+                      info->key_format);
 }
 
 // --- Background work and the engine's state ---

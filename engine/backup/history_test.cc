@@ -15,12 +15,13 @@
 #include "ddb/engine.h"
 #include "engine/storage/coding.h"
 #include "engine/storage/key_codec.h"
+#include "engine/storage/store_format.h"
 
 namespace ddb {
 namespace {
 
 std::string ItemKey(uint32_t table, const std::string& pk) {
-  return EncodeItemKey(table, AttributeValue::S(pk), nullptr);
+  return EncodeItemKey(table, kTableKeyFormat, AttributeValue::S(pk), nullptr);
 }
 
 TEST(History, RecordRoundTrip) {

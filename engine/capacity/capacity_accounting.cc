@@ -37,7 +37,7 @@ std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSche
     values.push_back(&it->second);
   }
   std::string bytes = IndexPartitionBytes(values);
-  uint64_t token = PartitionToken(bytes);
+  uint64_t token = TokenOfKey(IndexPartitionPrefix(index, values));
   return std::make_pair(std::move(bytes), token);
 }
 
@@ -46,9 +46,10 @@ std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSche
 Status EngineImpl::AdmitKey(const TableInfo& table, const Item& item_or_key, bool write) {
   if (!partitions->simulating()) return Status::Ok();
   const TableDescription& d = table.description;
-  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
+  const AttributeValue& pk_value = item_or_key.at(d.hash_key());
+  const std::string& pk = KeyBytes(pk_value);
   if (Status admitted = partitions->Admit(table.id, d.table_name, "", TableCapacity(d),
-                                          PartitionToken(pk), write);
+                                          PartitionToken(table.key_format, pk_value), write);
       !admitted.ok()) {
     const std::string* range = d.range_key();
     auto sk = range ? item_or_key.find(*range) : item_or_key.end();
@@ -96,11 +97,12 @@ void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
 void EngineImpl::ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
                                   int64_t new_size, double units) {
   const TableDescription& d = table.description;
-  const std::string& pk = KeyBytes(item_or_key.at(d.hash_key()));
+  const AttributeValue& pk_value = item_or_key.at(d.hash_key());
+  const std::string& pk = KeyBytes(pk_value);
   const int64_t items = (new_size >= 0 ? 1 : 0) - (old_size >= 0 ? 1 : 0);
   const int64_t bytes = std::max<int64_t>(new_size, 0) - std::max<int64_t>(old_size, 0);
-  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), PartitionToken(pk), pk, units,
-                     true, items, bytes);
+  partitions->Charge(table.id, d.table_name, "", TableCapacity(d),
+                     PartitionToken(table.key_format, pk_value), pk, units, true, items, bytes);
   if (const std::string* range = d.range_key()) {
     auto sk = item_or_key.find(*range);
     contributors.Record(table.id, pk, sk != item_or_key.end() ? &KeyBytes(sk->second) : nullptr,
@@ -155,9 +157,9 @@ std::optional<ItemCollectionMetrics> EngineImpl::CollectionMetrics(const TableIn
                                  }),
                 "ItemCollectionMetrics of table " + d.table_name + " counted in part");
   };
-  add_range(Cf::kItems, EncodeItemKey(table.id, pk, nullptr));
+  add_range(Cf::kItems, EncodeItemKey(table.id, table.key_format, pk, nullptr));
   for (const IndexSchema& index : table.indexes) {
-    if (!index.global) add_range(Cf::kIndexes, IndexPartitionPrefix(index.index_id, pk.scalar()));
+    if (!index.global) add_range(Cf::kIndexes, IndexPartitionPrefix(index, {&pk}));
   }
   ItemCollectionMetrics m;
   m.item_collection_key = Item{{d.hash_key(), pk}};

@@ -81,7 +81,7 @@ LoopResult RunLoop(PartitionModel& model, uint32_t id, const ResourceCapacity& c
                    const std::string& key, bool write, double seconds,
                    const std::string& table = "t", const std::string& index = "") {
   LoopResult r;
-  uint64_t token = PartitionToken(key);
+  uint64_t token = Xxh3Token(key);
   Clock::time_point start = Clock::now();
   while (true) {
     Clock::time_point now = Clock::now();
@@ -104,7 +104,7 @@ LoopResult RunLoop(PartitionModel& model, uint32_t id, const ResourceCapacity& c
 // Admits (and charges 1 unit) as fast as possible until the first throttle.
 int64_t DrainUntilThrottled(PartitionModel& model, uint32_t id, const ResourceCapacity& cap,
                             const std::string& key, bool write) {
-  uint64_t token = PartitionToken(key);
+  uint64_t token = Xxh3Token(key);
   int64_t n = 0;
   for (; n < 10'000'000; ++n) {
     if (!model.Admit(id, "t", "", cap, token, write).ok()) break;
@@ -249,7 +249,7 @@ TEST(PartitionModel, ReadsAndWritesHaveSeparateBuckets) {
 TEST(PartitionModel, IndexThrottlesNameTheIndex) {
   PartitionModel model(Simulating());
   ResourceCapacity cap = Provisioned(5, 5);
-  uint64_t token = PartitionToken("g");
+  uint64_t token = Xxh3Token("g");
   Status s = Status::Ok();
   for (int i = 0; i < 100 && s.ok(); ++i) {
     s = model.Admit(7, "t", "gsi", cap, token, true);
@@ -286,7 +286,7 @@ TEST(PartitionModel, BurstCreditKeepsUnusedCapacityBeyondOneSecond) {
   // The spike was absorbed at once, far faster than 100 units/s.
   EXPECT_LT(burst_seconds, 1.0);
   // Then the credit is gone: the next request is throttled.
-  EXPECT_FALSE(model.Admit(1, "t", "", cap, PartitionToken("k"), true).ok());
+  EXPECT_FALSE(model.Admit(1, "t", "", cap, Xxh3Token("k"), true).ok());
 }
 
 // "Burst capacity can't alleviate partition-level throttling": even with plenty of credit,
@@ -331,7 +331,7 @@ TEST(PartitionModel, NoAdaptiveCapacityWhenTheTableHasNoneToLend) {
   model.Charge(1, "t", "", cap, 0, "", 0, true, 0, 0);
   auto layout = model.Snapshot();
   auto partition_of = [&](const std::string& key) {
-    uint64_t token = PartitionToken(key);
+    uint64_t token = Xxh3Token(key);
     for (size_t i = 0; i < Only(layout).partitions.size(); ++i) {
       if (token <= Only(layout).partitions[i].end) return i;
     }
@@ -341,7 +341,7 @@ TEST(PartitionModel, NoAdaptiveCapacityWhenTheTableHasNoneToLend) {
   for (int i = 0; other.empty() || partition_of(other) == partition_of("hot"); ++i) {
     other = "other" + std::to_string(i);
   }
-  model.Charge(1, "t", "", cap, PartitionToken(other), other, 1e6, true, 0, 0);
+  model.Charge(1, "t", "", cap, Xxh3Token(other), other, 1e6, true, 0, 0);
   LoopResult r = RunLoop(model, 1, cap, "hot", true, 1.5);
   double share = (3000.0 / 7) * (1 + r.elapsed);
   EXPECT_GE(r.admitted, 0.75 * share);
@@ -417,7 +417,7 @@ TEST(PartitionModel, SizeSplitsKeepRangesContiguous) {
   int64_t total_bytes = 0;
   for (int i = 0; i < 400; ++i) {
     std::string key = "user#" + std::to_string(i);
-    model.Charge(1, "t", "", cap, PartitionToken(key), key, 1, true, 1, 100);
+    model.Charge(1, "t", "", cap, Xxh3Token(key), key, 1, true, 1, 100);
     total_bytes += 100;
   }
   auto snap = model.Snapshot();
@@ -466,7 +466,7 @@ TEST(PartitionModel, HeatSplitIsNextToADominantHotKey) {
   PartitionModel model(Simulating());
   ResourceCapacity cap = Provisioned(1, 100);  // one partition
   const std::string hot = "the-hot-key";
-  uint64_t token = PartitionToken(hot);
+  uint64_t token = Xxh3Token(hot);
   ASSERT_NE(token, kMaxToken);
   // Sustained throttling (hundreds of throttles within seconds) splits the partition.
   Clock::time_point start = Clock::now();
@@ -496,7 +496,7 @@ TEST(PartitionModel, HeatSplitOfSpreadKeysIsAtTheMidpoint) {
   int64_t splits = 0;
   for (size_t n = 0; splits == 0 && Seconds(start, Clock::now()) < 8; ++n) {
     const std::string& key = keys[n % keys.size()];
-    uint64_t token = PartitionToken(key);
+    uint64_t token = Xxh3Token(key);
     if (model.Admit(1, "t", "", cap, token, true).ok()) {
       model.Charge(1, "t", "", cap, token, key, 1, true, 0, 0);
       splits = Only(model.Snapshot()).splits;
@@ -513,7 +513,7 @@ TEST(PartitionModel, HeatDoesNotSplitAKeyThatAlreadyEndsItsRange) {
   PartitionModel model(Simulating());
   ResourceCapacity cap = Provisioned(1, 100);
   const std::string hot = "the-hot-key";
-  uint64_t token = PartitionToken(hot);
+  uint64_t token = Xxh3Token(hot);
   Clock::time_point start = Clock::now();
   // Keep the key hot for a while: the first heat split isolates it at the end of its
   // range; no later heat split can help it, so there is exactly one.
@@ -543,7 +543,7 @@ TEST(PartitionModel, ConcurrentChargesAreAllCounted) {
       for (int i = 0; i < kCharges; ++i) {
         std::string key = "k" + std::to_string(t) + "-" + std::to_string(i % 97);
         // Items of 10 bytes: splits happen while other threads charge.
-        model.Charge(1, "t", "", cap, PartitionToken(key), key, 1, i % 2 == 0, 1, 10);
+        model.Charge(1, "t", "", cap, Xxh3Token(key), key, 1, i % 2 == 0, 1, 10);
       }
     });
   }
@@ -579,7 +579,7 @@ TEST(PartitionModel, DropWhileRequestsAreInFlight) {
       for (int i = 0; !done; ++i) {
         uint32_t id = 1 + static_cast<uint32_t>(i % 3);
         std::string key = "k" + std::to_string(t * 1000 + i % 50);
-        uint64_t token = PartitionToken(key);
+        uint64_t token = Xxh3Token(key);
         if (model.Admit(id, "t", "", cap, token, true).ok()) {
           model.Charge(id, "t", "", cap, token, key, 1, true, 1, 10);
         }
@@ -609,8 +609,7 @@ TEST(PartitionModel, SnapshotListsTheHottestKeysFirst) {
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 15; ++i) {
       std::string key = "k" + std::to_string(i);
-      model.Charge(1, "t", "", cap, PartitionToken(key), key, (i * 7 % 15 + 1), round % 2 == 0, 0,
-                   0);
+      model.Charge(1, "t", "", cap, Xxh3Token(key), key, (i * 7 % 15 + 1), round % 2 == 0, 0, 0);
     }
   }
   auto snap = model.Snapshot();

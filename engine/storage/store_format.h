@@ -3,8 +3,9 @@
 // it understands from data a newer build wrote:
 //   store        meta "format" -> kStoreFormat (fixed32 BE) | the writer ("ddb 0.1.0")
 //   table record its "Format" attribute (kTableRecordFormat; absent: 1)
+//   item keys    the table record's "KeyFormat" (kTableKeyFormat; absent: 1)
 //   index keys   each index definition's "KeyFormat" in the table record (kIndexKeyFormat;
-//                absent: 1), one per index since entries are compared as raw bytes
+//                absent: 1), the table's key format
 //   items        the item codec's leading version byte (stored_item.h), in items, index
 //                entries' projected items and change records' images
 //   change log   change records' leading version byte (kChangeRecordFormat, change_log.h),
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "ddb/error.h"
+#include "engine/storage/key_codec.h"
 #include "engine/storage/storage.h"
 
 namespace ddb {
@@ -29,8 +31,13 @@ namespace ddb {
 // 3: the history column family and backup records (backups and point-in-time recovery); a
 //    format 2 store opens as it is (the family is created, empty) and is marked 3.
 inline constexpr uint32_t kStoreFormat = 3;
-inline constexpr int64_t kTableRecordFormat = 1;
-inline constexpr int64_t kIndexKeyFormat = 1;
+// Table records: 1 (key format 1, readable by every build) or 2 (a "KeyFormat" member).
+inline constexpr int64_t kTableRecordFormat = 2;
+// Key formats (key_codec.h): 1 hashes partition keys with XXH3; 2 with the service's hash, so
+// that Scan order and parallel-scan segments are the service's. A table keeps the format it
+// was created with (a restore takes its source's); its indexes have the table's.
+inline constexpr int kTableKeyFormat = kKeyFormatServiceOrder;
+inline constexpr int64_t kIndexKeyFormat = kKeyFormatServiceOrder;
 // Vector index definitions in the table record (catalog.cc "VectorIndexes", each entry's
 // "Format"). Their contents are never persisted (rebuilt from the items at open).
 inline constexpr int64_t kVectorIndexFormat = 1;

@@ -137,8 +137,23 @@ TEST_F(StoreFormatTest, TableRecordsCarryTheirFormatAndANewerOneIsRefused) {
   });
   auto engine = OpenEngine();
   ASSERT_FALSE(engine.ok());
-  EXPECT_EQ(engine.error().message().rfind("the record of table tab has on-disk format 2", 0), 0)
-      << engine.error().message();
+  const std::string want =
+      "the record of table tab has on-disk format " + std::to_string(kTableRecordFormat + 1);
+  EXPECT_EQ(engine.error().message().rfind(want, 0), 0) << engine.error().message();
+}
+
+// New tables hash their keys the service's way (key format 2); a newer key format is refused.
+TEST_F(StoreFormatTest, TablesCarryTheirKeyFormatAndANewerOneIsRefused) {
+  CreateTableWithGsi();
+  EditTableRecord([](Item* record) {
+    EXPECT_EQ(record->at("KeyFormat").scalar(), std::to_string(kTableKeyFormat));
+    (*record)["KeyFormat"] = AttributeValue::N(std::to_string(kTableKeyFormat + 1));
+  });
+  auto engine = OpenEngine();
+  ASSERT_FALSE(engine.ok());
+  const std::string want =
+      "the keys of table tab has on-disk format " + std::to_string(kTableKeyFormat + 1);
+  EXPECT_EQ(engine.error().message().rfind(want, 0), 0) << engine.error().message();
 }
 
 TEST_F(StoreFormatTest, IndexesCarryTheirKeyFormatAndANewerOneIsRefused) {
@@ -151,8 +166,9 @@ TEST_F(StoreFormatTest, IndexesCarryTheirKeyFormatAndANewerOneIsRefused) {
   });
   auto engine = OpenEngine();
   ASSERT_FALSE(engine.ok());
-  EXPECT_EQ(engine.error().message().rfind("index byG of table tab has on-disk format 2", 0), 0)
-      << engine.error().message();
+  const std::string want =
+      "index byG of table tab has on-disk format " + std::to_string(kIndexKeyFormat + 1);
+  EXPECT_EQ(engine.error().message().rfind(want, 0), 0) << engine.error().message();
 }
 
 TEST_F(StoreFormatTest, RecordsWithoutFormatsAreFormatOne) {

@@ -319,7 +319,10 @@ std::vector<std::string> ProjectedAttributes(const TableDescription& d,
 }
 
 // A hit's item as the index projects it (`keep`: ProjectedAttributes), then as the
-// ProjectionExpression does.
+// ProjectionExpression does. The vector attribute comes back only when a ProjectionExpression
+// names it, whatever the projection type (the service's rule, as AWS's DynamoDB skill for
+// coding assistants, references/vector-search.md, quotes it: "The vector attribute is
+// excluded by default, even under ProjectionType: ALL").
 Item ProjectHit(Item item, const VectorIndexDefinition& def, const std::vector<std::string>& keep,
                 const std::optional<Projection>& projection) {
   Item projected;
@@ -330,8 +333,12 @@ Item ProjectHit(Item item, const VectorIndexDefinition& def, const std::vector<s
       auto it = item.find(name);
       if (it != item.end()) projected.insert(*it);
     }
+    if (auto it = item.find(def.vector_attribute); projection && it != item.end()) {
+      projected.insert(*it);
+    }
   }
-  if (projection) projected = ApplyProjection(*projection, projected);
+  if (projection) return ApplyProjection(*projection, projected);
+  projected.erase(def.vector_attribute);
   return projected;
 }
 
@@ -341,7 +348,10 @@ Result<SearchVectorsResult> Engine::SearchVectors(const RequestContext&,
                                                   const SearchVectorsRequest& req) {
   // The request itself first: TopK, then its expressions.
   if (req.top_k < 1 || req.top_k > kMaxTopK) {
-    return Error::Validation("Provided TopK value is out of valid range");
+    // The service's words, as references/vector-search.md (above) quotes them.
+    return Error::Validation("Provided TopK value '" + std::to_string(req.top_k) +
+                             "' is out of valid range. The value must be between 1 and " +
+                             std::to_string(kMaxTopK) + " inclusive");
   }
   DDB_ASSIGN_OR_RETURN(SearchExpressions expressions, CompileSearchExpressions(req));
   DDB_ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table, impl_->FindTable(req.table_name));

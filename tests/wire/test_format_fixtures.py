@@ -141,5 +141,27 @@ def test_fixture_store_reads_back(store, tmp_path):
                       KeyConditionExpression="customer = :c",
                       ExpressionAttributeValues={":c": {"S": "c9"}})["Items"]
         assert [i["pk"]["S"] for i in got] == ["new"]
+
+        # Its tables keep their key format (XXH3 order), and a restore of one takes it too
+        # (the items are copied key by key): the restored table scans in the same order.
+        # A table created now, beside them, scans in the service's order (test_scan_order.py).
+        backup = c.create_backup(TableName="Plain", BackupName="fixture")["BackupDetails"]["BackupArn"]
+        c.restore_table_from_backup(TargetTableName="PlainRestored", BackupArn=backup)
+        deadline = time.monotonic() + 15
+        while c.describe_table(TableName="PlainRestored")["Table"]["TableStatus"] != "ACTIVE":
+            assert time.monotonic() < deadline, "the restore did not finish"
+            time.sleep(0.1)
+        plain_order = [i["id"]["B"] for i in _scan(c, "Plain")]
+        assert [i["id"]["B"] for i in _scan(c, "PlainRestored")] == plain_order
+        for pk in plain_order:  # found by key: its keys hash as its table's format says
+            got = c.get_item(TableName="PlainRestored", Key={"id": {"B": pk}}, ConsistentRead=True)
+            assert got["Item"]["id"]["B"] == pk
+        c.create_table(TableName="Fresh", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        service_order = ["2", "8", "9", "1", "6", "hello", "0", "5"]
+        for pk in sorted(service_order):
+            c.put_item(TableName="Fresh", Item={"pk": {"S": pk}})
+        assert [i["pk"]["S"] for i in _scan(c, "Fresh")] == service_order
     finally:
         srv.stop_and_check()
