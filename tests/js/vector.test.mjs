@@ -84,7 +84,8 @@ test("errors come back as the SDK's exceptions", async () => {
       TableName: TABLE, IndexName: "by-embedding", SearchVector: q([1, 0, 0]), TopK: 0,
     })),
     (e) => e instanceof DynamoDBServiceException && e.name === "ValidationException" &&
-      e.message === "Provided TopK value is out of valid range");
+      e.message ===
+        "Provided TopK value '0' is out of valid range. The value must be between 1 and 100 inclusive");
   await assert.rejects(
     ddb.send(new SearchVectorsCommand({
       TableName: TABLE, IndexName: "by-embedding", SearchVector: q([1, 0, 0]), TopK: 1,

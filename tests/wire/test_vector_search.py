@@ -116,6 +116,12 @@ def test_search_orders_by_cosine_and_projects(raw, vtable):
     assert scores == sorted(scores)
     assert 0 <= scores[0] < 0.01 and abs(scores[2] - (1 - 0.1 / math.sqrt(1.01))) < 1e-4
     assert r["SearchResults"][0]["Item"]["title"] == {"S": "A"}
+    # The vector attribute is left out unless a ProjectionExpression names it, even under
+    # ProjectionType ALL (AWS's DynamoDB skill for coding assistants,
+    # references/vector-search.md: "The vector attribute is excluded by default").
+    assert r["SearchResults"][0]["Item"] == {"pk": {"S": "a"}, "title": {"S": "A"}}
+    r2 = ok(search(raw, vtable, [1, 0.1, 0], k=1, ProjectionExpression="pk, emb"))
+    assert r2["SearchResults"][0]["Item"]["emb"] == {"L": [{"N": "1"}, {"N": "0"}, {"N": "0"}]}
     d = ok(raw("DescribeTable", {"TableName": vtable}))["Table"]
     assert d["VectorIndexes"][0]["ItemCount"] == 3
     assert d["VectorIndexes"][0]["IndexSizeBytes"] == 3 * 3 * 4
@@ -164,9 +170,11 @@ def test_writes_with_bad_vectors_are_refused(raw, vtable):
 
 
 def test_search_errors(raw, vtable):
+    # The service's words as references/vector-search.md (above) quotes them.
     for k in (0, 101):
         err(search(raw, vtable, [1, 0, 0], k=k), "ValidationException",
-            "Provided TopK value is out of valid range")
+            f"Provided TopK value '{k}' is out of valid range. The value must be between 1 "
+            "and 100 inclusive")
     err(search(raw, unique_name("nope"), [1, 0, 0]), "ResourceNotFoundException")
     err(search(raw, vtable, [1, 0, 0], index="missing"), "ResourceNotFoundException")
     err(search(raw, vtable, [1, 0]), "ValidationException", contains="dimension")
@@ -293,6 +301,13 @@ def test_update_table_adds_with_backfill_and_deletes(raw):
             {"Create": vector_index(name="later")}]}), "ValidationException", contains="already exists")
         err(raw("UpdateTable", {"TableName": name, "VectorIndexUpdates": [
             {"Delete": {"IndexName": "nope"}}]}), "ResourceNotFoundException")
+        # One online index operation per UpdateTable, vector indexes and GSIs together
+        # (references/vector-search.md, above, quotes the answer).
+        two = {"TableName": name, "VectorIndexUpdates": [
+            {"Create": vector_index(name="vix2")}, {"Create": vector_index(name="vix3")}]}
+        err(raw("UpdateTable", two), "LimitExceededException",
+            "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+            "simultaneously per table")
         time.sleep(0.01)
         r = ok(raw("UpdateTable", {"TableName": name, "VectorIndexUpdates": [
             {"Delete": {"IndexName": "later"}}]}))
