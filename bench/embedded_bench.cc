@@ -313,16 +313,18 @@ BENCHMARK(BM_Raw_Put)->MinTime(2.0);
 
 // --- Codecs --------------------------------------------------------------------------------
 
+// Arg: the key format (1 XXH3, 2 the service's MD5-based hash).
 void BM_EncodeItemKey(benchmark::State& state) {
   const ddb::Item key = MakeKey("p12345", "s000007");
   const ddb::AttributeValue& pk = key.at("pk");
   const ddb::AttributeValue& sk = key.at("sk");
+  const int format = static_cast<int>(state.range(0));
   for (auto _ : state) {
-    std::string k = ddb::EncodeItemKey(kTableId, ddb::kTableKeyFormat, pk, &sk);
+    std::string k = ddb::EncodeItemKey(kTableId, format, pk, &sk);
     benchmark::DoNotOptimize(k);
   }
 }
-BENCHMARK(BM_EncodeItemKey);
+BENCHMARK(BM_EncodeItemKey)->Arg(ddb::kKeyFormatXxh3)->Arg(ddb::kKeyFormatServiceOrder);
 
 void BM_EncodeItem(benchmark::State& state) {
   const ddb::Item item = MakeItem("p12345", "s000007");

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "util/hex.h"
 
@@ -33,6 +34,16 @@ TEST(Digest, Md5KnownAnswers) {
   EXPECT_EQ(Md5Hex(""), "d41d8cd98f00b204e9800998ecf8427e");
   EXPECT_EQ(Md5Hex("abc"), "900150983cd24fb0d6963f7d28e17f72");
   EXPECT_EQ(Md5("abc").size(), 16u);
+}
+
+TEST(Digest, Md5Of2IsTheMd5OfTheConcatenation) {
+  for (const auto& [a, b] : {std::pair<std::string, std::string>{"", ""},
+                             {"Outliers", "k"},
+                             {std::string(70, 'x'), std::string(200, 'y')}}) {
+    unsigned char out[16];
+    Md5Of2(a, b, out);
+    EXPECT_EQ(std::string(reinterpret_cast<char*>(out), 16), Md5(a + b)) << a << b;
+  }
 }
 
 TEST(Digest, EachThreadHasItsOwnContexts) {

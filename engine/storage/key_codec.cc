@@ -70,13 +70,10 @@ void AppendServiceKeyBytes(std::string* dst, const AttributeValue& value) {
 }
 
 uint64_t ServiceHash(std::string_view bytes) {
-  std::string input = "Outliers";
-  input.append(bytes);
-  const std::string digest = util::Md5(input);
+  unsigned char digest[16];
+  util::Md5Of2("Outliers", bytes, digest);
   uint64_t token = 0;
-  for (size_t i = 0; i < 8 && i < digest.size(); ++i) {
-    token = (token << 8) | static_cast<uint8_t>(digest[i]);
-  }
+  for (size_t i = 0; i < 8; ++i) token = (token << 8) | digest[i];
   return token;
 }
 
