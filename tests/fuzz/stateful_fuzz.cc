@@ -1588,6 +1588,8 @@ std::string& ScratchDir() {
 // that earlier inputs used (its ids, counters and closed streams), so a failure found this
 // way is replayed without the variable first; the default (CI, ASan replays) opens a fresh
 // engine per input, which also keeps libFuzzer's per-input leak checks meaningful.
+constexpr int kSharedEngineInputs = 1000;
+
 bool ReuseEngine() {
   static const bool reuse = [] {
     const char* v = std::getenv("DDB_FUZZ_REUSE_ENGINE");
@@ -1665,6 +1667,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   run.options.clock_for_testing = [] { return g_now_ms.load(); };
   run.options.ttl_sweep_interval_ms = 3600 * 1000;  // expiries are far ahead anyway
   const bool reuse = !disk && ReuseEngine();
+  // A shared engine serves kSharedEngineInputs inputs, then a fresh one takes over: each
+  // input leaves range tombstones and closed streams behind, and after tens of thousands of
+  // inputs reverse reads over the tombstones cost more than opening an engine.
+  static int shared_uses = 0;
+  if (reuse && SharedEngine() && ++shared_uses >= kSharedEngineInputs) {
+    SharedEngine().reset();
+    shared_uses = 0;
+  }
   if (reuse && SharedEngine()) {
     run.engine = std::move(SharedEngine());
     EmptyEngine(run);
