@@ -390,7 +390,7 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
     if (old_size) {
       const double units =
           WriteUnits(static_cast<size_t>(std::max(*old_size, size)), /*transactional=*/false);
-      impl_->ChargeTableWrite(*table, req.item, *old_size, size, units);
+      impl_->ChargeTableWrite(*table, req.item, *old_size, size, units, write.key);
       if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
         result.consumed_capacity = ConsumedCapacity(req.table_name);
         result.consumed_capacity->AddTable(units, /*write=*/true);

@@ -367,9 +367,10 @@ class EngineImpl {
   void ChargeWrite(const TableInfo& table, const Item& item_or_key,
                    const std::optional<Item>& old_item, const std::optional<Item>& new_item,
                    const ConsumedCapacity& cost);
-  // The table's share of ChargeWrite, from item sizes (-1: no item).
+  // The table's share of ChargeWrite, from item sizes (-1: no item). "item_key", when the
+  // caller has it, saves hashing the partition key again.
   void ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
-                        int64_t new_size, double units);
+                        int64_t new_size, double units, std::string_view item_key = {});
   void ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,
                   const std::string& key, double units);
   // A read of the table (index null) or a GSI at "token".

@@ -27,17 +27,25 @@ ResourceCapacity IndexCapacity(const TableDescription& d, const std::string& ind
   return c;
 }
 
-// The partition key (its bytes) and token of an item in a GSI, if it is indexed.
-std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSchema& index,
-                                                                 const Item& item) {
+// The item's values of a GSI's partition key attributes, or nullopt when it has not them all.
+std::optional<std::vector<const AttributeValue*>> IndexPartitionValues(const IndexSchema& index,
+                                                                       const Item& item) {
   std::vector<const AttributeValue*> values;
   for (const auto& [name, type] : index.hash_attrs) {
     auto it = item.find(name);
     if (it == item.end() || it->second.type() != type) return std::nullopt;
     values.push_back(&it->second);
   }
-  std::string bytes = IndexPartitionBytes(values);
-  uint64_t token = TokenOfKey(IndexPartitionPrefix(index, values));
+  return values;
+}
+
+// The partition key (its bytes) and token of an item in a GSI, if it is indexed.
+std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSchema& index,
+                                                                 const Item& item) {
+  std::optional<std::vector<const AttributeValue*>> values = IndexPartitionValues(index, item);
+  if (!values) return std::nullopt;
+  std::string bytes = IndexPartitionBytes(*values);
+  uint64_t token = TokenOfKey(IndexPartitionPrefix(index, *values));
   return std::make_pair(std::move(bytes), token);
 }
 
@@ -86,8 +94,9 @@ void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
     auto part = source ? IndexPartitionOf(*index, *source) : std::nullopt;
     if (!part && old_item) part = IndexPartitionOf(*index, *old_item);
     if (!part) continue;
-    bool in_before = old_item && IndexPartitionOf(*index, *old_item).has_value();
-    bool in_after = new_item && IndexPartitionOf(*index, *new_item).has_value();
+    // Membership only: no token (a hash) to compute.
+    bool in_before = old_item && IndexPartitionValues(*index, *old_item).has_value();
+    bool in_after = new_item && IndexPartitionValues(*index, *new_item).has_value();
     partitions->Charge(index->index_id, d.table_name, name, IndexCapacity(d, name), part->second,
                        part->first, u, true, (in_after ? 1 : 0) - (in_before ? 1 : 0), 0);
     contributors.Record(index->index_id, part->first, nullptr, u, false);
@@ -95,14 +104,16 @@ void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
 }
 
 void EngineImpl::ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
-                                  int64_t new_size, double units) {
+                                  int64_t new_size, double units, std::string_view item_key) {
   const TableDescription& d = table.description;
   const AttributeValue& pk_value = item_or_key.at(d.hash_key());
   const std::string& pk = KeyBytes(pk_value);
   const int64_t items = (new_size >= 0 ? 1 : 0) - (old_size >= 0 ? 1 : 0);
   const int64_t bytes = std::max<int64_t>(new_size, 0) - std::max<int64_t>(old_size, 0);
-  partitions->Charge(table.id, d.table_name, "", TableCapacity(d),
-                     PartitionToken(table.key_format, pk_value), pk, units, true, items, bytes);
+  const uint64_t token =
+      item_key.empty() ? PartitionToken(table.key_format, pk_value) : TokenOfKey(item_key);
+  partitions->Charge(table.id, d.table_name, "", TableCapacity(d), token, pk, units, true, items,
+                     bytes);
   if (const std::string* range = d.range_key()) {
     auto sk = item_or_key.find(*range);
     contributors.Record(table.id, pk, sk != item_or_key.end() ? &KeyBytes(sk->second) : nullptr,
