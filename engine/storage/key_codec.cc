@@ -11,19 +11,12 @@ namespace ddb {
 
 namespace {
 
-// Appends the service's internal form of a normalised number (see the header).
+// Appends the service's internal form of a normalised number (see the header): plain
+// decimal text, never an exponent (NormalizeNumber writes 1E+125 out in full).
 void AppendServiceNumberBytes(std::string* dst, std::string_view n) {
   const bool negative = !n.empty() && n.front() == '-';
   if (negative) n.remove_prefix(1);
   int64_t exponent = 0;  // value = 0.<digits> x 10^exponent
-  if (size_t e = n.find_first_of("eE"); e != std::string_view::npos) {
-    std::string_view x = n.substr(e + 1);
-    const bool minus = !x.empty() && x.front() == '-';
-    if (!x.empty() && (x.front() == '-' || x.front() == '+')) x.remove_prefix(1);
-    for (char c : x.substr(0, 6)) exponent = exponent * 10 + (c - '0');
-    if (minus) exponent = -exponent;
-    n = n.substr(0, e);
-  }
   std::string digits;
   int64_t point = -1;
   for (char c : n) {
@@ -89,6 +82,8 @@ uint64_t Xxh3Token(std::string_view bytes) { return XXH3_64bits(bytes.data(), by
 
 uint64_t PartitionToken(int key_format, const AttributeValue& pk) {
   if (key_format >= kKeyFormatServiceOrder) {
+    // S and B hash as they are, without a copy.
+    if (pk.type() != AttributeType::kN) return ServiceHash(pk.scalar());
     std::string bytes;
     AppendServiceKeyBytes(&bytes, pk);
     return ServiceHash(bytes);
