@@ -13,6 +13,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -706,6 +707,16 @@ std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_mem
   return descriptors;
 }
 
+// Whether path is on a tmpfs or ramfs, where fallocate allocates and zeroes memory at once:
+// RocksDB preallocates each WAL file by 1.1 times the write buffer (about 70 MB), so every
+// store opened there cost that much memory and zeroing up front, and its close a truncate.
+bool OnMemoryFileSystem(const std::string& path) {
+  struct statfs fs {};
+  if (statfs(path.c_str(), &fs) != 0) return false;
+  constexpr decltype(fs.f_type) kTmpfsMagic = 0x01021994, kRamfsMagic = 0x858458f6;
+  return fs.f_type == kTmpfsMagic || fs.f_type == kRamfsMagic;
+}
+
 // SortedWriter files a crash left before they were ingested (RocksDB ignores them).
 void RemoveUningestedFiles(const std::string& path) {
   std::error_code ec;
@@ -776,6 +787,7 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
     db_options.env = rep->env.get();
     db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(rep->errors));
     DDB_RETURN_IF_ERROR(CreateDirectoriesDurably(rep->log, path));
+    if (OnMemoryFileSystem(path)) db_options.allow_fallocate = false;
     db_options.info_log = InfoLogFile::Open(path);
   }
   rep->deferred_write_options = rep->write_options;

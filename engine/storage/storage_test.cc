@@ -1,7 +1,10 @@
 #include "engine/storage/storage.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -160,6 +163,31 @@ TEST(StorageTest, SortedWriterIngestsItsFiles) {
   char tmpl[] = "/tmp/ddb-storage-test-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   CheckSortedWriter(StorageOptions{.path = tmpl});
+  std::filesystem::remove_all(tmpl);
+}
+
+// On a tmpfs, fallocate takes memory at once: a store there must not preallocate its WAL
+// (RocksDB's default, ~70 MB for each WAL file).
+TEST(StorageTest, AStoreOnATmpfsDoesNotPreallocateItsWal) {
+  struct statfs fs {};
+  if (statfs("/dev/shm", &fs) != 0 || fs.f_type != 0x01021994) GTEST_SKIP() << "no tmpfs";
+  std::string tmpl = "/dev/shm/ddb-storage-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  {
+    auto storage = Storage::Open(StorageOptions{tmpl, false});
+    ASSERT_TRUE(storage.ok());
+    Storage::Batch batch(**storage);
+    batch.Put(Cf::kItems, "k", "v");
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+    uint64_t wal_bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(tmpl)) {
+      if (entry.path().extension() != ".log") continue;
+      struct stat st {};
+      ASSERT_EQ(stat(entry.path().c_str(), &st), 0);
+      wal_bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
+    EXPECT_LT(wal_bytes, 1u << 20);
+  }
   std::filesystem::remove_all(tmpl);
 }
 
