@@ -275,11 +275,72 @@ AttributeValue ContributorInsightsRecord(
   return AttributeValue::M(std::move(insights));
 }
 
+AttributeValue ReplicasRecord(const std::vector<ReplicaDescription>& replicas) {
+  std::vector<AttributeValue> list;
+  for (const ReplicaDescription& r : replicas) {
+    AttributeMap m{{"Region", Str(r.region_name)},
+                   {"Status", Str(std::string(EnumName(r.status)))}};
+    if (r.percent_progress) m["Progress"] = Num(*r.percent_progress);
+    if (r.kms_master_key_id) m["KmsKey"] = Str(*r.kms_master_key_id);
+    if (r.read_capacity_override) m["Read"] = Num(*r.read_capacity_override);
+    if (r.max_read_request_units_override) m["MaxRead"] = Num(*r.max_read_request_units_override);
+    if (r.table_class_override)
+      m["TableClass"] = Str(std::string(EnumName(*r.table_class_override)));
+    std::vector<AttributeValue> indexes;
+    for (const ReplicaIndexSettings& g : r.global_secondary_indexes) {
+      AttributeMap gm{{"IndexName", Str(g.index_name)}};
+      if (g.read_capacity_units) gm["Read"] = Num(*g.read_capacity_units);
+      if (g.max_read_request_units) gm["MaxRead"] = Num(*g.max_read_request_units);
+      indexes.push_back(AttributeValue::M(std::move(gm)));
+    }
+    if (!indexes.empty()) m["Indexes"] = AttributeValue::L(std::move(indexes));
+    list.push_back(AttributeValue::M(std::move(m)));
+  }
+  return AttributeValue::L(std::move(list));
+}
+
+std::vector<ReplicaDescription> ReplicasFrom(const AttributeValue& record) {
+  std::vector<ReplicaDescription> replicas;
+  auto int_of = [](const AttributeMap& m, const char* name) -> std::optional<int64_t> {
+    auto it = m.find(name);
+    if (it == m.end()) return std::nullopt;
+    return std::stoll(it->second.scalar());
+  };
+  for (const AttributeValue& v : record.list()) {
+    const AttributeMap& m = v.map();
+    ReplicaDescription r;
+    r.region_name = m.at("Region").scalar();
+    r.status =
+        EnumFromName<ReplicaStatus>(m.at("Status").scalar()).value_or(ReplicaStatus::kActive);
+    if (auto p = int_of(m, "Progress")) r.percent_progress = static_cast<int>(*p);
+    if (auto it = m.find("KmsKey"); it != m.end()) r.kms_master_key_id = it->second.scalar();
+    r.read_capacity_override = int_of(m, "Read");
+    r.max_read_request_units_override = int_of(m, "MaxRead");
+    if (auto it = m.find("TableClass"); it != m.end()) {
+      r.table_class_override = EnumFromName<TableClass>(it->second.scalar());
+    }
+    if (auto it = m.find("Indexes"); it != m.end()) {
+      for (const AttributeValue& g : it->second.list()) {
+        ReplicaIndexSettings settings;
+        settings.index_name = g.map().at("IndexName").scalar();
+        settings.read_capacity_units = int_of(g.map(), "Read");
+        settings.max_read_request_units = int_of(g.map(), "MaxRead");
+        r.global_secondary_indexes.push_back(std::move(settings));
+      }
+    }
+    replicas.push_back(std::move(r));
+  }
+  return replicas;
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
   // Format 1 records (key format 1) stay readable by the builds before key format 2.
-  r["Format"] = Num(info.key_format == kKeyFormatXxh3 ? 1 : kTableRecordFormat);
+  // Format 3 only for a global table, which older builds could not serve.
+  r["Format"] = Num(!d.replicas.empty()                 ? kTableRecordFormat
+                    : info.key_format == kKeyFormatXxh3 ? 1
+                                                        : kTableRecordFormatBeforeReplicas);
   if (info.key_format != kKeyFormatXxh3) r["KeyFormat"] = Num(info.key_format);
   r["Id"] = Num(info.id);
   AttributeMap index_ids;
@@ -326,6 +387,10 @@ Item ToRecord(const TableInfo& info) {
   if (!d.vector_indexes.empty()) r["VectorIndexes"] = VectorIndexesRecord(d.vector_indexes);
   if (!d.contributor_insights.empty()) {
     r["ContributorInsights"] = ContributorInsightsRecord(d.contributor_insights);
+  }
+  if (!d.replicas.empty()) {
+    r["Replicas"] = ReplicasRecord(d.replicas);
+    r["GlobalTableVersion"] = Str(d.global_table_version.value_or(kGlobalTableVersion));
   }
   return r;
 }
@@ -405,6 +470,10 @@ TableDescription FromRecord(const Item& r) {
       setting.last_update = std::stoll(c.map().at("Updated").scalar()) / 1000.0;
       d.contributor_insights[index] = setting;
     }
+  }
+  if (auto it = r.find("Replicas"); it != r.end()) d.replicas = ReplicasFrom(it->second);
+  if (auto it = r.find("GlobalTableVersion"); it != r.end()) {
+    d.global_table_version = it->second.scalar();
   }
   return d;
 }

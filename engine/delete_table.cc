@@ -9,6 +9,7 @@
 // The record goes first: a crash before the data is removed leaves unreachable items (their
 // table id is never reused), never a table whose items are half deleted.
 #include "engine/engine_impl.h"
+#include "engine/global_tables.h"
 
 namespace ddb {
 namespace {
@@ -65,6 +66,13 @@ Status EngineImpl::ReleaseTableState(const TableInfo& table) {
     DDB_RETURN_IF_ERROR(CloseStream(d.table_name, *d.latest_stream_label));
   }
   if (d.ttl_attribute) DDB_RETURN_IF_ERROR(DropTtlRecord(table.id));
+  // A global table's replication stamps and checkpoints (global_tables.h).
+  if (!d.replicas.empty()) {
+    DDB_RETURN_IF_ERROR(storage->DeleteRange(Cf::kMeta, ReplicationStampPrefix(table.id),
+                                             ReplicationStampPrefixEnd(table.id)));
+    DDB_RETURN_IF_ERROR(storage->DeleteRange(Cf::kMeta, ReplicationCheckpointPrefix(table.id),
+                                             ReplicationCheckpointPrefixEnd(table.id)));
+  }
   partitions->Drop(table.id);
   vectors->DropTable(table.id);
   for (const IndexSchema& index : table.indexes) partitions->Drop(index.index_id);

@@ -332,9 +332,16 @@ class EngineImpl {
   // item does not change) and Time to Live record entries (tables with TTL) to *batch;
   // appends the change sequence taken (if any) to *sequences, which the caller must pass to
   // Commit. REQUIRES: the item's stripe is locked until the batch is committed (or dropped).
+  // A global table's write is stamped (global_tables.cc): `stamp` is the one of the change
+  // ApplyReplicated applies (origin kReplicated); the other writes take a new one.
   Status AddWrite(uint32_t table_id, const std::string& key, const std::optional<Item>& old,
                   const std::optional<Item>& updated, Storage::Batch* batch,
-                  std::vector<uint64_t>* sequences, WriteOrigin origin = WriteOrigin::kRequest);
+                  std::vector<uint64_t>* sequences, WriteOrigin origin = WriteOrigin::kRequest,
+                  uint64_t stamp = 0);
+  // Global tables (global_tables.cc): the item's last-writer-wins stamp, nullopt when it has
+  // none; a new stamp greater than `floor` and than every stamp this process issued.
+  Result<std::optional<uint64_t>> ReplicationStampOf(const std::string& item_key);
+  uint64_t NextReplicationStamp(uint64_t floor);
 
   // Streams of table lifecycle events (stream_operations.cc): a new stream for a table whose
   // description just gained a label (start: the first sequence it may hold), and closing

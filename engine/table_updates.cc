@@ -153,6 +153,9 @@ Status ApplyStreamUpdate(const StreamSpecification& spec, const std::string& new
   if (!d->stream_specification) {
     return Error::Validation("Table has no stream to disable: TableName: " + d->table_name);
   }
+  if (!d->replicas.empty()) {
+    return Error::Validation("Disabling Stream is not allowed for a Global Table replica.");
+  }
   d->stream_specification.reset();  // LatestStreamArn/Label linger, as in the service
   return Status::Ok();
 }

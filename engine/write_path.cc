@@ -4,6 +4,7 @@
 
 #include "ddb/stored_item.h"
 #include "engine/engine_impl.h"
+#include "engine/global_tables.h"
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
 #include "engine/storage/key_codec.h"
@@ -163,7 +164,7 @@ std::optional<Item> UpdateReturnValues(ReturnValues rv, const PreparedWrite& wri
 Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
                             const std::optional<Item>& old, const std::optional<Item>& updated,
                             Storage::Batch* batch, std::vector<uint64_t>* sequences,
-                            WriteOrigin origin) {
+                            WriteOrigin origin, uint64_t stamp) {
   // The indexes as of now, under the item's lock: a GSI added since the caller looked the
   // table up must see this write (its backfill takes the same lock per item).
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
@@ -215,8 +216,19 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
     if (!d.vector_indexes.empty()) AddVectorUpdates(*current, key, updated, batch);
     logged = false;
   }
-  bool stream = d.stream_specification && d.latest_stream_label && (old || updated) &&
-                !(old && updated && *old == *updated);
+  const bool changes = (old || updated) && !(old && updated && *old == *updated);
+  bool stream = d.stream_specification && d.latest_stream_label && changes;
+  // A global table's item keeps the stamp of its last write, another Region's (which
+  // ApplyReplicated compares) or a new one, greater than the item's (global_tables.cc).
+  if (!d.replicas.empty() && (origin == WriteOrigin::kReplicated || changes)) {
+    if (origin != WriteOrigin::kReplicated) {
+      DDB_ASSIGN_OR_RETURN(std::optional<uint64_t> stored, ReplicationStampOf(key));
+      stamp = NextReplicationStamp(stored.value_or(0));
+    }
+    batch->Put(Cf::kMeta, ReplicationStampKey(key), EncodeReplicationStamp(stamp));
+  } else {
+    stamp = 0;
+  }
   if (logged || stream) {
     uint64_t sequence = sequencer->Begin();
     sequences->push_back(sequence);
@@ -233,7 +245,7 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
     }
     if (stream) {
       batch->Put(Cf::kStreams, StreamRecordKey(table_id, *d.latest_stream_label, sequence),
-                 EncodeStreamRecord(origin, change));
+                 EncodeStreamRecord(origin, change, stamp));
     }
     if (logged) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
   }

@@ -320,7 +320,7 @@ OperationHandler Find(std::string_view target, std::string_view* operation) {
 // Runs the operation on the engine `choose` picks for the parsed request.
 template <typename Choose>
 WireResponse Run(const RequestContext& ctx, std::string_view target, std::string& body,
-                 Choose choose) {
+                 Choose choose, ReplicaCoordinator* replicas = nullptr) {
   std::string_view operation;
   OperationHandler handler = Find(target, &operation);
   if (handler == nullptr) {
@@ -342,6 +342,11 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
     if (!request.ok()) return finish(request.error(), ctx);
     Result<Serving> serving = choose(operation, request.value());
     if (!serving.ok()) return finish(serving.error(), ctx);
+    // UpdateTable's ReplicaUpdates reach the other Regions' engines, through the coordinator.
+    if (handler == HandleUpdateTable) {
+      return finish(UpdateTableWith(replicas, *serving->engine, serving->ctx, request.value()),
+                    serving->ctx);
+    }
     return finish(handler(*serving->engine, serving->ctx, request.value()), serving->ctx);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
@@ -373,13 +378,17 @@ WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::strin
 }
 
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
-                           std::string_view target, std::string& body, bool enforce_policies) {
+                           std::string_view target, std::string& body, bool enforce_policies,
+                           ReplicaCoordinator* replicas) {
   // A body without an ARN names only the caller's resources (a shard iterator starts with
   // its stream's ARN too).
   const bool names_arn = body.find("arn:") != std::string::npos;
-  return Run(ctx, target, body, [&](std::string_view operation, const JsonObject& request) {
-    return Choose(engines, ctx, operation, request, enforce_policies, names_arn);
-  });
+  return Run(
+      ctx, target, body,
+      [&](std::string_view operation, const JsonObject& request) {
+        return Choose(engines, ctx, operation, request, enforce_policies, names_arn);
+      },
+      replicas);
 }
 
 }  // namespace ddb::protocol

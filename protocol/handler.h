@@ -49,8 +49,24 @@ struct MetricsSource {
 // another account's, and nullptr when it does not exist (naming an ARN never creates one).
 using EngineFinder =
     std::function<Result<Engine*>(std::string_view account, std::string_view region, bool open)>;
+
+// Global tables (docs/global-tables.md): the server's coordinator of replicas across the
+// Regions it keeps (replication/), which UpdateTable's ReplicaUpdates go to. Without one (an
+// engine alone, or namespaces shared by every Region) they are refused.
+class ReplicaCoordinator {
+ public:
+  virtual ~ReplicaCoordinator() = default;
+  // Applies `updates` (validated as a request: one action each, at most one Create or
+  // Delete) to `table` of `engine`, the caller's Region's (ctx.region). Returns the table's
+  // description, as UpdateTable's answer.
+  virtual Result<TableDescription> UpdateReplicas(Engine& engine, const RequestContext& ctx,
+                                                  const std::string& table,
+                                                  const std::vector<ReplicaUpdate>& updates) = 0;
+};
+
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,
-                           std::string_view target, std::string& body, bool enforce_policies);
+                           std::string_view target, std::string& body, bool enforce_policies,
+                           ReplicaCoordinator* replicas = nullptr);
 
 // GET /metrics: the Prometheus text exposition (protocol/metrics.h).
 std::string RenderMetricsText(Engine& engine);

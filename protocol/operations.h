@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ddb/engine.h"
+#include "protocol/handler.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 
@@ -22,6 +23,9 @@ Result<std::string> HandleCreateTable(Engine&, const RequestContext&, const Json
 Result<std::string> HandleDescribeTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTable(Engine&, const RequestContext&, const JsonObject&);
+// UpdateTable with the server's coordinator of replicas (null: ReplicaUpdates are refused).
+Result<std::string> UpdateTableWith(ReplicaCoordinator* replicas, Engine&, const RequestContext&,
+                                    const JsonObject&);
 // Global tables version 2017.11.29 (Legacy), as the service answers them today
 // (global_table_operations.cc).
 Result<std::string> HandleCreateGlobalTable(Engine&, const RequestContext&, const JsonObject&);

@@ -5,6 +5,7 @@
 #include "ddb/limits.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "protocol/replica_members.h"
 #include "protocol/request_readers.h"
 #include "util/arn.h"
 
@@ -659,6 +660,7 @@ void WriteTableDescription(JsonWriter& w, const TableDescription& d,
     w.Bool(d.restore_summary->restore_in_progress);
     w.EndObject();
   }
+  if (schema) WriteReplicas(w, d);
   w.Key("DeletionProtectionEnabled");
   w.Bool(d.deletion_protection_enabled);
   w.EndObject();
@@ -948,14 +950,13 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
     }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  // Global tables' members are refused by name rather than ignored (an UpdateTable with only
-  // them would otherwise answer "At least one of ... ReplicaUpdates ... is required").
-  for (std::string_view member :
-       {"ReplicaUpdates", "MultiRegionConsistency", "GlobalTableWitnessUpdates"}) {
+  // Multi-Region strong consistency is refused by name rather than ignored (an UpdateTable
+  // with only it would otherwise answer "At least one of ... is required").
+  for (std::string_view member : {"MultiRegionConsistency", "GlobalTableWitnessUpdates"}) {
     if (Present(request, member)) {
       return Error::Validation(std::string(member) +
-                               " is not supported: ddb does not implement global tables "
-                               "(replicas) yet");
+                               " is not supported: ddb does not implement multi-Region strong "
+                               "consistency yet");
     }
   }
   return req;
@@ -963,8 +964,34 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
 
 Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
                                       const JsonObject& request) {
+  return UpdateTableWith(nullptr, engine, ctx, request);
+}
+
+Result<std::string> UpdateTableWith(ReplicaCoordinator* replicas, Engine& engine,
+                                    const RequestContext& ctx, const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(UpdateTableRequest req, ReadUpdateTable(request));
-  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
+  DDB_ASSIGN_OR_RETURN(std::optional<std::vector<ReplicaUpdate>> replica_updates,
+                       ReadReplicaUpdates(request));
+  if (!replica_updates) {
+    DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
+    return RenderDescription("TableDescription", d);
+  }
+  if (req.billing_mode || req.provisioned_throughput || req.on_demand_throughput ||
+      req.warm_throughput || req.sse_specification || req.stream_specification || req.table_class ||
+      req.deletion_protection_enabled || !req.global_secondary_index_updates.empty() ||
+      !req.vector_index_updates.empty()) {
+    return Error::Validation(
+        "One or more parameter values were invalid: Replica modification must be the only "
+        "operation in the request");
+  }
+  if (!replicas) {
+    return Error::Validation(
+        "ReplicaUpdates need Regions of their own: this server keeps one namespace of tables "
+        "for every Region (start ddb-server with --isolation account or access-key for global "
+        "tables)");
+  }
+  DDB_ASSIGN_OR_RETURN(TableDescription d,
+                       replicas->UpdateReplicas(engine, ctx, req.table_name, *replica_updates));
   return RenderDescription("TableDescription", d);
 }
 

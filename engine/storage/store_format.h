@@ -31,8 +31,10 @@ namespace ddb {
 // 3: the history column family and backup records (backups and point-in-time recovery); a
 //    format 2 store opens as it is (the family is created, empty) and is marked 3.
 inline constexpr uint32_t kStoreFormat = 3;
-// Table records: 1 (key format 1, readable by every build) or 2 (a "KeyFormat" member).
-inline constexpr int64_t kTableRecordFormat = 2;
+// Table records: 1 (key format 1, readable by every build), 2 (a "KeyFormat" member) or 3 (a
+// global table's: "Replicas", and stream records carrying replication stamps, streams.h).
+inline constexpr int64_t kTableRecordFormat = 3;
+inline constexpr int64_t kTableRecordFormatBeforeReplicas = 2;
 // Key formats (key_codec.h): 1 hashes partition keys with XXH3; 2 with the service's hash, so
 // that Scan order and parallel-scan segments are the service's. A table keeps the format it
 // was created with (a restore takes its source's); its indexes have the table's.

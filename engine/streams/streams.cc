@@ -201,19 +201,34 @@ std::string StreamRecordKey(uint32_t table_id, std::string_view label, uint64_t 
   return k;
 }
 
-std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change) {
+constexpr uint8_t kStampedOrigin = 0x80;
+
+std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change, uint64_t stamp) {
   std::string v;
-  v.reserve(change.size() + 1);
-  v.push_back(static_cast<char>(origin));
+  v.reserve(change.size() + 9);
+  if (stamp == 0) {
+    v.push_back(static_cast<char>(origin));
+  } else {
+    v.push_back(static_cast<char>(static_cast<uint8_t>(origin) | kStampedOrigin));
+    PutFixed64BE(&v, stamp);
+  }
   v.append(change);
   return v;
 }
 
 bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeRecord* record,
-                        WriteOrigin* origin) {
+                        WriteOrigin* origin, uint64_t* stamp) {
   if (value.empty() || key.size() < 8) return false;
-  *origin = static_cast<WriteOrigin>(value.front());
+  const auto first = static_cast<uint8_t>(value.front());
   value.remove_prefix(1);
+  uint64_t s = 0;
+  if (first & kStampedOrigin) {
+    if (!GetFixedBE(&value, 8, &s)) return false;
+  }
+  const uint8_t o = first & static_cast<uint8_t>(~kStampedOrigin);
+  if (o > static_cast<uint8_t>(WriteOrigin::kReplicated)) return false;
+  *origin = static_cast<WriteOrigin>(o);
+  if (stamp) *stamp = s;
   return DecodeChange(key.substr(key.size() - 8), value, record);
 }
 

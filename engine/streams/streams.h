@@ -8,7 +8,10 @@
 //
 // Stream records, streams column family (written in the item's WriteBatch):
 //   key   := table_id (fixed32 BE) | label (23 bytes) | sequence (fixed64 BE)
-//   value := origin (1 byte: 0 a request, 1 Time to Live) | change record (change_log.h)
+//   value := origin (1 byte: 0 a request, 1 Time to Live, 2 another Region's change applied
+//            by ApplyReplicated; | 0x80 when a stamp follows) | stamp (fixed64 BE, a global
+//            table's writes: its last-writer-wins order, global_tables.cc)
+//            | change record (change_log.h)
 // so one stream's records are one key range in sequence order. Sequences come from the
 // change log's ChangeSequencer, so they increase across all tables, and readers stop at its
 // SafePoint() (no record can later appear below what a reader has passed).
@@ -97,10 +100,12 @@ bool DecodeShardIterator(std::string_view text, ShardIteratorToken* token);
 // Keys and values of the streams column family.
 std::string StreamPrefix(uint32_t table_id, std::string_view label);
 std::string StreamRecordKey(uint32_t table_id, std::string_view label, uint64_t sequence);
-enum class WriteOrigin : uint8_t { kRequest = 0, kTimeToLive = 1 };  // on disk: do not renumber
-std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change);
+// On disk: do not renumber.
+enum class WriteOrigin : uint8_t { kRequest = 0, kTimeToLive = 1, kReplicated = 2 };
+// `stamp`: 0 for none (a table without replicas).
+std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change, uint64_t stamp = 0);
 bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeRecord* record,
-                        WriteOrigin* origin);
+                        WriteOrigin* origin, uint64_t* stamp = nullptr);
 
 // The streams that exist (enabled, or disabled less than the retention ago), cached in
 // memory and persisted in the meta column family.

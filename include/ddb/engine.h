@@ -271,6 +271,47 @@ class Engine {
   Result<SearchVectorsResult> SearchVectors(const RequestContext& ctx,
                                             const SearchVectorsRequest& req);
 
+  // Global tables, version 2019.11.21 (docs/global-tables.md). The engine keeps one Region's
+  // replica; the replication layer above the engines (replication/) coordinates the Regions
+  // with these calls.
+  //
+  // Sets the table's replicas in the other Regions (replaces the list). A non-empty list
+  // turns the stream on (NEW_AND_OLD_IMAGES when there was none, as the service does), refuses
+  // to turn it off, and stamps every write of the table for last-writer-wins; an empty list
+  // ends that. Errors: kResourceNotFound.
+  Result<TableDescription> SetReplicas(const RequestContext& ctx, const std::string& table,
+                                       std::vector<ReplicaDescription> replicas);
+  // Shows the table CREATING (data-plane calls answer ResourceNotFoundException) while it is
+  // filled as a new replica (`filling`), then as it is. ApplyReplicated ignores it.
+  // Errors: kResourceNotFound.
+  Status SetFilling(const std::string& table, bool filling);
+  // The table's changes after position `after` (0: from the oldest its stream keeps), at
+  // most `limit` of them, in commit order. Errors: kResourceNotFound, kValidation (the table
+  // has no replicas).
+  Result<ReplicationLogPage> ReadReplicationLog(const std::string& table, uint64_t after,
+                                                size_t limit);
+  // The position of the table's newest change (where a replica filled from a snapshot taken
+  // now starts reading). Errors: kResourceNotFound.
+  Result<uint64_t> ReplicationLogEnd(const std::string& table);
+  // One page (at most `limit` entries) of the table's items with their stamps, as of the
+  // call, for a new replica's fill: the items, then the stamps of deleted items (so that an
+  // older change arriving later cannot bring one back there). `cursor`: "" for the first
+  // page, then the last page's. Errors: kResourceNotFound, kValidation (no replicas, or a
+  // cursor this engine did not give).
+  Result<ReplicaSnapshotPage> ReadReplicaSnapshot(const std::string& table,
+                                                  const std::string& cursor, size_t limit);
+  // Applies another Region's change when its stamp is greater than the item's (the
+  // service's last-writer-wins), with the item's indexes, Time to Live entry and stream
+  // record; a stamp of 0 (a replica's fill) applies only to an item never stamped. Returns
+  // whether it applied. Errors: kResourceNotFound, kTransactionConflict (a transaction holds
+  // the item: try again).
+  Result<bool> ApplyReplicated(const std::string& table, const ReplicatedChange& change);
+  // How far this Region's changes of the table reached the replica in `region` (a position
+  // of ReadReplicationLog), kept with the table across restarts; 0 when never saved.
+  Result<uint64_t> ReplicationCheckpoint(const std::string& table, const std::string& region);
+  Status SaveReplicationCheckpoint(const std::string& table, const std::string& region,
+                                   uint64_t position);
+
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
   // and index, item counts, and the background jobs' counters (ddb/metrics.h).
   EngineMetrics GetMetrics();

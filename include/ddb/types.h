@@ -32,6 +32,15 @@ enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdat
 // attributes. Wire names from the service's API reference (VectorIndex, SearchSchemaElement).
 enum class VectorDistanceFunction : uint8_t { kCosine, kEuclidean, kDotProduct };
 enum class SearchSchemaElementType : uint8_t { kHash, kInlineFilter };
+// The state of one replica of a global table (ReplicaDescription.ReplicaStatus).
+enum class ReplicaStatus : uint8_t {
+  kCreating,
+  kCreationFailed,
+  kUpdating,
+  kDeleting,
+  kActive,
+  kRegionDisabled
+};
 
 template <>
 struct EnumNames<KeyType> {
@@ -73,6 +82,11 @@ struct EnumNames<VectorDistanceFunction> {
 template <>
 struct EnumNames<SearchSchemaElementType> {
   static constexpr std::string_view kNames[] = {"HASH", "INLINE_FILTER"};
+};
+template <>
+struct EnumNames<ReplicaStatus> {
+  static constexpr std::string_view kNames[] = {"CREATING", "CREATION_FAILED", "UPDATING",
+                                                "DELETING", "ACTIVE",          "REGION_DISABLED"};
 };
 template <>
 struct EnumNames<ReturnValues> {
@@ -269,6 +283,63 @@ struct CreateTableRequest {
   std::vector<VectorIndexDefinition> vector_indexes;
 };
 
+// A replica's settings of one GSI (ReplicaGlobalSecondaryIndex): overrides of the table's.
+struct ReplicaIndexSettings {
+  std::string index_name;
+  std::optional<int64_t> read_capacity_units;     // ProvisionedThroughputOverride
+  std::optional<int64_t> max_read_request_units;  // OnDemandThroughputOverride
+};
+
+// The version of global tables ddb keeps (TableDescription::global_table_version).
+inline constexpr char kGlobalTableVersion[] = "2019.11.21";
+
+// One replica of a global table, as DescribeTable lists it (ReplicaDescription).
+struct ReplicaDescription {
+  std::string region_name;
+  ReplicaStatus status = ReplicaStatus::kActive;
+  std::optional<int> percent_progress;  // ReplicaStatusPercentProgress, while CREATING
+  std::optional<std::string> kms_master_key_id;
+  std::optional<int64_t> read_capacity_override;           // ProvisionedThroughputOverride
+  std::optional<int64_t> max_read_request_units_override;  // OnDemandThroughputOverride
+  std::optional<TableClass> table_class_override;
+  std::vector<ReplicaIndexSettings> global_secondary_indexes;
+};
+
+// One element of UpdateTable's ReplicaUpdates: exactly one of Create, Update or Delete.
+struct ReplicaUpdate {
+  enum class Action : uint8_t { kCreate, kUpdate, kDelete };
+  Action action = Action::kCreate;
+  // The Region and, for Create and Update, the overrides (status fields unused).
+  ReplicaDescription replica;
+  // More than one of Create, Update and Delete in this element (refused by the service).
+  bool several_actions = false;
+};
+
+// One change of a global table's item, as the replication layer reads it from one replica's
+// log (Engine::ReadReplicationLog) and applies it to another (Engine::ApplyReplicated).
+struct ReplicatedChange {
+  uint64_t sequence = 0;          // in the source's log: increasing
+  uint64_t commit_time_ms = 0;    // when the source committed it
+  Item key;                       // the item's key attributes
+  std::optional<Item> new_image;  // nullopt: the item was deleted
+  // Last-writer-wins order: the change with the greater stamp is the item's last write.
+  uint64_t stamp = 0;
+  // Applied in the source by ApplyReplicated (another Region's change): not sent on again.
+  bool replicated = false;
+};
+
+struct ReplicationLogPage {
+  std::vector<ReplicatedChange> changes;
+  // The position to read from next: every change of the table up to it has been returned.
+  uint64_t next = 0;
+};
+
+// One page of a global table's items for a new replica's fill (Engine::ReadReplicaSnapshot).
+struct ReplicaSnapshotPage {
+  std::vector<ReplicatedChange> changes;  // items, then deleted items' last stamps
+  std::string cursor;                     // where the next page starts; "" after the last
+};
+
 // Everything DescribeTable reports. Index item counts and sizes are filled by later work.
 struct TableDescription {
   std::string table_name;
@@ -331,6 +402,10 @@ struct TableDescription {
     double last_update = 0;  // epoch seconds
   };
   std::map<std::string, ContributorInsightsSetting> contributor_insights;
+  // Global tables, version 2019.11.21 (docs/global-tables.md): the table's replicas in the
+  // other Regions (this Region's own is not listed), and the version while there are any.
+  std::vector<ReplicaDescription> replicas;
+  std::optional<std::string> global_table_version;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;

@@ -7,7 +7,8 @@ Source: answers of Amazon DynamoDB recorded by the client suites of issue 31 (20
 - an item over 400 KB (PutItem, BatchWriteItem) and keys sent twice in BatchGetItem are
   refused before the table is looked up: ValidationException even when the table does not
   exist;
-- UpdateTable with ReplicaUpdates names it rather than asking for "At least one of ...".
+- UpdateTable with ReplicaUpdates names it rather than asking for "At least one of ..." (on a
+  server whose Regions share one namespace, where a replica has no Region of its own).
 """
 
 from conftest import unique_name
@@ -61,4 +62,5 @@ def test_update_table_replica_updates_named(raw, table_s):
                             "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]})
     typ, message = _error(r)
     assert typ == VE
-    assert message.startswith("ReplicaUpdates is not supported")
+    assert message.startswith("ReplicaUpdates need")
+    assert "--isolation account" in message

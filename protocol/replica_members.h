@@ -1,0 +1,24 @@
+// Global tables' members of the table operations (docs/global-tables.md): UpdateTable's
+// ReplicaUpdates read, and the table description's Replicas and GlobalTableVersion written.
+// Internal to protocol/.
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ddb/types.h"
+#include "protocol/json_reader.h"
+#include "protocol/json_writer.h"
+
+namespace ddb::protocol {
+
+// ReplicaUpdates (nullopt when absent), checked as the service checks the request: each
+// element one action with its RegionName, at most one Create or Delete in all.
+// Errors: kValidation.
+Result<std::optional<std::vector<ReplicaUpdate>>> ReadReplicaUpdates(const JsonObject& request);
+
+// "Replicas" and "GlobalTableVersion", when the table has replicas.
+void WriteReplicas(JsonWriter& w, const TableDescription& d);
+
+}  // namespace ddb::protocol

@@ -1,0 +1,585 @@
+#include "replication/replicator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <set>
+
+namespace ddb::replication {
+namespace {
+
+// Changes read from a source per look, and applied per link before the others get a turn.
+constexpr size_t kReadBatch = 512;
+// Changes read ahead of their time per link (a delay of a second at 5,000 writes/s holds
+// 5,000): the memory a link may take.
+constexpr size_t kMaxPending = 16384;
+// How often an idle link looks for new changes, and how often a link saves its checkpoint.
+constexpr uint64_t kIdleWaitMs = 10;
+constexpr uint64_t kCheckpointEveryMs = 1000;
+// A fill copies this many items per snapshot page, and shows its progress this often.
+constexpr size_t kFillPage = 256;
+constexpr uint64_t kProgressEveryMs = 1000;
+
+std::string LinkKey(const std::string& owner, const std::string& table, const std::string& from,
+                    const std::string& to) {
+  std::string k = owner;
+  for (const std::string* part : {&table, &from, &to}) {
+    k.push_back('\0');
+    k.append(*part);
+  }
+  return k;
+}
+
+void LogError(const std::string& message) {
+  std::fprintf(stderr, "ddb-server: replication: %s\n", message.c_str());
+}
+
+RequestContext ContextIn(const std::string& owner, const std::string& region) {
+  RequestContext ctx;
+  ctx.region = region;
+  ctx.account_id = owner;
+  return ctx;
+}
+
+// The replica's table as created in its Region: the source's schema, indexes, stream and
+// Time to Live, on demand, with the replica's overrides.
+CreateTableRequest ReplicaTable(const TableDescription& d, const ReplicaDescription& r) {
+  CreateTableRequest req;
+  req.table_name = d.table_name;
+  req.attribute_definitions = d.attribute_definitions;
+  req.key_schema = d.key_schema;
+  auto plain = [](std::vector<SecondaryIndexDefinition> indexes) {
+    for (SecondaryIndexDefinition& i : indexes) {
+      i.index_status = IndexStatus::kActive;
+      i.backfilling = false;
+      i.item_count = 0;
+      i.size_bytes = 0;
+    }
+    return indexes;
+  };
+  req.local_secondary_indexes = plain(d.local_secondary_indexes);
+  req.global_secondary_indexes = plain(d.global_secondary_indexes);
+  for (SecondaryIndexDefinition& g : req.global_secondary_indexes) {
+    for (const ReplicaIndexSettings& o : r.global_secondary_indexes) {
+      if (o.index_name != g.index_name || !o.max_read_request_units) continue;
+      OnDemandThroughput t = g.on_demand_throughput.value_or(OnDemandThroughput{});
+      t.max_read_request_units = *o.max_read_request_units;
+      g.on_demand_throughput = t;
+    }
+  }
+  req.billing_mode = d.billing_mode;
+  req.on_demand_throughput = d.on_demand_throughput;
+  if (r.max_read_request_units_override) {
+    OnDemandThroughput t = req.on_demand_throughput.value_or(OnDemandThroughput{});
+    t.max_read_request_units = *r.max_read_request_units_override;
+    req.on_demand_throughput = t;
+  }
+  if (d.stream_specification) req.stream_specification = d.stream_specification;
+  req.table_class = r.table_class_override ? r.table_class_override : d.table_class;
+  return req;
+}
+
+bool InProgress(ReplicaStatus s) {
+  return s == ReplicaStatus::kCreating || s == ReplicaStatus::kUpdating ||
+         s == ReplicaStatus::kDeleting;
+}
+
+}  // namespace
+
+struct Replicator::Link {
+  std::string owner, table, from, to;
+  // Read from the source up to here; every change up to pending's first is applied.
+  uint64_t read_position = 0;
+  uint64_t saved_position = 0;
+  uint64_t last_save_ms = 0;
+  std::deque<ReplicatedChange> pending;  // read, not yet due
+  std::atomic<bool> dropped{false};
+  std::atomic<uint64_t> applied{0};
+  std::atomic<uint64_t> backlog{0};
+  std::atomic<uint64_t> last_lag_ms{0};
+
+  uint64_t AppliedPosition() const {
+    return pending.empty() ? read_position : pending.front().sequence - 1;
+  }
+};
+
+Replicator::Replicator(NamespaceOpener open, OwnerOf owner_of, ReplicatorOptions options)
+    : open_(std::move(open)), owner_of_(std::move(owner_of)), options_(std::move(options)) {}
+
+Replicator::~Replicator() { Stop(); }
+
+uint64_t Replicator::Now() const {
+  if (options_.clock) return options_.clock();
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+Result<Engine*> Replicator::Open(const std::string& owner, const std::string& region) {
+  return open_(owner, region);
+}
+
+Result<Replicator::Members> Replicator::MembersOf(const std::string& owner,
+                                                  const std::string& region,
+                                                  const std::string& table) {
+  DDB_ASSIGN_OR_RETURN(Engine * engine, Open(owner, region));
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine->DescribeTable(ContextIn(owner, region), table));
+  Members members;
+  for (const ReplicaDescription& r : d.replicas) members[r.region_name] = r;
+  // This Region's own entry (its overrides) is in the others' lists.
+  ReplicaDescription self;
+  self.region_name = region;
+  for (const auto& [other, _] : members) {
+    Result<Engine*> e = Open(owner, other);
+    if (!e.ok()) continue;
+    Result<TableDescription> od = e.value()->DescribeTable(ContextIn(owner, other), table);
+    if (!od.ok()) continue;
+    for (const ReplicaDescription& r : od.value().replicas) {
+      if (r.region_name == region) self = r;
+    }
+    break;
+  }
+  members[region] = self;
+  return members;
+}
+
+Status Replicator::WriteLists(const std::string& owner, const std::string& table,
+                              const Members& members) {
+  for (const auto& [region, _] : members) {
+    std::vector<ReplicaDescription> others;
+    if (members.size() > 1) {
+      for (const auto& [other, r] : members) {
+        if (other != region) others.push_back(r);
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(Engine * engine, Open(owner, region));
+    Result<TableDescription> set =
+        engine->SetReplicas(ContextIn(owner, region), table, std::move(others));
+    if (!set.ok()) return set.error();
+  }
+  return Status::Ok();
+}
+
+void Replicator::AddLink(const std::string& owner, const std::string& table,
+                         const std::string& from, const std::string& to, uint64_t position) {
+  auto link = std::make_shared<Link>();
+  link->owner = owner;
+  link->table = table;
+  link->from = from;
+  link->to = to;
+  link->read_position = position;
+  link->saved_position = position;
+  std::lock_guard lock(mu_);
+  auto& slot = links_[LinkKey(owner, table, from, to)];
+  if (slot) slot->dropped = true;
+  slot = std::move(link);
+  cv_.notify_all();
+}
+
+void Replicator::DropLinks(const std::string& owner, const std::string& table,
+                           const std::string& region) {
+  std::lock_guard lock(mu_);
+  for (auto it = links_.begin(); it != links_.end();) {
+    const Link& l = *it->second;
+    if (l.owner == owner && l.table == table && (l.from == region || l.to == region)) {
+      it->second->dropped = true;
+      it = links_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const RequestContext& ctx,
+                                                    const std::string& table,
+                                                    const std::vector<ReplicaUpdate>& updates) {
+  std::lock_guard control(control_mu_);
+  const std::string owner = owner_of_(ctx);
+  DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DescribeTable(ctx, table));
+  // The service's texts (aws-controllers-k8s' records of its answers).
+  for (const ReplicaUpdate& u : updates) {
+    if (u.replica.region_name == ctx.region) {
+      return Error::Validation(
+          "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, "
+          "DeleteTable, or UpdateTable as required.");
+    }
+  }
+  std::vector<std::string> strangers;
+  for (const ReplicaUpdate& u : updates) {
+    const bool member = std::any_of(
+        d.replicas.begin(), d.replicas.end(),
+        [&](const ReplicaDescription& r) { return r.region_name == u.replica.region_name; });
+    if (u.action == ReplicaUpdate::Action::kCreate && member) {
+      return Error::Validation("Failed to create a the new replica of table with name: '" +
+                               d.table_name +
+                               "' because one or more replicas already existed as tables.");
+    }
+    if (u.action != ReplicaUpdate::Action::kCreate && !member) {
+      strangers.push_back(u.replica.region_name);
+    }
+  }
+  if (!strangers.empty()) {
+    std::string list;
+    for (const std::string& s : strangers) list += (list.empty() ? "" : ", ") + s;
+    return Error::Validation(
+        "Update global table operation failed because one or more replicas were not part of "
+        "the global table. Please retry the request without these replicas: [" +
+        list + "].");
+  }
+  if (d.table_status != TableStatus::kActive ||
+      std::any_of(d.replicas.begin(), d.replicas.end(),
+                  [](const ReplicaDescription& r) { return InProgress(r.status); })) {
+    return Error::InUse(
+        "Attempt to change a resource which is still in use: Table is being "
+        "updated: " +
+        d.table_name);
+  }
+  std::optional<std::string> deleted;
+  for (const ReplicaUpdate& u : updates) {
+    switch (u.action) {
+      case ReplicaUpdate::Action::kCreate: {
+        if (d.billing_mode != BillingMode::kPayPerRequest) {
+          // ddb has no auto scaling, which the service requires of a provisioned table.
+          return Error::Validation(
+              "Table write capacity should either be Pay-Per-Request or AutoScaled.");
+        }
+        DDB_ASSIGN_OR_RETURN(d, CreateReplica(engine, ctx, owner, d, u.replica));
+        break;
+      }
+      case ReplicaUpdate::Action::kUpdate: {
+        DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, d.table_name));
+        ReplicaDescription& r = members[u.replica.region_name];
+        if (u.replica.read_capacity_override)
+          r.read_capacity_override = u.replica.read_capacity_override;
+        if (u.replica.max_read_request_units_override) {
+          r.max_read_request_units_override = u.replica.max_read_request_units_override;
+        }
+        if (u.replica.table_class_override) r.table_class_override = u.replica.table_class_override;
+        if (u.replica.kms_master_key_id) r.kms_master_key_id = u.replica.kms_master_key_id;
+        if (!u.replica.global_secondary_indexes.empty()) {
+          r.global_secondary_indexes = u.replica.global_secondary_indexes;
+        }
+        DDB_RETURN_IF_ERROR(WriteLists(owner, d.table_name, members));
+        break;
+      }
+      case ReplicaUpdate::Action::kDelete:
+        DDB_ASSIGN_OR_RETURN(d, DeleteReplica(ctx, owner, d, u.replica.region_name));
+        deleted = u.replica.region_name;
+        break;
+    }
+  }
+  DDB_ASSIGN_OR_RETURN(TableDescription answer, engine.DescribeTable(ctx, table));
+  if (deleted) {
+    ReplicaDescription going;
+    going.region_name = *deleted;
+    going.status = ReplicaStatus::kDeleting;
+    answer.replicas.push_back(going);
+    if (!answer.global_table_version) answer.global_table_version = kGlobalTableVersion;
+  }
+  answer.table_status = TableStatus::kUpdating;
+  return answer;
+}
+
+Result<TableDescription> Replicator::CreateReplica(Engine& source, const RequestContext& ctx,
+                                                   const std::string& owner,
+                                                   const TableDescription& table,
+                                                   const ReplicaDescription& replica) {
+  const std::string& region = replica.region_name;
+  DDB_ASSIGN_OR_RETURN(Engine * target, Open(owner, region));
+  RequestContext there = ctx;
+  there.region = region;
+  Result<TableDescription> created = target->CreateTable(there, ReplicaTable(table, replica));
+  if (!created.ok()) {
+    if (created.error().code() == ErrorCode::kResourceInUse) {
+      return Error::Validation("Failed to create a the new replica of table with name: '" +
+                               table.table_name +
+                               "' because one or more replicas already existed as tables.");
+    }
+    return created.error();
+  }
+  DDB_RETURN_IF_ERROR(target->SetFilling(table.table_name, true));
+  if (table.ttl_attribute) {
+    Result<TimeToLiveSpecification> ttl =
+        target->UpdateTimeToLive(table.table_name, {true, *table.ttl_attribute});
+    if (!ttl.ok()) LogError("Time to Live of the new replica: " + ttl.error().message());
+  }
+  DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, table.table_name));
+  ReplicaDescription entry = replica;
+  entry.status = ReplicaStatus::kCreating;
+  entry.percent_progress = 0;
+  members[region] = entry;
+  DDB_RETURN_IF_ERROR(WriteLists(owner, table.table_name, members));
+  StartFill(owner, table.table_name, ctx.region, region);
+  return source.DescribeTable(ctx, table.table_name);
+}
+
+Result<TableDescription> Replicator::DeleteReplica(const RequestContext& ctx,
+                                                   const std::string& owner,
+                                                   const TableDescription& table,
+                                                   const std::string& region) {
+  DropLinks(owner, table.table_name, region);
+  DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, table.table_name));
+  members.erase(region);
+  DDB_RETURN_IF_ERROR(WriteLists(owner, table.table_name, members));
+  // The replica's table goes with it, as in the service.
+  if (Result<Engine*> target = Open(owner, region); target.ok()) {
+    RequestContext there = ctx;
+    there.region = region;
+    (void)target.value()->SetReplicas(there, table.table_name, {});
+    Result<TableDescription> gone = target.value()->DeleteTable(there, table.table_name);
+    if (!gone.ok() && gone.error().code() != ErrorCode::kResourceNotFound) {
+      LogError("deleting the replica in " + region + ": " + gone.error().message());
+    }
+  }
+  return table;
+}
+
+void Replicator::StartFill(const std::string& owner, const std::string& table,
+                           const std::string& source, const std::string& target) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  fills_.emplace_back(&Replicator::Fill, this, owner, table, source, target);
+}
+
+void Replicator::Fill(std::string owner, std::string table, std::string source,
+                      std::string target) {
+  auto stopped = [this] {
+    std::lock_guard lock(mu_);
+    return stopping_;
+  };
+  auto fail = [&](const Error& e) {
+    LogError("filling the replica of " + table + " in " + target + " from " + source +
+             " stopped (done again at the next start): " + e.message());
+  };
+  Result<Engine*> src = Open(owner, source);
+  Result<Engine*> dst = Open(owner, target);
+  if (!src.ok() || !dst.ok()) return fail(src.ok() ? dst.error() : src.error());
+  (void)dst.value()->SetFilling(table, true);
+  // Where the other Regions' changes start reaching the new replica: what the snapshot of
+  // the source will hold (the source's own changes up to now, and the others' as far as they
+  // reached the source; those saved checkpoints lag what was applied, which only means that
+  // some changes are applied twice).
+  Result<Members> members = MembersOf(owner, source, table);
+  if (!members.ok()) return fail(members.error());
+  std::map<std::string, uint64_t> starts;
+  Result<uint64_t> source_end = src.value()->ReplicationLogEnd(table);
+  if (!source_end.ok()) return fail(source_end.error());
+  starts[source] = source_end.value();
+  for (const auto& [region, _] : members.value()) {
+    if (region == source || region == target) continue;
+    Result<Engine*> e = Open(owner, region);
+    if (!e.ok()) return fail(e.error());
+    Result<uint64_t> reached = e.value()->ReplicationCheckpoint(table, source);
+    starts[region] = reached.ok() ? reached.value() : 0;
+  }
+  // The snapshot: items and deleted items' stamps, applied last-writer-wins.
+  Result<TableDescription> d = src.value()->DescribeTable(ContextIn(owner, source), table);
+  const int64_t total = d.ok() ? std::max<int64_t>(d.value().item_count, 1) : 1;
+  int64_t copied = 0;
+  uint64_t shown_ms = Now();
+  std::string cursor;
+  do {
+    if (stopped()) return;
+    Result<ReplicaSnapshotPage> page = src.value()->ReadReplicaSnapshot(table, cursor, kFillPage);
+    if (!page.ok()) return fail(page.error());
+    for (const ReplicatedChange& c : page.value().changes) {
+      Result<bool> applied = dst.value()->ApplyReplicated(table, c);
+      while (!applied.ok() && applied.error().code() == ErrorCode::kTransactionConflict) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        applied = dst.value()->ApplyReplicated(table, c);
+      }
+      if (!applied.ok()) return fail(applied.error());
+      if (c.new_image) ++copied;
+    }
+    cursor = page.value().cursor;
+    if (Now() - shown_ms >= kProgressEveryMs) {
+      shown_ms = Now();
+      std::lock_guard control(control_mu_);
+      Result<Members> now = MembersOf(owner, source, table);
+      if (!now.ok() || !now.value().count(target)) return;  // deleted meanwhile
+      now.value()[target].percent_progress =
+          static_cast<int>(std::min<int64_t>(99, copied * 100 / total));
+      (void)WriteLists(owner, table, now.value());
+    }
+  } while (!cursor.empty());
+  // The links: into the new replica from where its snapshot ends, and out of it from its
+  // log's end (it has no change of its own yet: it was CREATING).
+  Result<uint64_t> target_end = dst.value()->ReplicationLogEnd(table);
+  if (!target_end.ok()) return fail(target_end.error());
+  std::lock_guard control(control_mu_);
+  Result<Members> now = MembersOf(owner, source, table);
+  if (!now.ok() || !now.value().count(target)) return;  // deleted meanwhile
+  for (const auto& [region, position] : starts) {
+    AddLink(owner, table, region, target, position);
+    if (Result<Engine*> e = Open(owner, region); e.ok()) {
+      (void)e.value()->SaveReplicationCheckpoint(table, target, position);
+    }
+  }
+  for (const auto& [region, _] : now.value()) {
+    if (region == target) continue;
+    AddLink(owner, table, target, region, target_end.value());
+    (void)dst.value()->SaveReplicationCheckpoint(table, region, target_end.value());
+  }
+  now.value()[target].status = ReplicaStatus::kActive;
+  now.value()[target].percent_progress.reset();
+  if (Status s = WriteLists(owner, table, now.value()); !s.ok()) return fail(s.error());
+  (void)dst.value()->SetFilling(table, false);
+}
+
+void Replicator::Start(const std::vector<RegionEngine>& namespaces) {
+  std::set<std::pair<std::string, std::string>> filling;  // (owner/table, target)
+  for (const RegionEngine& ns : namespaces) {
+    ListTablesRequest list;
+    while (true) {
+      Result<ListTablesResult> page = ns.engine->ListTables(list);
+      if (!page.ok()) break;
+      for (const std::string& table : page.value().table_names) {
+        Result<TableDescription> d =
+            ns.engine->DescribeTable(ContextIn(ns.owner, ns.region), table);
+        if (!d.ok() || d.value().replicas.empty()) continue;
+        for (const ReplicaDescription& r : d.value().replicas) {
+          Result<uint64_t> position = ns.engine->ReplicationCheckpoint(table, r.region_name);
+          AddLink(ns.owner, table, ns.region, r.region_name, position.ok() ? position.value() : 0);
+          // A fill a restart interrupted is done again, from one of the Regions listing it.
+          if (r.status == ReplicaStatus::kCreating &&
+              filling.emplace(ns.owner + "/" + table, r.region_name).second) {
+            StartFill(ns.owner, table, ns.region, r.region_name);
+          }
+        }
+      }
+      if (!page.value().last_evaluated_table_name) break;
+      list.exclusive_start_table_name = page.value().last_evaluated_table_name;
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (started_ || stopping_) return;
+  started_ = true;
+  thread_ = std::thread(&Replicator::Run, this);
+}
+
+void Replicator::Stop() {
+  std::vector<std::thread> fills;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    fills.swap(fills_);
+    cv_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+  for (std::thread& t : fills) t.join();
+  // What the links applied since their last checkpoint.
+  std::lock_guard lock(mu_);
+  for (auto& [_, link] : links_) {
+    if (link->dropped || link->AppliedPosition() <= link->saved_position) continue;
+    Result<Engine*> src = Open(link->owner, link->from);
+    if (src.ok()) {
+      (void)src.value()->SaveReplicationCheckpoint(link->table, link->to, link->AppliedPosition());
+    }
+  }
+}
+
+void Replicator::Run() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    std::vector<std::shared_ptr<Link>> links;
+    links.reserve(links_.size());
+    for (const auto& [_, link] : links_) links.push_back(link);
+    lock.unlock();
+    uint64_t wait_ms = kIdleWaitMs;
+    for (const std::shared_ptr<Link>& link : links) {
+      if (!link->dropped) wait_ms = std::min(wait_ms, Pump(*link));
+    }
+    lock.lock();
+    if (wait_ms > 0) {
+      cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [this] { return stopping_; });
+    }
+  }
+}
+
+uint64_t Replicator::Pump(Link& link) {
+  Result<Engine*> src = Open(link.owner, link.from);
+  Result<Engine*> dst = Open(link.owner, link.to);
+  if (!src.ok() || !dst.ok()) return kIdleWaitMs;
+  bool more_to_read = false;
+  if (link.pending.size() < kMaxPending) {
+    Result<ReplicationLogPage> page =
+        src.value()->ReadReplicationLog(link.table, link.read_position, kReadBatch);
+    if (!page.ok()) {
+      // The table went, or is no longer global, in the source: the link ends with it.
+      if (page.error().code() == ErrorCode::kResourceNotFound ||
+          page.error().code() == ErrorCode::kValidation) {
+        link.dropped = true;
+      }
+      return kIdleWaitMs;
+    }
+    more_to_read = page.value().changes.size() >= kReadBatch;
+    for (ReplicatedChange& c : page.value().changes) {
+      if (!c.replicated) link.pending.push_back(std::move(c));
+    }
+    link.read_position = std::max(link.read_position, page.value().next);
+  }
+  const uint64_t now = Now();
+  uint64_t wait_ms = more_to_read ? 0 : kIdleWaitMs;
+  size_t done = 0;
+  while (!link.pending.empty()) {
+    const ReplicatedChange& c = link.pending.front();
+    const uint64_t due = c.commit_time_ms + static_cast<uint64_t>(options_.delay_ms);
+    if (due > now) {
+      wait_ms = std::min(wait_ms, due - now);
+      break;
+    }
+    if (done == kReadBatch) {  // the other links' turn
+      wait_ms = 0;
+      break;
+    }
+    Result<bool> applied = dst.value()->ApplyReplicated(link.table, c);
+    if (!applied.ok()) {
+      const ErrorCode code = applied.error().code();
+      if (code == ErrorCode::kResourceNotFound) {
+        link.dropped = true;  // the replica went
+        return kIdleWaitMs;
+      }
+      // A transaction holds the item (try again at once), or a storage error (later).
+      if (code != ErrorCode::kTransactionConflict) {
+        LogError("applying a change of " + link.table + " from " + link.from + " in " + link.to +
+                 ": " + applied.error().message());
+      }
+      wait_ms = code == ErrorCode::kTransactionConflict ? 1 : 100;
+      break;
+    }
+    link.last_lag_ms = now > c.commit_time_ms ? now - c.commit_time_ms : 0;
+    link.applied.fetch_add(1, std::memory_order_relaxed);
+    link.pending.pop_front();
+    ++done;
+  }
+  link.backlog = link.pending.size();
+  const uint64_t position = link.AppliedPosition();
+  if (position > link.saved_position && now - link.last_save_ms >= kCheckpointEveryMs) {
+    if (src.value()->SaveReplicationCheckpoint(link.table, link.to, position).ok()) {
+      link.saved_position = position;
+      link.last_save_ms = now;
+    }
+  }
+  return wait_ms;
+}
+
+std::vector<LinkStatus> Replicator::Links() const {
+  std::lock_guard lock(mu_);
+  std::vector<LinkStatus> out;
+  for (const auto& [_, link] : links_) {
+    LinkStatus s;
+    s.owner = link->owner;
+    s.table = link->table;
+    s.from = link->from;
+    s.to = link->to;
+    s.applied = link->applied.load();
+    s.backlog = link->backlog.load();
+    s.last_lag_ms = link->last_lag_ms.load();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace ddb::replication
