@@ -385,7 +385,8 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
     if (!page.ok()) return fail(page.error());
     for (const ReplicatedChange& c : page.value().changes) {
       Result<bool> applied = dst.value()->ApplyReplicated(table, c);
-      while (!applied.ok() && applied.error().code() == ErrorCode::kTransactionConflict) {
+      while (!applied.ok() && applied.error().code() == ErrorCode::kTransactionConflict &&
+             !stopped()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         applied = dst.value()->ApplyReplicated(table, c);
       }
@@ -579,6 +580,28 @@ std::vector<LinkStatus> Replicator::Links() const {
     s.last_lag_ms = link->last_lag_ms.load();
     out.push_back(std::move(s));
   }
+  return out;
+}
+
+std::string RenderMetricsText(const std::vector<LinkStatus>& links) {
+  if (links.empty()) return "";
+  std::string out;
+  auto family = [&](const char* name, const char* type, const char* help,
+                    uint64_t LinkStatus::*field) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+    for (const LinkStatus& l : links) {
+      out += std::string(name) + "{owner=\"" + l.owner + "\",table=\"" + l.table + "\",from=\"" +
+             l.from + "\",to=\"" + l.to + "\"} " + std::to_string(l.*field) + "\n";
+    }
+  };
+  family("ddb_replication_applied_total", "counter",
+         "Changes of a global table applied from one Region's replica to another's.",
+         &LinkStatus::applied);
+  family("ddb_replication_backlog", "gauge",
+         "Changes read from the source Region and not yet applied (waiting for the delay).",
+         &LinkStatus::backlog);
+  family("ddb_replication_lag_milliseconds", "gauge",
+         "Commit to apply of the last change replicated.", &LinkStatus::last_lag_ms);
   return out;
 }
 

@@ -69,6 +69,11 @@ struct LinkStatus {
   uint64_t last_lag_ms = 0;  // commit to apply, of the last change applied
 };
 
+// The links' figures in the Prometheus text format, for GET /metrics: per link
+// (account or access key, table, from, to) the changes applied, the backlog and the last
+// lag.
+std::string RenderMetricsText(const std::vector<LinkStatus>& links);
+
 class Replicator : public protocol::ReplicaCoordinator {
  public:
   Replicator(NamespaceOpener open, OwnerOf owner_of, ReplicatorOptions options);

@@ -171,6 +171,10 @@ std::string Usage(std::string_view program) {
       "                   key, as the service keeps them (default under --auth verify);\n"
       "                   access-key: one per access key and region, as DynamoDB Local\n"
       "                   without -sharedDb\n"
+      "  --replication-delay-ms N\n"
+      "                   global tables: a change reaches the other Regions' replicas N ms\n"
+      "                   after it was made (default 1000; needs --isolation account or\n"
+      "                   access-key)\n"
       "  --index-status-hold-ms N\n"
       "                   keep a new GSI CREATING N ms before and after its backfill, and a\n"
       "                   deleted one DELETING N ms (-delayTransientStatuses: 15000)\n"
@@ -301,7 +305,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
-        flag != "--console" && flag != "--clock-start-ms") {
+        flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -363,6 +367,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       } else {
         return BadValue(flag, value, "off or verify");
       }
+    } else if (flag == "--replication-delay-ms") {
+      DDB_ASSIGN_OR_RETURN(options.replication_delay_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--index-status-hold-ms") {
       DDB_ASSIGN_OR_RETURN(options.engine.index_status_hold_ms, ParseMilliseconds(flag, value));
       given.index_status_hold = true;

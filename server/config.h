@@ -96,6 +96,10 @@ struct ServerOptions {
   AuthMode auth = AuthMode::kOff;
   // Namespaces of tables. Default: kShared under --auth off, kAccount under --auth verify
   std::optional<Isolation> isolation;
+  // Global tables (replication/replicator.h): how old a change in one Region is before the
+  // other replicas get it. Only with Regions of their own (isolation account or
+  // access-key). Default: 1000 (the service's usual figure: within a second)
+  int replication_delay_ms = 1000;
   // AWS shared-credentials INI file of the keys --auth verify accepts (credentials.h); the
   // environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are accepted too. Default: ""
   std::string credentials_file;

@@ -348,7 +348,11 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
     return ServeConsole(namespaces, *request, path, query);
   }
   if (path == "/metrics" && request->method == "GET") {
-    HttpResponse response = PlainResponse(200, protocol::RenderMetricsText(namespaces.Sources()));
+    std::string text = protocol::RenderMetricsText(namespaces.Sources());
+    if (namespaces.replicator()) {
+      text += replication::RenderMetricsText(namespaces.replicator()->Links());
+    }
+    HttpResponse response = PlainResponse(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
   }
@@ -405,7 +409,8 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
         if (open) return namespaces.ForCaller(caller);  // the caller's own
         return namespaces.Find(account, region);        // never created by naming it
       },
-      *ctx, request->amz_target, request->body, /*enforce_policies=*/verifier != nullptr);
+      *ctx, request->amz_target, request->body, /*enforce_policies=*/verifier != nullptr,
+      namespaces.replicator());
   HttpResponse response = DynamoResponse(wire.status, std::move(wire.body), content_type);
   if (response.body.size() > kCompressAbove) {
     const ContentCoding coding = ChooseResponseCoding(request->accept_encoding);

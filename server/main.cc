@@ -154,6 +154,25 @@ int Main(int argc, char** argv) {
   if (isolation == Isolation::kAccount) {
     Log(LogLevel::kInfo, "one namespace of tables per account and region (--isolation account)");
   }
+  // Global tables, where Regions have namespaces of their own; stopped (its checkpoints
+  // saved) before the engines close, being declared after them.
+  std::unique_ptr<replication::Replicator> replicator;
+  if (isolation != Isolation::kShared) {
+    replication::ReplicatorOptions replication;
+    replication.delay_ms = options.replication_delay_ms;
+    replication.clock = ClockForTesting(options.clock_start_ms);
+    replicator = std::make_unique<replication::Replicator>(
+        [&namespaces](std::string_view owner, std::string_view region) {
+          return namespaces.OfOwner(owner, region);
+        },
+        [&namespaces](const RequestContext& ctx) { return namespaces.OwnerOf(ctx); },
+        std::move(replication));
+    std::vector<replication::RegionEngine> open;
+    for (const Namespaces::Entry& e : namespaces.List())
+      open.push_back({e.owner, e.region, e.engine});
+    replicator->Start(open);
+    namespaces.SetReplicator(replicator.get());
+  }
 
   {
     // Scoped so that every connection and thread is gone before the engine closes.

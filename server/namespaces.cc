@@ -146,6 +146,17 @@ Engine* Namespaces::Find(std::string_view account, std::string_view region) {
   return it == engines_.end() ? nullptr : it->second.get();
 }
 
+std::vector<Namespaces::Entry> Namespaces::List() {
+  std::vector<Entry> list;
+  if (isolation_ == Isolation::kShared) return list;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, engine] : engines_) {
+    const size_t slash = key.find('/');
+    list.push_back({key.substr(0, slash), key.substr(slash + 1), engine.get()});
+  }
+  return list;
+}
+
 std::vector<protocol::MetricsSource> Namespaces::Sources() {
   if (isolation_ == Isolation::kShared) return {{"", shared_}};
   std::vector<protocol::MetricsSource> sources;

@@ -18,6 +18,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "replication/replicator.h"
 #include "server/config.h"
 
 namespace ddb::server {
@@ -49,6 +50,27 @@ class Namespaces {
 
   Isolation isolation() const { return isolation_; }
 
+  // Global tables: the owner of the caller's namespace (its account, or its access key under
+  // --isolation access-key), and the namespace of an owner in any region, opened now if new.
+  std::string OwnerOf(const RequestContext& ctx) const {
+    return isolation_ == Isolation::kAccessKey ? ctx.access_key_id : ctx.account_id;
+  }
+  Result<Engine*> OfOwner(std::string_view owner, std::string_view region) {
+    if (isolation_ == Isolation::kShared) return shared_;
+    return OpenNamespace(owner, region);
+  }
+  // Every open namespace but the shared one.
+  struct Entry {
+    std::string owner;
+    std::string region;
+    Engine* engine = nullptr;
+  };
+  std::vector<Entry> List();
+  // The replicator of global tables (main.cc; none under --isolation shared), which
+  // UpdateTable's ReplicaUpdates go to and /metrics shows. Must outlive the requests.
+  void SetReplicator(replication::Replicator* replicator) { replicator_ = replicator; }
+  replication::Replicator* replicator() const { return replicator_; }
+
   // Every open namespace for GET /metrics, labelled account="...",region="..." (no labels
   // when shared).
   std::vector<protocol::MetricsSource> Sources();
@@ -65,6 +87,7 @@ class Namespaces {
   std::mutex mu_;
   // "<owner>/<region>" -> engine.
   std::map<std::string, std::unique_ptr<Engine>, std::less<>> engines_;
+  replication::Replicator* replicator_ = nullptr;
 };
 
 }  // namespace ddb::server

@@ -1,0 +1,246 @@
+"""Global tables, version 2019.11.21 (docs/global-tables.md): UpdateTable's ReplicaUpdates on a
+server whose Regions are namespaces of their own (--isolation account), with replication
+between them after --replication-delay-ms.
+
+Sources for the service's answers: aws-controllers-k8s' records of its probes of the service
+(docs/api-quirks/table-replicas.md: the refusals' texts, the stream turned on for a replica,
+Replicas listing the other Regions) and the developer guide (last writer wins, TTL deletes
+and transactions replicated as their writes).
+"""
+
+import threading
+import time
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from conftest import ACCESS_KEY, SECRET_KEY, ServerProcess, expect_error, run_aws_cli, unique_name
+
+pytestmark = pytest.mark.ddb_only("regions of one ddb-server replicating to each other")
+
+US, EU, AP = "us-east-1", "eu-west-1", "ap-southeast-2"
+DELAY_MS = 100
+
+
+@pytest.fixture(scope="module")
+def srv():
+    s = ServerProcess("--in-memory", "--isolation", "account", "--replication-delay-ms",
+                      str(DELAY_MS))
+    s.start()
+    yield s
+    s.stop()
+
+
+def client(srv, region):
+    return boto3.session.Session().client(
+        "dynamodb", endpoint_url=srv.endpoint, region_name=region,
+        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY,
+        config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+
+
+def streams_client(srv, region):
+    return boto3.session.Session().client(
+        "dynamodbstreams", endpoint_url=srv.endpoint, region_name=region,
+        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=SECRET_KEY)
+
+
+def create_table(c, name, **extra):
+    c.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}], **extra)
+
+
+def wait_for(predicate, what, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def replicas_active(c, name):
+    d = c.describe_table(TableName=name)["Table"]
+    return bool(d.get("Replicas")) and all(r["ReplicaStatus"] == "ACTIVE" for r in d["Replicas"])
+
+
+def add_replica(c, name, region):
+    r = c.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": region}}])
+    wait_for(lambda: replicas_active(c, name), f"the replica of {name} in {region}")
+    return r
+
+
+def scan_all(c, name):
+    items, kwargs = [], {"TableName": name, "ConsistentRead": True}
+    while True:
+        page = c.scan(**kwargs)
+        items += page["Items"]
+        if "LastEvaluatedKey" not in page:
+            return sorted(items, key=lambda i: i["pk"]["S"])
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def test_a_replica_is_created_filled_and_made_active(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    for i in range(60):
+        us.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}, "v": {"N": str(i)}})
+    r = us.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": EU}}])
+    d = r["TableDescription"]
+    assert d["TableStatus"] == "UPDATING"
+    assert [x["RegionName"] for x in d["Replicas"]] == [EU]
+    assert d["Replicas"][0]["ReplicaStatus"] == "CREATING"
+    assert d["GlobalTableVersion"] == "2019.11.21"
+    # The service turns the stream on for a global table.
+    assert d["StreamSpecification"] == {"StreamEnabled": True,
+                                        "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    wait_for(lambda: replicas_active(us, name), "the replica to be ACTIVE")
+    there = eu.describe_table(TableName=name)["Table"]
+    assert there["TableStatus"] == "ACTIVE"
+    assert [x["RegionName"] for x in there["Replicas"]] == [US]
+    assert there["GlobalTableVersion"] == "2019.11.21"
+    assert there["TableArn"].startswith(f"arn:aws:dynamodb:{EU}:")
+    assert there["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    assert there["LatestStreamArn"] != d["LatestStreamArn"]
+    assert scan_all(eu, name) == scan_all(us, name)
+    assert len(scan_all(eu, name)) == 60
+
+
+def test_writes_reach_every_region_after_the_delay(srv):
+    us, eu, ap = client(srv, US), client(srv, EU), client(srv, AP)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    add_replica(us, name, AP)
+    assert sorted(x["RegionName"] for x in ap.describe_table(TableName=name)["Table"]
+                  ["Replicas"]) == [EU, US]
+    eu.put_item(TableName=name, Item={"pk": {"S": "from-eu"}, "v": {"N": "1"}})
+    ap.update_item(TableName=name, Key={"pk": {"S": "from-ap"}},
+                   UpdateExpression="SET v = :v", ExpressionAttributeValues={":v": {"N": "2"}})
+    # A transaction is atomic in its own Region and replicated as its writes.
+    us.transact_write_items(TransactItems=[
+        {"Put": {"TableName": name, "Item": {"pk": {"S": "tx1"}}}},
+        {"Put": {"TableName": name, "Item": {"pk": {"S": "tx2"}}}}])
+    for c in (us, eu, ap):
+        wait_for(lambda c=c: len(scan_all(c, name)) == 4, "every write in every Region")
+    eu.delete_item(TableName=name, Key={"pk": {"S": "tx1"}})
+    for c in (us, ap):
+        wait_for(lambda c=c: len(scan_all(c, name)) == 3, "the delete in every Region")
+
+
+def test_concurrent_writes_converge_on_one_value(srv):
+    us, eu, ap = client(srv, US), client(srv, EU), client(srv, AP)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    add_replica(us, name, AP)
+    errors = []
+
+    def writer(c, region):
+        try:
+            for i in range(100):
+                c.put_item(TableName=name, Item={"pk": {"S": f"k{i % 5}"}, "v": {"N": str(i)},
+                                                 "region": {"S": region}})
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(client(srv, r), r)) for r in (US, EU, AP)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    wait_for(lambda: scan_all(us, name) == scan_all(eu, name) == scan_all(ap, name),
+             "every Region to hold the same items")
+    assert len(scan_all(us, name)) == 5
+
+
+def test_a_replicas_stream_shows_the_replicated_writes(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    us.put_item(TableName=name, Item={"pk": {"S": "a"}, "v": {"N": "1"}})
+    wait_for(lambda: len(scan_all(eu, name)) == 1, "the write in the replica")
+    streams = streams_client(srv, EU)
+    arn = eu.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+    records = streams.get_records(ShardIterator=it)["Records"]
+    assert [r["eventName"] for r in records] == ["INSERT"]
+    assert records[0]["dynamodb"]["NewImage"] == {"pk": {"S": "a"}, "v": {"N": "1"}}
+    assert records[0]["awsRegion"] == EU
+
+
+def test_refusals_in_the_services_words(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Create": {"RegionName": US}}]), "ValidationException",
+        "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, "
+        "DeleteTable, or UpdateTable as required.")
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Delete": {"RegionName": EU}}]), "ValidationException",
+        "Update global table operation failed because one or more replicas were not part of "
+        "the global table. Please retry the request without these replicas: [eu-west-1].")
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Create": {"RegionName": EU}}, {"Create": {"RegionName": AP}}]), "ValidationException",
+        "Update table operation with more than one create or delete replica actions not "
+        "allowed")
+    expect_error(lambda: us.update_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        ReplicaUpdates=[{"Create": {"RegionName": EU}}]), "ValidationException",
+        "One or more parameter values were invalid: Replica modification must be the only "
+        "operation in the request")
+    # A table of that name in the other Region already.
+    create_table(eu, name)
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Create": {"RegionName": EU}}]), "ValidationException",
+        f"Failed to create a the new replica of table with name: '{name}' because one or more "
+        "replicas already existed as tables.")
+    other = unique_name("gt")
+    create_table(us, other)
+    add_replica(us, other, EU)
+    expect_error(lambda: eu.update_table(TableName=other, StreamSpecification={
+        "StreamEnabled": False}), "ValidationException",
+        "Disabling Stream is not allowed for a Global Table replica.")
+    provisioned = unique_name("gt")
+    us.create_table(TableName=provisioned,
+                    AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                    KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                    ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    expect_error(lambda: us.update_table(TableName=provisioned, ReplicaUpdates=[
+        {"Create": {"RegionName": EU}}]), "ValidationException",
+        "Table write capacity should either be Pay-Per-Request or AutoScaled.")
+
+
+def test_a_deleted_replica_leaves_and_its_table_goes(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    r = us.update_table(TableName=name, ReplicaUpdates=[{"Delete": {"RegionName": EU}}])
+    assert [(x["RegionName"], x["ReplicaStatus"]) for x in r["TableDescription"]["Replicas"]] \
+        == [(EU, "DELETING")]
+    d = us.describe_table(TableName=name)["Table"]
+    assert "Replicas" not in d and "GlobalTableVersion" not in d
+    assert d["StreamSpecification"]["StreamEnabled"]  # the stream stays
+    expect_error(lambda: eu.describe_table(TableName=name), "ResourceNotFoundException")
+    us.put_item(TableName=name, Item={"pk": {"S": "after"}})
+
+
+def test_the_aws_cli_adds_a_replica(srv):
+    name = unique_name("gt")
+    create_table(client(srv, US), name)
+    _, out = run_aws_cli(srv.endpoint, "update-table", "--table-name", name, "--region", US,
+                         "--replica-updates", f'[{{"Create": {{"RegionName": "{EU}"}}}}]')
+    assert out["TableDescription"]["Replicas"][0]["RegionName"] == EU
+    wait_for(lambda: replicas_active(client(srv, US), name), "the replica to be ACTIVE")
+    _, out = run_aws_cli(srv.endpoint, "describe-table", "--table-name", name, "--region", EU)
+    assert out["Table"]["Replicas"] == [{"RegionName": US, "ReplicaStatus": "ACTIVE",
+                                         "GlobalTableSettingsReplicationMode":
+                                         "ENABLED_WITH_OVERRIDES"}]
