@@ -335,6 +335,23 @@ Result<TableDescription> Replicator::DeleteReplica(const RequestContext& ctx,
   return table;
 }
 
+void Replicator::Forget(const std::string& owner, const std::string& table, const std::string& gone,
+                        const std::string& member) {
+  std::lock_guard control(control_mu_);
+  Result<Members> members = MembersOf(owner, member, table);
+  if (!members.ok() || !members.value().count(gone)) return;
+  // Still there after all (a replica being created, or the same table again): keep it.
+  if (Result<Engine*> e = Open(owner, gone); e.ok()) {
+    Result<TableDescription> d = e.value()->DescribeTable(ContextIn(owner, gone), table);
+    if (d.ok() && !d.value().replicas.empty()) return;
+  }
+  DropLinks(owner, table, gone);
+  members.value().erase(gone);
+  if (Status s = WriteLists(owner, table, members.value()); !s.ok()) {
+    LogError("removing " + gone + " from the replicas of " + table + ": " + s.error().message());
+  }
+}
+
 void Replicator::StartFill(const std::string& owner, const std::string& table,
                            const std::string& source, const std::string& target) {
   std::lock_guard lock(mu_);
@@ -508,10 +525,12 @@ uint64_t Replicator::Pump(Link& link) {
     Result<ReplicationLogPage> page =
         src.value()->ReadReplicationLog(link.table, link.read_position, kReadBatch);
     if (!page.ok()) {
-      // The table went, or is no longer global, in the source: the link ends with it.
+      // The table went, or is no longer global, in the source (DeleteTable there): the link
+      // ends with it, and the Region leaves the others' lists.
       if (page.error().code() == ErrorCode::kResourceNotFound ||
           page.error().code() == ErrorCode::kValidation) {
         link.dropped = true;
+        Forget(link.owner, link.table, link.from, link.to);
       }
       return kIdleWaitMs;
     }

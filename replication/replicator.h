@@ -112,6 +112,10 @@ class Replicator : public protocol::ReplicaCoordinator {
                                          const ReplicaDescription& replica);
   Result<TableDescription> DeleteReplica(const RequestContext& ctx, const std::string& owner,
                                          const TableDescription& table, const std::string& region);
+  // `gone`'s table was deleted (or is no longer global): it leaves the lists of the others
+  // (found through `member`'s).
+  void Forget(const std::string& owner, const std::string& table, const std::string& gone,
+              const std::string& member);
   void StartFill(const std::string& owner, const std::string& table, const std::string& source,
                  const std::string& target);
   void Fill(std::string owner, std::string table, std::string source, std::string target);

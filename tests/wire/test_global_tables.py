@@ -244,3 +244,46 @@ def test_the_aws_cli_adds_a_replica(srv):
     assert out["Table"]["Replicas"] == [{"RegionName": US, "ReplicaStatus": "ACTIVE",
                                          "GlobalTableSettingsReplicationMode":
                                          "ENABLED_WITH_OVERRIDES"}]
+
+
+def test_a_replica_deleted_with_delete_table_leaves_the_others_lists(srv):
+    us, eu, ap = client(srv, US), client(srv, EU), client(srv, AP)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    add_replica(us, name, AP)
+    ap.delete_table(TableName=name)
+    wait_for(lambda: [x["RegionName"] for x in us.describe_table(TableName=name)["Table"]
+                      .get("Replicas", [])] == [EU], "the deleted replica to leave the list")
+    assert [x["RegionName"] for x in eu.describe_table(TableName=name)["Table"]["Replicas"]] \
+        == [US]
+    us.put_item(TableName=name, Item={"pk": {"S": "still"}})
+    wait_for(lambda: len(scan_all(eu, name)) == 1, "replication between the two left")
+
+
+def test_replication_resumes_after_a_restart(tmp_path):
+    data = tmp_path / "data"
+    srv = ServerProcess("--data-dir", str(data), "--isolation", "account",
+                        "--replication-delay-ms", str(DELAY_MS))
+    srv.start()
+    try:
+        us, eu = client(srv, US), client(srv, EU)
+        name = unique_name("gt")
+        create_table(us, name)
+        add_replica(us, name, EU)
+        us.put_item(TableName=name, Item={"pk": {"S": "before"}})
+        wait_for(lambda: len(scan_all(eu, name)) == 1, "the write before the restart")
+    finally:
+        srv.stop()
+    srv = ServerProcess("--data-dir", str(data), "--isolation", "account",
+                        "--replication-delay-ms", str(DELAY_MS))
+    srv.start()
+    try:
+        us, eu = client(srv, US), client(srv, EU)
+        assert replicas_active(eu, name)
+        eu.put_item(TableName=name, Item={"pk": {"S": "after"}})
+        us.put_item(TableName=name, Item={"pk": {"S": "after-us"}})
+        wait_for(lambda: scan_all(us, name) == scan_all(eu, name) and
+                 len(scan_all(us, name)) == 3, "both ways after the restart")
+    finally:
+        srv.stop()
