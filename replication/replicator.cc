@@ -98,6 +98,22 @@ struct Replicator::Link {
   std::atomic<uint64_t> applied{0};
   std::atomic<uint64_t> backlog{0};
   std::atomic<uint64_t> last_lag_ms{0};
+  // The lags of the last kLagWindow changes applied, a ring (Links() reads it).
+  std::mutex lags_mu;
+  std::vector<uint32_t> lags;  // guarded by lags_mu
+  size_t next_lag = 0;         // guarded by lags_mu
+
+  void RecordLags(const std::vector<uint32_t>& batch) {
+    std::lock_guard lock(lags_mu);
+    for (uint32_t lag : batch) {
+      if (lags.size() < kLagWindow) {
+        lags.push_back(lag);
+      } else {
+        lags[next_lag] = lag;
+        next_lag = (next_lag + 1) % kLagWindow;
+      }
+    }
+  }
 
   uint64_t AppliedPosition() const {
     return pending.empty() ? read_position : pending.front().sequence - 1;
@@ -543,6 +559,7 @@ uint64_t Replicator::Pump(Link& link) {
   const uint64_t now = Now();
   uint64_t wait_ms = more_to_read ? 0 : kIdleWaitMs;
   size_t done = 0;
+  std::vector<uint32_t> lags;
   while (!link.pending.empty()) {
     const ReplicatedChange& c = link.pending.front();
     const uint64_t due = c.commit_time_ms + static_cast<uint64_t>(options_.delay_ms);
@@ -569,12 +586,16 @@ uint64_t Replicator::Pump(Link& link) {
       wait_ms = code == ErrorCode::kTransactionConflict ? 1 : 100;
       break;
     }
-    link.last_lag_ms = now > c.commit_time_ms ? now - c.commit_time_ms : 0;
+    // The lag as the change is applied (Now() again: applying a batch takes time too).
+    const uint64_t applied_at = Now();
+    link.last_lag_ms = applied_at > c.commit_time_ms ? applied_at - c.commit_time_ms : 0;
+    lags.push_back(static_cast<uint32_t>(std::min<uint64_t>(link.last_lag_ms, UINT32_MAX)));
     link.applied.fetch_add(1, std::memory_order_relaxed);
     link.pending.pop_front();
     ++done;
   }
   link.backlog = link.pending.size();
+  if (!lags.empty()) link.RecordLags(lags);
   const uint64_t position = link.AppliedPosition();
   if (position > link.saved_position && now - link.last_save_ms >= kCheckpointEveryMs) {
     if (src.value()->SaveReplicationCheckpoint(link.table, link.to, position).ok()) {
@@ -597,6 +618,17 @@ std::vector<LinkStatus> Replicator::Links() const {
     s.applied = link->applied.load();
     s.backlog = link->backlog.load();
     s.last_lag_ms = link->last_lag_ms.load();
+    std::vector<uint32_t> lags;
+    {
+      std::lock_guard lags_lock(link->lags_mu);
+      lags = link->lags;
+    }
+    if (!lags.empty()) {
+      std::sort(lags.begin(), lags.end());
+      s.lag_p50_ms = lags[lags.size() / 2];
+      s.lag_p99_ms = lags[std::min(lags.size() - 1, lags.size() * 99 / 100)];
+      s.lag_max_ms = lags.back();
+    }
     out.push_back(std::move(s));
   }
   return out;
@@ -621,6 +653,11 @@ std::string RenderMetricsText(const std::vector<LinkStatus>& links) {
          &LinkStatus::backlog);
   family("ddb_replication_lag_milliseconds", "gauge",
          "Commit to apply of the last change replicated.", &LinkStatus::last_lag_ms);
+  family("ddb_replication_lag_p99_milliseconds", "gauge",
+         "Commit to apply, 99th percentile over the link's last 4096 changes.",
+         &LinkStatus::lag_p99_ms);
+  family("ddb_replication_lag_max_milliseconds", "gauge",
+         "Commit to apply, the most over the link's last 4096 changes.", &LinkStatus::lag_max_ms);
   return out;
 }
 

@@ -67,7 +67,14 @@ struct LinkStatus {
   uint64_t applied = 0;      // changes applied since the server started
   uint64_t backlog = 0;      // changes read from the source and not yet applied
   uint64_t last_lag_ms = 0;  // commit to apply, of the last change applied
+  // Commit to apply over the last kLagWindow changes applied (0 when none).
+  uint64_t lag_p50_ms = 0;
+  uint64_t lag_p99_ms = 0;
+  uint64_t lag_max_ms = 0;
 };
+
+// How many of a link's latest changes its lag percentiles are taken over.
+inline constexpr size_t kLagWindow = 4096;
 
 // The links' figures in the Prometheus text format, for GET /metrics: per link
 // (account or access key, table, from, to) the changes applied, the backlog and the last
