@@ -16,7 +16,7 @@ struct CommandShape {
 constexpr CommandShape kCommands[] = {
     {"tables", 0, 0},   {"describe", 1, 1}, {"get", 1, 3},  {"put", 1, 2},
     {"delete", 1, 3},   {"query", 2, 2},    {"scan", 1, 1}, {"partitions", 1, 1},
-    {"hot-keys", 1, 1}, {"dump", 1, 1},     {"load", 1, 1},
+    {"hot-keys", 1, 1}, {"dump", 1, 1},     {"load", 1, 1}, {"region", 1, 2},
 };
 
 Result<int64_t> Integer(std::string_view flag, const std::string& text, int64_t min) {
@@ -175,6 +175,9 @@ Commands:
                                  the export format) [--segments N: parallel scan]
   load T < FILE                  write DynamoDB JSON lines into T (BatchWriteItem of 25,
                                  unprocessed items retried) [--parallel N]
+  region offline|online R        take Region R of a server on this machine offline (its
+                                 requests fail, global tables stop replicating to and from
+                                 it) or bring it back; region list: the offline Regions
 
 Options of get, query and scan:
   --filter EXPR      FilterExpression (query, scan)

@@ -584,6 +584,34 @@ int HotKeys(const Invocation& inv, Transport& transport) {
   return kExitOk;
 }
 
+// region offline|online R, region list: the server's admin endpoint (server/admin.h).
+int Region(const Invocation& inv, Transport& transport) {
+  const std::string& action = inv.args[0];
+  const bool list = action == "list";
+  if (list ? inv.args.size() != 1
+           : (action != "offline" && action != "online") || inv.args.size() != 2) {
+    std::fprintf(stderr, "ddb: usage: ddb region offline|online REGION, or ddb region list\n");
+    return kExitUsage;
+  }
+  Result<Response> r =
+      list ? transport.Admin("GET", "/admin/regions")
+           : transport.Admin("POST", "/admin/regions/" + inv.args[1] + "/" + action);
+  if (!r.ok()) {
+    std::fprintf(stderr, "ddb: %s\n", r.error().message().c_str());
+    return kExitIo;
+  }
+  if (r.value().status != 200) {
+    std::fprintf(stderr, "ddb: HTTP %d: %s", r.value().status, r.value().body.c_str());
+    return kExitServiceError;
+  }
+  if (inv.json || list) {
+    Print(r.value().body);
+  } else {
+    Print(inv.args[1] + " is " + action + "\n");
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 bool CallOrReport(Transport& transport, std::string_view operation, std::string body,
@@ -617,6 +645,7 @@ int RunCommand(const Invocation& inv, Transport& transport) {
   if (c == "hot-keys") rc = HotKeys(inv, transport);
   if (c == "dump") rc = RunDump(inv, transport);
   if (c == "load") rc = RunLoad(inv, transport);
+  if (c == "region") rc = Region(inv, transport);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fprintf(stderr, "ddb: cannot write the output\n");
     return kExitIo;

@@ -114,6 +114,14 @@ class HttpTransport final : public Transport {
     return std::move(r.value().body);
   }
 
+  Result<Response> Admin(std::string_view method, std::string_view path) override {
+    http::request<http::string_body> req{method == "POST" ? http::verb::post : http::verb::get,
+                                         std::string(path), 11};
+    req.set(http::field::host, endpoint_.host_header);
+    if (method == "POST") req.prepare_payload();
+    return Exchange(req);
+  }
+
   int Parallelism() const override {
     return static_cast<int>(std::max(8u, 2 * std::thread::hardware_concurrency()));
   }

@@ -58,6 +58,10 @@ class InProcessTransport final : public Transport {
 
   Result<std::string> Metrics() override { return protocol::RenderMetricsText(*engine_); }
 
+  Result<Response> Admin(std::string_view, std::string_view) override {
+    return Error::Validation("this command needs a running server (--endpoint), not --data-dir");
+  }
+
   int Parallelism() const override {
     return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   }

@@ -27,6 +27,10 @@ class Transport {
   virtual Result<Response> Call(std::string_view operation, std::string body) = 0;
   // The Prometheus text of GET /metrics (protocol/metrics.h).
   virtual Result<std::string> Metrics() = 0;
+  // The server's admin endpoint (server/admin.h): `method` ("GET", "POST") on `path`
+  // ("/admin/regions/eu-west-1/offline"). An error when no answer came, or in process (there
+  // is no server). Only a server on this machine answers it.
+  virtual Result<Response> Admin(std::string_view method, std::string_view path) = 0;
   // How many calls in parallel are worth making (connections, or engine threads).
   virtual int Parallelism() const = 0;
 };

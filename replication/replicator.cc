@@ -413,6 +413,9 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
   uint64_t shown_ms = Now();
   std::string cursor;
   do {
+    while (!stopped() && (RegionOffline(source) || RegionOffline(target))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kIdleWaitMs));
+    }
     if (stopped()) return;
     Result<ReplicaSnapshotPage> page = src.value()->ReadReplicaSnapshot(table, cursor, kFillPage);
     if (!page.ok()) return fail(page.error());
@@ -533,6 +536,8 @@ void Replicator::Run() {
 }
 
 uint64_t Replicator::Pump(Link& link) {
+  // A Region offline neither sends nor receives; its changes wait in its log.
+  if (RegionOffline(link.from) || RegionOffline(link.to)) return kIdleWaitMs;
   Result<Engine*> src = Open(link.owner, link.from);
   Result<Engine*> dst = Open(link.owner, link.to);
   if (!src.ok() || !dst.ok()) return kIdleWaitMs;
@@ -604,6 +609,28 @@ uint64_t Replicator::Pump(Link& link) {
     }
   }
   return wait_ms;
+}
+
+void Replicator::SetRegionOffline(const std::string& region, bool offline) {
+  std::lock_guard lock(mu_);
+  if (offline) {
+    offline_.insert(region);
+  } else {
+    offline_.erase(region);
+  }
+  any_offline_ = !offline_.empty();
+  cv_.notify_all();
+}
+
+bool Replicator::RegionOffline(std::string_view region) const {
+  if (!any_offline_.load(std::memory_order_relaxed)) return false;
+  std::lock_guard lock(mu_);
+  return offline_.find(region) != offline_.end();
+}
+
+std::vector<std::string> Replicator::OfflineRegions() const {
+  std::lock_guard lock(mu_);
+  return {offline_.begin(), offline_.end()};
 }
 
 std::vector<LinkStatus> Replicator::Links() const {

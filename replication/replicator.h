@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -100,6 +101,14 @@ class Replicator : public protocol::ReplicaCoordinator {
 
   std::vector<LinkStatus> Links() const;
 
+  // Outages you can cause (`ddb region offline|online`, the server's /admin/regions): an
+  // offline Region's requests are refused by the server (ServiceUnavailable), and nothing is
+  // replicated to or from it (nor is a replica filled there) until it is back; then its links
+  // catch up from where they stopped.
+  void SetRegionOffline(const std::string& region, bool offline);
+  bool RegionOffline(std::string_view region) const;
+  std::vector<std::string> OfflineRegions() const;
+
  private:
   struct Link;
   using Members = std::map<std::string, ReplicaDescription>;  // region -> replica
@@ -142,6 +151,8 @@ class Replicator : public protocol::ReplicaCoordinator {
   bool stopping_ = false;                               // guarded by mu_
   bool started_ = false;                                // guarded by mu_
   std::thread thread_;
+  std::set<std::string, std::less<>> offline_;  // guarded by mu_
+  std::atomic<bool> any_offline_{false};        // !offline_.empty(), read without the lock
 };
 
 }  // namespace ddb::replication

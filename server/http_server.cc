@@ -40,6 +40,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "server/admin.h"
 #include "server/auth/sigv4.h"
 #include "server/byte_budget.h"
 #include "server/console.h"
@@ -347,6 +348,7 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
         question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
     return ServeConsole(namespaces, *request, path, query);
   }
+  if (path.starts_with("/admin/")) return ServeAdmin(namespaces.replicator(), *request, path);
   if (path == "/metrics" && request->method == "GET") {
     std::string text = protocol::RenderMetricsText(namespaces.Sources());
     if (namespaces.replicator()) {
@@ -381,6 +383,14 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
     return DynamoErrorResponse(ctx.error(), content_type);
   }
   ctx->endpoint = request->host;
+  // A Region taken offline (`ddb region offline`) answers as an unavailable service.
+  if (namespaces.replicator() && namespaces.replicator()->RegionOffline(ctx->region)) {
+    return DynamoErrorResponse(
+        Error(ErrorCode::kServiceUnavailable,
+              "The service is unavailable in " + ctx->region +
+                  " (taken offline with `ddb region offline`; `ddb region online` ends it)"),
+        content_type);
+  }
   // The service accepts compressed request bodies (SDK request compression); any other
   // coding, or a body that does not inflate, is an internal error there.
   ContentCoding request_coding;
@@ -674,7 +684,14 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         server_(server),
-        refused_(refused) {}
+        refused_(refused) {
+    boost::system::error_code ec;
+    const asio::ip::address peer = socket_.remote_endpoint(ec).address();
+    from_loopback_ =
+        !ec && (peer.is_loopback() ||
+                (peer.is_v6() && peer.to_v6().is_v4_mapped() &&
+                 asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6()).is_loopback()));
+  }
   ~Session() {
     ReleaseBody();
     server_.Unregister(this, refused_);
@@ -898,6 +915,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     version_ = message.version();
     keep_alive_ = message.keep_alive();
     request_ = HttpRequest();
+    request_.from_loopback = from_loopback_;
     request_.method = message.method_string();
     request_.target = message.target();
     // One pass over the fields instead of a lookup per header. The first of repeated fields
@@ -1134,6 +1152,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   tcp::socket socket_;
+  bool from_loopback_ = false;  // the peer's address, taken once
   asio::steady_timer timer_;
   Clock::time_point deadline_;
   bool timer_armed_ = false;

@@ -45,6 +45,8 @@ struct HttpRequest {
   // Every header field as received, in order (what a signature covers).
   std::span<const HeaderField> headers;
   std::string body;
+  // The peer is on this machine (127.0.0.0/8 or ::1): what the admin endpoint asks.
+  bool from_loopback = false;
 };
 
 struct HttpResponse {

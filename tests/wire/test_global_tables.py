@@ -8,14 +8,21 @@ Replicas listing the other Regions) and the developer guide (last writer wins, T
 and transactions replicated as their writes).
 """
 
+import json
+import os
+import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import boto3
 import pytest
 from botocore.config import Config
 
-from conftest import ACCESS_KEY, SECRET_KEY, ServerProcess, expect_error, run_aws_cli, unique_name
+from conftest import (ACCESS_KEY, SECRET_KEY, SERVER_BIN, ServerProcess, expect_error, run_aws_cli,
+                      unique_name)
 
 pytestmark = pytest.mark.ddb_only("regions of one ddb-server replicating to each other")
 
@@ -285,5 +292,56 @@ def test_replication_resumes_after_a_restart(tmp_path):
         us.put_item(TableName=name, Item={"pk": {"S": "after-us"}})
         wait_for(lambda: scan_all(us, name) == scan_all(eu, name) and
                  len(scan_all(us, name)) == 3, "both ways after the restart")
+    finally:
+        srv.stop()
+
+
+def test_a_region_taken_offline_fails_its_requests_and_catches_up_when_back():
+    cli = os.environ.get("DDB_CLI", str(Path(SERVER_BIN).parent / "ddb"))
+    srv = ServerProcess("--in-memory", "--isolation", "account", "--replication-delay-ms",
+                        str(DELAY_MS))
+    srv.start()
+    try:
+        us, eu = client(srv, US), client(srv, EU)
+        name = unique_name("gt")
+        create_table(us, name)
+        add_replica(us, name, EU)
+
+        def region(*args):
+            return subprocess.run([cli, "--endpoint", srv.endpoint, "region", *args],
+                                  capture_output=True, text=True, timeout=30)
+
+        out = region("offline", EU)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(region("list").stdout) == {"OfflineRegions": [EU]}
+        expect_error(lambda: eu.get_item(TableName=name, Key={"pk": {"S": "x"}}),
+                     "ServiceUnavailable", status=503,
+                     contains="The service is unavailable in eu-west-1")
+        # The other Regions keep serving; their writes wait for the Region to come back.
+        for i in range(200):
+            us.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}})
+        time.sleep(3 * DELAY_MS / 1000)
+        out = region("online", EU)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(region("list").stdout) == {"OfflineRegions": []}
+        wait_for(lambda: len(scan_all(eu, name)) == 200, "the Region to catch up")
+        # The admin endpoint answers only what it knows.
+        r = urllib.request.Request(srv.endpoint + "/admin/regions/eu-west-1/offline")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(r, timeout=10)  # a GET: POST only
+        assert e.value.code == 405
+    finally:
+        srv.stop()
+
+
+def test_the_admin_endpoint_needs_regions_of_their_own():
+    srv = ServerProcess("--in-memory")
+    srv.start()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(urllib.request.Request(
+                srv.endpoint + "/admin/regions/eu-west-1/offline", method="POST"), timeout=10)
+        assert e.value.code == 400
+        assert b"--isolation account" in e.value.read()
     finally:
         srv.stop()
