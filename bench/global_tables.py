@@ -10,6 +10,8 @@ account (each Region its own namespace), on a scratch data directory, and runs:
   lag         PutItem at RATE writes/s (loadgen's open loop) to the global table's Region for
               SECONDS; /metrics sampled every 0.5 s: the worst 99th-percentile lag of any link
               (each sample is the p99 over the link's last 4096 changes) and the worst lag.
+  outage      eu-west-1 taken offline (/admin/regions) while RATE puts/s go to us-east-1 for
+              OUTAGE_SECONDS; then online: how fast the replica catches up.
   conflicts   N PutItems on KEYS keys from 12 writers, 4 per Region of a three-Region table,
               as fast as they go; then, once every link's backlog is empty, every Region must
               hold the same items, and each key's survivor must be a write that no other
@@ -20,7 +22,8 @@ Traffic goes to 127.0.0.1 only; every phase is bounded in count and time. Report
 asserts; exits 1 when the conflicts phase finds a difference.
 
     bench/global_tables.py [--delay-ms 1000] [--rounds 3] [--seconds 15] [--rate 5000]
-                           [--writes 100000] [--keys 1000] [--phases throughput,lag,conflicts]
+                           [--writes 100000] [--keys 1000] [--outage-seconds 60]
+                           [--phases throughput,lag,outage,conflicts]
 """
 import argparse
 import http.client
@@ -179,6 +182,40 @@ def phase_lag(port, rate, seconds, delay_ms):
           f"{worst_p99 - delay_ms} ms)")
 
 
+def admin(port, method, path):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request(method, path)
+    r = c.getresponse()
+    r.read()
+    if r.status != 200:
+        raise RuntimeError(f"{method} {path}: {r.status}")
+
+
+def phase_outage(port, rate, seconds):
+    us = Conn(port, US)
+    create(us, "outage")
+    add_replicas(us, "outage", [EU])
+    admin(port, "POST", f"/admin/regions/{EU}/offline")
+    rps, _, errors = loadgen(port, "outage", seconds, rate=rate, label="outage")
+    written = int(rps * seconds)
+    began = time.monotonic()
+    admin(port, "POST", f"/admin/regions/{EU}/online")
+    # The backlog only counts what a link has read ahead: done when it is empty and the
+    # replica holds every item.
+    eu = Conn(port, EU)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        if backlog_empty(port, "outage"):
+            d = eu.call("DescribeTable", {"TableName": "outage"})["Table"]
+            src = us.call("DescribeTable", {"TableName": "outage"})["Table"]
+            if d["ItemCount"] == src["ItemCount"]:
+                break
+        time.sleep(0.05)
+    took = time.monotonic() - began
+    print(f"outage: {seconds} s offline under {rps:.0f} puts/s ({errors} errors), about "
+          f"{written} changes behind; caught up in {took:.2f} s: {written / took:.0f} items/s")
+
+
 def scan_all(conn, table):
     items, body = {}, {"TableName": table, "ConsistentRead": True}
     while True:
@@ -251,7 +288,8 @@ def main():
     ap.add_argument("--rate", type=int, default=5000)
     ap.add_argument("--writes", type=int, default=100000)
     ap.add_argument("--keys", type=int, default=1000)
-    ap.add_argument("--phases", default="throughput,lag,conflicts")
+    ap.add_argument("--outage-seconds", type=int, default=60)
+    ap.add_argument("--phases", default="throughput,lag,outage,conflicts")
     o = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="ddb-global-bench-")
     proc, port = start_server(os.path.join(scratch, "data"), o.delay_ms)
@@ -262,6 +300,8 @@ def main():
             phase_throughput(port, o.rounds, o.seconds)
         if "lag" in phases:
             phase_lag(port, o.rate, o.seconds * 2, o.delay_ms)
+        if "outage" in phases:
+            phase_outage(port, o.rate, o.outage_seconds)
         if "conflicts" in phases:
             ok = phase_conflicts(port, o.writes, o.keys)
     finally:
