@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -432,6 +433,29 @@ class EngineImpl {
     }
     return d;
   }
+};
+
+// Locks the stripes of "keys" in ascending order (a fixed global order, so two holders of
+// several cannot deadlock) and unlocks them on destruction: transactions, replicated batches.
+class StripeLocks {
+ public:
+  StripeLocks(EngineImpl& impl, const std::vector<std::string>& keys) {
+    std::set<std::mutex*> stripes;
+    for (const auto& k : keys) stripes.insert(&impl.StripeFor(k));
+    // The address order of an array's elements is their index order: a fixed global order.
+    for (std::mutex* m : stripes) {
+      m->lock();
+      held_.push_back(m);
+    }
+  }
+  ~StripeLocks() {
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->unlock();
+  }
+  StripeLocks(const StripeLocks&) = delete;
+  StripeLocks& operator=(const StripeLocks&) = delete;
+
+ private:
+  std::vector<std::mutex*> held_;
 };
 
 }  // namespace ddb

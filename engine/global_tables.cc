@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 
 #include "ddb/engine.h"
 #include "engine/engine_impl.h"
@@ -293,9 +294,9 @@ Result<ReplicationLogPage> Engine::ReadReplicationLog(const std::string& table, 
   return page;
 }
 
-Result<bool> Engine::ApplyReplicated(const std::string& table, const ReplicatedChange& change) {
-  DDB_ASSIGN_OR_RETURN(auto info, GlobalTable(*impl_, table));
-  const TableDescription& d = info->description;
+namespace {
+
+Status CheckChangeKey(const TableDescription& d, const ReplicatedChange& change) {
   for (const KeySchemaElement& k : d.key_schema) {
     auto it = change.key.find(k.attribute_name);
     if (it == change.key.end() ||
@@ -303,24 +304,72 @@ Result<bool> Engine::ApplyReplicated(const std::string& table, const ReplicatedC
       return Error::Validation("The replicated change's key does not match the table's schema");
     }
   }
-  const std::string key = impl_->ItemKeyOf(*info, change.key);
-  if (impl_->transaction_claims.HeldForWriting(key)) return TransactionConflict();
-  std::lock_guard lock(impl_->StripeFor(key));
-  DDB_ASSIGN_OR_RETURN(std::optional<uint64_t> stored, impl_->ReplicationStampOf(key));
-  // Last writer wins: an older change than the item's last loses (so does a fill's stamp 0
-  // against any stamped write).
-  if (stored && change.stamp <= *stored) return false;
-  DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->ReadItem(key));
-  Storage::Batch batch(*impl_->storage);
-  std::vector<uint64_t> sequences;
-  Status added = impl_->AddWrite(info->id, key, old, change.new_image, &batch, &sequences,
-                                 WriteOrigin::kReplicated, change.stamp);
-  if (!added.ok()) {
-    for (uint64_t s : sequences) impl_->sequencer->End(s);
-    return added.error();
+  return Status::Ok();
+}
+
+}  // namespace
+
+namespace {
+
+// ApplyReplicatedBatch's work: how many changes it took, and how many of them applied.
+struct BatchApplied {
+  size_t taken = 0;
+  size_t applied = 0;
+};
+
+Result<BatchApplied> ApplyRun(EngineImpl& impl, const std::string& table,
+                              const std::vector<ReplicatedChange>& changes) {
+  DDB_ASSIGN_OR_RETURN(auto info, GlobalTable(impl, table));
+  // The run: distinct items, none held by a transaction in flight.
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const ReplicatedChange& change : changes) {
+    DDB_RETURN_IF_ERROR(CheckChangeKey(info->description, change));
+    std::string key = impl.ItemKeyOf(*info, change.key);
+    if (!seen.insert(key).second) break;
+    if (impl.transaction_claims.HeldForWriting(key)) {
+      if (keys.empty()) return TransactionConflict();
+      break;
+    }
+    keys.push_back(std::move(key));
   }
-  DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences, WriteSync::kDeferred));
-  return true;
+  StripeLocks locks(impl, keys);
+  Storage::Batch batch(*impl.storage);
+  std::vector<uint64_t> sequences;
+  BatchApplied result{keys.size(), 0};
+  auto fail = [&](const Error& e) {
+    for (uint64_t seq : sequences) impl.sequencer->End(seq);
+    return e;
+  };
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const ReplicatedChange& change = changes[i];
+    Result<std::optional<uint64_t>> stored = impl.ReplicationStampOf(keys[i]);
+    if (!stored.ok()) return fail(stored.error());
+    // Last writer wins: an older change than the item's last loses (so does a fill's stamp 0
+    // against any stamped write).
+    if (stored.value() && change.stamp <= *stored.value()) continue;
+    Result<std::optional<Item>> old = impl.ReadItem(keys[i]);
+    if (!old.ok()) return fail(old.error());
+    Status added = impl.AddWrite(info->id, keys[i], old.value(), change.new_image, &batch,
+                                 &sequences, WriteOrigin::kReplicated, change.stamp);
+    if (!added.ok()) return fail(added.error());
+    ++result.applied;
+  }
+  DDB_RETURN_IF_ERROR(impl.Commit(batch, sequences, WriteSync::kDeferred));
+  return result;
+}
+
+}  // namespace
+
+Result<bool> Engine::ApplyReplicated(const std::string& table, const ReplicatedChange& change) {
+  DDB_ASSIGN_OR_RETURN(BatchApplied done, ApplyRun(*impl_, table, {change}));
+  return done.applied == 1;
+}
+
+Result<size_t> Engine::ApplyReplicatedBatch(const std::string& table,
+                                            const std::vector<ReplicatedChange>& changes) {
+  DDB_ASSIGN_OR_RETURN(BatchApplied done, ApplyRun(*impl_, table, changes));
+  return done.taken;
 }
 
 Result<uint64_t> Engine::ReplicationCheckpoint(const std::string& table,

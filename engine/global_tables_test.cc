@@ -246,6 +246,28 @@ TEST(GlobalTablesTest, ASnapshotCarriesItemsAndTombstonesWithTheirStamps) {
   EXPECT_EQ(a->ReadReplicaSnapshot("tab", "bogus", 1).error().code(), ErrorCode::kValidation);
 }
 
+TEST(GlobalTablesTest, ABatchTakesDistinctItemsUpToARepeat) {
+  auto a = OpenEngine();
+  auto b = OpenEngine();
+  CreateTable(*a, "b");
+  CreateTable(*b, "a");
+  Put(*a, "x", 1);
+  Put(*a, "y", 2);
+  Put(*a, "x", 3);
+  std::vector<ReplicatedChange> log = LogOf(*a);
+  ASSERT_EQ(log.size(), 3u);
+  auto taken = b->ApplyReplicatedBatch("tab", log);
+  ASSERT_TRUE(taken.ok()) << taken.error().message();
+  EXPECT_EQ(taken.value(), 2u);  // x's second change waits for the next run
+  EXPECT_EQ(Get(*b, "x")->at("v"), N(1));
+  taken = b->ApplyReplicatedBatch("tab", {log.begin() + 2, log.end()});
+  EXPECT_EQ(taken.value(), 1u);
+  EXPECT_EQ(Contents(*a), Contents(*b));
+  // Run again: taken, and nothing changes (no longer newer).
+  EXPECT_EQ(b->ApplyReplicatedBatch("tab", {log[1]}).value(), 1u);
+  EXPECT_EQ(LogOf(*b).size(), 3u);
+}
+
 // Random writes in two Regions, each Region's own changes then applied to the other in a
 // random order: both end with the same items, each the one of its key's latest write (that
 // wrote anything).

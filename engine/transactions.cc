@@ -57,28 +57,6 @@ PreparedWrite::Kind PreparedKind(TransactWriteAction::Kind kind) {
   return PreparedWrite::Kind::kConditionCheck;
 }
 
-// Locks the stripes of "keys" in ascending order and unlocks them on destruction.
-class StripeLocks {
- public:
-  StripeLocks(EngineImpl& impl, const std::vector<std::string>& keys) {
-    std::set<std::mutex*> stripes;
-    for (const auto& k : keys) stripes.insert(&impl.StripeFor(k));
-    // The address order of an array's elements is their index order: a fixed global order.
-    for (std::mutex* m : stripes) {
-      m->lock();
-      held_.push_back(m);
-    }
-  }
-  ~StripeLocks() {
-    for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->unlock();
-  }
-  StripeLocks(const StripeLocks&) = delete;
-  StripeLocks& operator=(const StripeLocks&) = delete;
-
- private:
-  std::vector<std::mutex*> held_;
-};
-
 // A digest of everything a TransactWriteItems request asks for, to tell a retry from a
 // different request that reuses its ClientRequestToken.
 uint64_t Fingerprint(const TransactWriteItemsRequest& req) {

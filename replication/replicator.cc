@@ -17,6 +17,8 @@ constexpr size_t kMaxPending = 16384;
 // How often an idle link looks for new changes, and how often a link saves its checkpoint.
 constexpr uint64_t kIdleWaitMs = 10;
 constexpr uint64_t kCheckpointEveryMs = 1000;
+// Changes applied in one write (Engine::ApplyReplicatedBatch).
+constexpr size_t kApplyRun = 128;
 // A fill copies this many items per snapshot page, and shows its progress this often.
 constexpr size_t kFillPage = 256;
 constexpr uint64_t kProgressEveryMs = 1000;
@@ -419,15 +421,19 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
     if (stopped()) return;
     Result<ReplicaSnapshotPage> page = src.value()->ReadReplicaSnapshot(table, cursor, kFillPage);
     if (!page.ok()) return fail(page.error());
-    for (const ReplicatedChange& c : page.value().changes) {
-      Result<bool> applied = dst.value()->ApplyReplicated(table, c);
-      while (!applied.ok() && applied.error().code() == ErrorCode::kTransactionConflict &&
-             !stopped()) {
+    const std::vector<ReplicatedChange>& changes = page.value().changes;
+    for (size_t from = 0; from < changes.size();) {
+      std::vector<ReplicatedChange> run(
+          changes.begin() + static_cast<ptrdiff_t>(from),
+          changes.begin() + static_cast<ptrdiff_t>(std::min(changes.size(), from + kApplyRun)));
+      Result<size_t> taken = dst.value()->ApplyReplicatedBatch(table, run);
+      if (!taken.ok() && taken.error().code() == ErrorCode::kTransactionConflict && !stopped()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        applied = dst.value()->ApplyReplicated(table, c);
+        continue;
       }
-      if (!applied.ok()) return fail(applied.error());
-      if (c.new_image) ++copied;
+      if (!taken.ok()) return fail(taken.error());
+      for (size_t i = 0; i < taken.value(); ++i) copied += run[i].new_image ? 1 : 0;
+      from += taken.value();
     }
     cursor = page.value().cursor;
     if (Now() - shown_ms >= kProgressEveryMs) {
@@ -565,40 +571,47 @@ uint64_t Replicator::Pump(Link& link) {
   uint64_t wait_ms = more_to_read ? 0 : kIdleWaitMs;
   size_t done = 0;
   std::vector<uint32_t> lags;
-  while (!link.pending.empty()) {
-    const ReplicatedChange& c = link.pending.front();
-    const uint64_t due = c.commit_time_ms + static_cast<uint64_t>(options_.delay_ms);
-    if (due > now) {
-      wait_ms = std::min(wait_ms, due - now);
-      break;
+  // Due changes go in runs of up to kApplyRun, one write each (ApplyReplicatedBatch).
+  std::vector<ReplicatedChange> run;
+  while (!link.pending.empty() && done < kReadBatch) {
+    run.clear();
+    for (const ReplicatedChange& c : link.pending) {
+      const uint64_t due = c.commit_time_ms + static_cast<uint64_t>(options_.delay_ms);
+      if (due > now) {
+        wait_ms = std::min(wait_ms, due - now);
+        break;
+      }
+      run.push_back(c);
+      if (run.size() == kApplyRun) break;
     }
-    if (done == kReadBatch) {  // the other links' turn
-      wait_ms = 0;
-      break;
-    }
-    Result<bool> applied = dst.value()->ApplyReplicated(link.table, c);
-    if (!applied.ok()) {
-      const ErrorCode code = applied.error().code();
+    if (run.empty()) break;
+    Result<size_t> taken = dst.value()->ApplyReplicatedBatch(link.table, run);
+    if (!taken.ok()) {
+      const ErrorCode code = taken.error().code();
       if (code == ErrorCode::kResourceNotFound) {
         link.dropped = true;  // the replica went
         return kIdleWaitMs;
       }
       // A transaction holds the item (try again at once), or a storage error (later).
       if (code != ErrorCode::kTransactionConflict) {
-        LogError("applying a change of " + link.table + " from " + link.from + " in " + link.to +
-                 ": " + applied.error().message());
+        LogError("applying changes of " + link.table + " from " + link.from + " in " + link.to +
+                 ": " + taken.error().message());
       }
       wait_ms = code == ErrorCode::kTransactionConflict ? 1 : 100;
       break;
     }
-    // The lag as the change is applied (Now() again: applying a batch takes time too).
+    // The lag as the changes are applied (Now() again: applying takes time too).
     const uint64_t applied_at = Now();
-    link.last_lag_ms = applied_at > c.commit_time_ms ? applied_at - c.commit_time_ms : 0;
-    lags.push_back(static_cast<uint32_t>(std::min<uint64_t>(link.last_lag_ms, UINT32_MAX)));
-    link.applied.fetch_add(1, std::memory_order_relaxed);
-    link.pending.pop_front();
-    ++done;
+    for (size_t i = 0; i < taken.value(); ++i) {
+      const uint64_t commit = link.pending.front().commit_time_ms;
+      link.last_lag_ms = applied_at > commit ? applied_at - commit : 0;
+      lags.push_back(static_cast<uint32_t>(std::min<uint64_t>(link.last_lag_ms, UINT32_MAX)));
+      link.pending.pop_front();
+    }
+    link.applied.fetch_add(taken.value(), std::memory_order_relaxed);
+    done += taken.value();
   }
+  if (done >= kReadBatch && !link.pending.empty()) wait_ms = 0;  // the other links' turn first
   link.backlog = link.pending.size();
   if (!lags.empty()) link.RecordLags(lags);
   const uint64_t position = link.AppliedPosition();

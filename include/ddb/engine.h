@@ -306,6 +306,13 @@ class Engine {
   // whether it applied. Errors: kResourceNotFound, kTransactionConflict (a transaction holds
   // the item: try again).
   Result<bool> ApplyReplicated(const std::string& table, const ReplicatedChange& change);
+  // The same for a run of changes, in one write: it takes the changes from the first on up
+  // to (not including) the first whose item an earlier one of the run has, or a transaction
+  // holds, and returns how many it took (each applied or not newer); the caller sends the
+  // rest again. Errors: as ApplyReplicated (kTransactionConflict: the first change's item is
+  // held).
+  Result<size_t> ApplyReplicatedBatch(const std::string& table,
+                                      const std::vector<ReplicatedChange>& changes);
   // How far this Region's changes of the table reached the replica in `region` (a position
   // of ReadReplicationLog), kept with the table across restarts; 0 when never saved.
   Result<uint64_t> ReplicationCheckpoint(const std::string& table, const std::string& region);
