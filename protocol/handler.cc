@@ -347,6 +347,10 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
       return finish(UpdateTableWith(replicas, *serving->engine, serving->ctx, request.value()),
                     serving->ctx);
     }
+    if (handler == HandleUpdateTimeToLive) {
+      return finish(UpdateTimeToLiveWith(replicas, *serving->engine, serving->ctx, request.value()),
+                    serving->ctx);
+    }
     return finish(handler(*serving->engine, serving->ctx, request.value()), serving->ctx);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),

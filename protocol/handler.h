@@ -62,6 +62,13 @@ class ReplicaCoordinator {
   virtual Result<TableDescription> UpdateReplicas(Engine& engine, const RequestContext& ctx,
                                                   const std::string& table,
                                                   const std::vector<ReplicaUpdate>& updates) = 0;
+  // A change of a global table's settings just made in ctx.region (`table` as it is now),
+  // made in the other replicas too, as the service keeps them in step: UpdateTable's
+  // capacity and indexes, Time to Live.
+  virtual void FollowUpdateTable(const RequestContext& ctx, const TableDescription& table,
+                                 const UpdateTableRequest& req) = 0;
+  virtual void FollowTimeToLive(const RequestContext& ctx, const TableDescription& table,
+                                const TimeToLiveSpecification& spec) = 0;
 };
 
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,

@@ -37,6 +37,9 @@ Result<std::string> HandleUpdateGlobalTableSettings(Engine&, const RequestContex
                                                     const JsonObject&);
 Result<std::string> HandleListGlobalTables(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTimeToLive(Engine&, const RequestContext&, const JsonObject&);
+// UpdateTimeToLive, followed in a global table's other replicas (null: none).
+Result<std::string> UpdateTimeToLiveWith(ReplicaCoordinator* replicas, Engine&,
+                                         const RequestContext&, const JsonObject&);
 Result<std::string> HandleDescribeTimeToLive(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleTagResource(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUntagResource(Engine&, const RequestContext&, const JsonObject&);

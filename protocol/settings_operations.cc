@@ -91,8 +91,13 @@ Result<std::vector<Tag>> ReadCreateTableTags(const JsonObject& request, Violatio
   return ReadTags(request, v);
 }
 
-Result<std::string> HandleUpdateTimeToLive(Engine& engine, const RequestContext&,
+Result<std::string> HandleUpdateTimeToLive(Engine& engine, const RequestContext& ctx,
                                            const JsonObject& request) {
+  return UpdateTimeToLiveWith(nullptr, engine, ctx, request);
+}
+
+Result<std::string> UpdateTimeToLiveWith(ReplicaCoordinator* replicas, Engine& engine,
+                                         const RequestContext& ctx, const JsonObject& request) {
   Violations v;
   DDB_ASSIGN_OR_RETURN(std::string table, ReadTableName(request, &v));
   DDB_ASSIGN_OR_RETURN(auto spec_json, GetObject(request, "TimeToLiveSpecification"));
@@ -113,6 +118,10 @@ Result<std::string> HandleUpdateTimeToLive(Engine& engine, const RequestContext&
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   DDB_ASSIGN_OR_RETURN(TimeToLiveSpecification applied, engine.UpdateTimeToLive(table, spec));
+  if (replicas) {
+    Result<TableDescription> d = engine.DescribeTable(ctx, table);
+    if (d.ok() && !d.value().replicas.empty()) replicas->FollowTimeToLive(ctx, d.value(), spec);
+  }
   JsonWriter w;
   w.BeginObject();
   w.Key("TimeToLiveSpecification");

@@ -974,6 +974,7 @@ Result<std::string> UpdateTableWith(ReplicaCoordinator* replicas, Engine& engine
                        ReadReplicaUpdates(request));
   if (!replica_updates) {
     DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
+    if (replicas && !d.replicas.empty()) replicas->FollowUpdateTable(ctx, d, req);
     return RenderDescription("TableDescription", d);
   }
   if (req.billing_mode || req.provisioned_throughput || req.on_demand_throughput ||

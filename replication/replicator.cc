@@ -624,6 +624,54 @@ uint64_t Replicator::Pump(Link& link) {
   return wait_ms;
 }
 
+void Replicator::FollowUpdateTable(const RequestContext& ctx, const TableDescription& table,
+                                   const UpdateTableRequest& req) {
+  // What the service keeps in step across replicas: capacity mode and on-demand limits,
+  // indexes. Deletion protection, the table class (overridable per replica), encryption and
+  // the stream (which a global table keeps) stay the Region's own.
+  UpdateTableRequest same;
+  same.table_name = table.table_name;
+  same.attribute_definitions = req.attribute_definitions;
+  same.billing_mode = req.billing_mode;
+  same.provisioned_throughput = req.provisioned_throughput;
+  same.on_demand_throughput = req.on_demand_throughput;
+  same.warm_throughput = req.warm_throughput;
+  same.global_secondary_index_updates = req.global_secondary_index_updates;
+  same.vector_index_updates = req.vector_index_updates;
+  if (!same.billing_mode && !same.provisioned_throughput && !same.on_demand_throughput &&
+      !same.warm_throughput && same.global_secondary_index_updates.empty() &&
+      same.vector_index_updates.empty()) {
+    return;
+  }
+  const std::string owner = owner_of_(ctx);
+  for (const ReplicaDescription& r : table.replicas) {
+    Result<Engine*> e = Open(owner, r.region_name);
+    RequestContext there = ctx;
+    there.region = r.region_name;
+    Result<TableDescription> done =
+        e.ok() ? e.value()->UpdateTable(there, same) : Result<TableDescription>(e.error());
+    if (!done.ok()) {
+      LogError("UpdateTable of " + table.table_name + " not followed in " + r.region_name + ": " +
+               done.error().message());
+    }
+  }
+}
+
+void Replicator::FollowTimeToLive(const RequestContext& ctx, const TableDescription& table,
+                                  const TimeToLiveSpecification& spec) {
+  const std::string owner = owner_of_(ctx);
+  for (const ReplicaDescription& r : table.replicas) {
+    Result<Engine*> e = Open(owner, r.region_name);
+    Result<TimeToLiveSpecification> done = e.ok()
+                                               ? e.value()->UpdateTimeToLive(table.table_name, spec)
+                                               : Result<TimeToLiveSpecification>(e.error());
+    if (!done.ok()) {
+      LogError("UpdateTimeToLive of " + table.table_name + " not followed in " + r.region_name +
+               ": " + done.error().message());
+    }
+  }
+}
+
 void Replicator::SetRegionOffline(const std::string& region, bool offline) {
   std::lock_guard lock(mu_);
   if (offline) {

@@ -99,6 +99,11 @@ class Replicator : public protocol::ReplicaCoordinator {
                                           const std::string& table,
                                           const std::vector<ReplicaUpdate>& updates) override;
 
+  void FollowUpdateTable(const RequestContext& ctx, const TableDescription& table,
+                         const UpdateTableRequest& req) override;
+  void FollowTimeToLive(const RequestContext& ctx, const TableDescription& table,
+                        const TimeToLiveSpecification& spec) override;
+
   std::vector<LinkStatus> Links() const;
 
   // Outages you can cause (`ddb region offline|online`, the server's /admin/regions): an

@@ -345,3 +345,27 @@ def test_the_admin_endpoint_needs_regions_of_their_own():
         assert b"--isolation account" in e.value.read()
     finally:
         srv.stop()
+
+
+def test_indexes_and_time_to_live_are_kept_in_step(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    add_replica(us, name, EU)
+    us.update_table(TableName=name,
+                    AttributeDefinitions=[{"AttributeName": "g", "AttributeType": "S"}],
+                    GlobalSecondaryIndexUpdates=[{"Create": {
+                        "IndexName": "by_g", "KeySchema": [{"AttributeName": "g",
+                                                            "KeyType": "HASH"}],
+                        "Projection": {"ProjectionType": "ALL"}}}])
+    wait_for(lambda: [g["IndexName"] for g in eu.describe_table(TableName=name)["Table"]
+                      .get("GlobalSecondaryIndexes", [])] == ["by_g"], "the GSI in eu-west-1")
+    us.put_item(TableName=name, Item={"pk": {"S": "a"}, "g": {"S": "blue"}})
+    wait_for(lambda: eu.query(TableName=name, IndexName="by_g",
+                              KeyConditionExpression="g = :g",
+                              ExpressionAttributeValues={":g": {"S": "blue"}})["Count"] == 1,
+             "the replicated item in the replica's GSI")
+    eu.update_time_to_live(TableName=name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    assert us.describe_time_to_live(TableName=name)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
