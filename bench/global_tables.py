@@ -53,6 +53,15 @@ class Conn:
         self.region = region
 
     def call(self, op, body):
+        try:
+            return self._call(op, body)
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # The server closes a connection idle past its --read-timeout: open another.
+            self.c.close()
+            self.c = http.client.HTTPConnection("127.0.0.1", self.c.port, timeout=30)
+            return self._call(op, body)
+
+    def _call(self, op, body):
         self.c.request("POST", "/", json.dumps(body), {
             "Content-Type": "application/x-amz-json-1.0",
             "X-Amz-Target": "DynamoDB_20120810." + op,

@@ -4,13 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <regex>
 #include <set>
 
 namespace ddb::replication {
 namespace {
 
 // Changes read from a source per look, and applied per link before the others get a turn.
-constexpr size_t kReadBatch = 512;
+constexpr size_t kReadBatch = 1024;
 // Changes read ahead of their time per link (a delay of a second at 5,000 writes/s holds
 // 5,000): the memory a link may take.
 constexpr size_t kMaxPending = 16384;
@@ -18,7 +19,7 @@ constexpr size_t kMaxPending = 16384;
 constexpr uint64_t kIdleWaitMs = 10;
 constexpr uint64_t kCheckpointEveryMs = 1000;
 // Changes applied in one write (Engine::ApplyReplicatedBatch).
-constexpr size_t kApplyRun = 128;
+constexpr size_t kApplyRun = 512;
 // A fill copies this many items per snapshot page, and shows its progress this often.
 constexpr size_t kFillPage = 256;
 constexpr uint64_t kProgressEveryMs = 1000;
@@ -80,6 +81,17 @@ CreateTableRequest ReplicaTable(const TableDescription& d, const ReplicaDescript
   if (d.stream_specification) req.stream_specification = d.stream_specification;
   req.table_class = r.table_class_override ? r.table_class_override : d.table_class;
   return req;
+}
+
+// The shape of an AWS Region's name: a two-letter area, an optional "-gov", a direction and
+// a number ("us-east-1", "ap-southeast-2", "us-gov-west-1"). The service refuses a Region it
+// does not have ("Region us-fake-1 is not supported. ..." followed by its list, which ddb
+// does not reproduce); ddb refuses the names no Region could have.
+bool AwsRegionName(std::string_view name) {
+  static const std::regex kRegion(
+      "[a-z]{2}(-gov)?-(north|south|east|west|central|northeast|northwest|southeast|southwest)-"
+      "[1-9][0-9]?");
+  return name.size() <= 32 && std::regex_match(name.begin(), name.end(), kRegion);
 }
 
 bool InProgress(ReplicaStatus s) {
@@ -217,6 +229,11 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DescribeTable(ctx, table));
   // The service's texts (aws-controllers-k8s' records of its answers).
   for (const ReplicaUpdate& u : updates) {
+    if (!AwsRegionName(u.replica.region_name)) {
+      return Error::Validation("Region " + u.replica.region_name + " is not supported.");
+    }
+  }
+  for (const ReplicaUpdate& u : updates) {
     if (u.replica.region_name == ctx.region) {
       return Error::Validation(
           "Cannot add or delete the local region through ReplicaUpdates. Use CreateTable, "
@@ -265,27 +282,36 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
         DDB_ASSIGN_OR_RETURN(d, CreateReplica(engine, ctx, owner, d, u.replica));
         break;
       }
-      case ReplicaUpdate::Action::kUpdate: {
-        DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, d.table_name));
-        ReplicaDescription& r = members[u.replica.region_name];
-        if (u.replica.read_capacity_override)
-          r.read_capacity_override = u.replica.read_capacity_override;
-        if (u.replica.max_read_request_units_override) {
-          r.max_read_request_units_override = u.replica.max_read_request_units_override;
-        }
-        if (u.replica.table_class_override) r.table_class_override = u.replica.table_class_override;
-        if (u.replica.kms_master_key_id) r.kms_master_key_id = u.replica.kms_master_key_id;
-        if (!u.replica.global_secondary_indexes.empty()) {
-          r.global_secondary_indexes = u.replica.global_secondary_indexes;
-        }
-        DDB_RETURN_IF_ERROR(WriteLists(owner, d.table_name, members));
-        break;
-      }
+      case ReplicaUpdate::Action::kUpdate:
+        break;  // all together, below: one write of the lists however many there are
       case ReplicaUpdate::Action::kDelete:
         DDB_ASSIGN_OR_RETURN(d, DeleteReplica(ctx, owner, d, u.replica.region_name));
         deleted = u.replica.region_name;
         break;
     }
+  }
+  if (std::any_of(updates.begin(), updates.end(), [](const ReplicaUpdate& u) {
+        return u.action == ReplicaUpdate::Action::kUpdate;
+      })) {
+    DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, d.table_name));
+    for (const ReplicaUpdate& u : updates) {
+      if (u.action != ReplicaUpdate::Action::kUpdate || !members.count(u.replica.region_name)) {
+        continue;
+      }
+      ReplicaDescription& r = members[u.replica.region_name];
+      if (u.replica.read_capacity_override) {
+        r.read_capacity_override = u.replica.read_capacity_override;
+      }
+      if (u.replica.max_read_request_units_override) {
+        r.max_read_request_units_override = u.replica.max_read_request_units_override;
+      }
+      if (u.replica.table_class_override) r.table_class_override = u.replica.table_class_override;
+      if (u.replica.kms_master_key_id) r.kms_master_key_id = u.replica.kms_master_key_id;
+      if (!u.replica.global_secondary_indexes.empty()) {
+        r.global_secondary_indexes = u.replica.global_secondary_indexes;
+      }
+    }
+    DDB_RETURN_IF_ERROR(WriteLists(owner, d.table_name, members));
   }
   DDB_ASSIGN_OR_RETURN(TableDescription answer, engine.DescribeTable(ctx, table));
   if (deleted) {

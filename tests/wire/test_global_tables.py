@@ -203,6 +203,9 @@ def test_refusals_in_the_services_words(srv):
         ReplicaUpdates=[{"Create": {"RegionName": EU}}]), "ValidationException",
         "One or more parameter values were invalid: Replica modification must be the only "
         "operation in the request")
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Create": {"RegionName": "us-fake-1"}}]), "ValidationException",
+        "Region us-fake-1 is not supported.")
     # A table of that name in the other Region already.
     create_table(eu, name)
     expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
