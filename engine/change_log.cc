@@ -19,7 +19,8 @@ void PutImage(std::string* dst, const std::optional<Item>& image) {
   PutLengthPrefixed(dst, encoded);
 }
 
-bool GetImage(std::string_view* in, std::optional<Item>* image) {
+// `decode` false: the image is skipped (left unset), not decoded.
+bool GetImage(std::string_view* in, std::optional<Item>* image, bool decode = true) {
   if (in->empty()) return false;
   char present = in->front();
   in->remove_prefix(1);
@@ -29,6 +30,10 @@ bool GetImage(std::string_view* in, std::optional<Item>* image) {
   }
   std::string_view encoded;
   if (!GetLengthPrefixed(in, &encoded)) return false;
+  if (!decode) {
+    image->reset();
+    return true;
+  }
   Item item;
   if (!DecodeItem(encoded, &item)) return false;
   *image = std::move(item);
@@ -74,7 +79,8 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
   return v;
 }
 
-bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record) {
+bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record,
+                  bool old_image) {
   uint64_t seq, table, time;
   std::string_view item_key;
   // Format 0 records (stores of format 1) have no version byte: they start with the table id,
@@ -89,7 +95,7 @@ bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* re
   record->table_id = static_cast<uint32_t>(table);
   record->commit_time_ms = time;
   record->item_key = std::string(item_key);
-  return GetImage(&value, &record->old_image) && GetImage(&value, &record->new_image) &&
+  return GetImage(&value, &record->old_image, old_image) && GetImage(&value, &record->new_image) &&
          value.empty();
 }
 

@@ -51,7 +51,9 @@ std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string
 std::string EncodeChange(uint32_t table_id, uint64_t commit_time_ms, std::string_view item_key,
                          const std::string* old_encoded, const std::string* new_encoded);
 // Reads format 0 and 1 records. Returns false on malformed bytes, or a newer format.
-bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record);
+// `old_image` false: the old image is skipped, not decoded (record->old_image stays unset).
+bool DecodeChange(std::string_view key, std::string_view value, ChangeRecord* record,
+                  bool old_image = true);
 
 class ChangeSequencer {
  public:

@@ -100,18 +100,6 @@ Result<std::shared_ptr<const TableInfo>> GlobalTable(EngineImpl& impl, const std
   return info;
 }
 
-// The key attributes of a change, from whichever image it has.
-Item KeyOfChange(const TableDescription& d, const ChangeRecord& change) {
-  const std::optional<Item>& image = change.new_image ? change.new_image : change.old_image;
-  Item key;
-  if (!image) return key;
-  for (const KeySchemaElement& k : d.key_schema) {
-    auto it = image->find(k.attribute_name);
-    if (it != image->end()) key.emplace(it->first, it->second);
-  }
-  return key;
-}
-
 AttributeValue KeyValue(ScalarType type, std::string bytes) {
   switch (type) {
     case ScalarType::kS:
@@ -267,29 +255,32 @@ Result<ReplicationLogPage> Engine::ReadReplicationLog(const std::string& table, 
   }
   page.next = upper;
   bool bad = false;
-  DDB_RETURN_IF_ERROR(impl_->storage->ForEach(
-      Cf::kStreams, StreamRecordKey(info->id, stream->label, from),
-      StreamRecordKey(info->id, stream->label, upper + 1),
-      [&](std::string_view key, std::string_view value) {
-        ChangeRecord record;
-        WriteOrigin origin;
-        ReplicatedChange change;
-        if (!DecodeStreamRecord(key, value, &record, &origin, &change.stamp)) {
-          bad = true;
-          return false;
-        }
-        change.sequence = record.sequence;
-        change.commit_time_ms = record.commit_time_ms;
-        change.key = KeyOfChange(d, record);
-        change.new_image = std::move(record.new_image);
-        change.replicated = origin == WriteOrigin::kReplicated;
-        page.changes.push_back(std::move(change));
-        if (page.changes.size() >= limit) {
-          page.next = page.changes.back().sequence;
-          return false;
-        }
-        return true;
-      }));
+  DDB_RETURN_IF_ERROR(
+      impl_->storage->ForEach(Cf::kStreams, StreamRecordKey(info->id, stream->label, from),
+                              StreamRecordKey(info->id, stream->label, upper + 1),
+                              [&](std::string_view key, std::string_view value) {
+                                ChangeRecord record;
+                                WriteOrigin origin;
+                                ReplicatedChange change;
+                                // The key from the record's item key: the old image is not needed,
+                                // so not decoded.
+                                if (!DecodeStreamRecord(key, value, &record, &origin, &change.stamp,
+                                                        /*old_image=*/false) ||
+                                    !KeyOfItemKey(d, record.item_key, &change.key)) {
+                                  bad = true;
+                                  return false;
+                                }
+                                change.sequence = record.sequence;
+                                change.commit_time_ms = record.commit_time_ms;
+                                change.new_image = std::move(record.new_image);
+                                change.replicated = origin == WriteOrigin::kReplicated;
+                                page.changes.push_back(std::move(change));
+                                if (page.changes.size() >= limit) {
+                                  page.next = page.changes.back().sequence;
+                                  return false;
+                                }
+                                return true;
+                              }));
   if (bad) return Error::Internal("unreadable stream record");
   return page;
 }

@@ -574,7 +574,12 @@ uint64_t Replicator::Pump(Link& link) {
   Result<Engine*> dst = Open(link.owner, link.to);
   if (!src.ok() || !dst.ok()) return kIdleWaitMs;
   bool more_to_read = false;
-  if (link.pending.size() < kMaxPending) {
+  // Nothing committed in the source since the last read, and nothing waiting: an idle link
+  // costs this look, not a read of the log.
+  Result<uint64_t> end = src.value()->ReplicationLogEnd(link.table);
+  const bool nothing_new = end.ok() && end.value() <= link.read_position;
+  if (nothing_new && link.pending.empty()) return kIdleWaitMs;
+  if (!nothing_new && link.pending.size() < kMaxPending) {
     Result<ReplicationLogPage> page =
         src.value()->ReadReplicationLog(link.table, link.read_position, kReadBatch);
     if (!page.ok()) {

@@ -217,7 +217,7 @@ std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change, uint
 }
 
 bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeRecord* record,
-                        WriteOrigin* origin, uint64_t* stamp) {
+                        WriteOrigin* origin, uint64_t* stamp, bool old_image) {
   if (value.empty() || key.size() < 8) return false;
   const auto first = static_cast<uint8_t>(value.front());
   value.remove_prefix(1);
@@ -229,7 +229,7 @@ bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeReco
   if (o > static_cast<uint8_t>(WriteOrigin::kReplicated)) return false;
   *origin = static_cast<WriteOrigin>(o);
   if (stamp) *stamp = s;
-  return DecodeChange(key.substr(key.size() - 8), value, record);
+  return DecodeChange(key.substr(key.size() - 8), value, record, old_image);
 }
 
 // --- StreamRegistry ---

@@ -105,7 +105,7 @@ enum class WriteOrigin : uint8_t { kRequest = 0, kTimeToLive = 1, kReplicated = 
 // `stamp`: 0 for none (a table without replicas).
 std::string EncodeStreamRecord(WriteOrigin origin, std::string_view change, uint64_t stamp = 0);
 bool DecodeStreamRecord(std::string_view key, std::string_view value, ChangeRecord* record,
-                        WriteOrigin* origin, uint64_t* stamp = nullptr);
+                        WriteOrigin* origin, uint64_t* stamp = nullptr, bool old_image = true);
 
 // The streams that exist (enabled, or disabled less than the retention ago), cached in
 // memory and persisted in the meta column family.
