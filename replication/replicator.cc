@@ -409,9 +409,41 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
     std::lock_guard lock(mu_);
     return stopping_;
   };
+  // Stopped by the server's shutdown: done again at the next start. Otherwise the replica's
+  // creation failed: without its source (deleted meanwhile) the partial table goes; after
+  // another error it stays, CREATION_FAILED, for a ReplicaUpdates Delete.
   auto fail = [&](const Error& e) {
-    LogError("filling the replica of " + table + " in " + target + " from " + source +
-             " stopped (done again at the next start): " + e.message());
+    if (stopped()) {
+      LogError("filling the replica of " + table + " in " + target + " from " + source +
+               " stopped (done again at the next start): " + e.message());
+      return;
+    }
+    LogError("creating the replica of " + table + " in " + target + " from " + source +
+             " failed: " + e.message());
+    std::lock_guard control(control_mu_);
+    Result<Engine*> there = Open(owner, target);
+    if (!there.ok()) return;
+    (void)there.value()->SetFilling(table, false);
+    Result<TableDescription> d = there.value()->DescribeTable(ContextIn(owner, target), table);
+    if (!d.ok()) return;
+    Result<Members> members = MembersOf(owner, target, table);
+    if (!members.ok()) return;
+    if (e.code() == ErrorCode::kResourceNotFound) {
+      members.value().erase(target);
+      for (auto it = members.value().begin(); it != members.value().end();) {
+        Result<Engine*> x = Open(owner, it->first);
+        const bool alive =
+            x.ok() && x.value()->DescribeTable(ContextIn(owner, it->first), table).ok();
+        it = alive ? std::next(it) : members.value().erase(it);
+      }
+      (void)there.value()->SetReplicas(ContextIn(owner, target), table, {});
+      (void)there.value()->DeleteTable(ContextIn(owner, target), table);
+      if (!members.value().empty()) (void)WriteLists(owner, table, members.value());
+      return;
+    }
+    members.value()[target].status = ReplicaStatus::kCreationFailed;
+    members.value()[target].percent_progress.reset();
+    (void)WriteLists(owner, table, members.value());
   };
   Result<Engine*> src = Open(owner, source);
   Result<Engine*> dst = Open(owner, target);
@@ -492,7 +524,11 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
   }
   now.value()[target].status = ReplicaStatus::kActive;
   now.value()[target].percent_progress.reset();
-  if (Status s = WriteLists(owner, table, now.value()); !s.ok()) return fail(s.error());
+  if (Status s = WriteLists(owner, table, now.value()); !s.ok()) {
+    // control_mu_ is held: logged, not failed (the lists say CREATING; a restart fills again).
+    return LogError("making the replica of " + table + " in " + target +
+                    " ACTIVE: " + s.error().message());
+  }
   (void)dst.value()->SetFilling(table, false);
 }
 

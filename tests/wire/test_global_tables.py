@@ -372,3 +372,25 @@ def test_indexes_and_time_to_live_are_kept_in_step(srv):
         "Enabled": True, "AttributeName": "expires"})
     assert us.describe_time_to_live(TableName=name)["TimeToLiveDescription"] == {
         "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
+
+def test_deleting_the_source_during_a_fill_leaves_no_stuck_replica(srv):
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    create_table(us, name)
+    for i in range(0, 5000, 25):
+        us.batch_write_item(RequestItems={name: [
+            {"PutRequest": {"Item": {"pk": {"S": f"k{j}"}}}} for j in range(i, i + 25)]})
+    us.update_table(TableName=name, ReplicaUpdates=[{"Create": {"RegionName": EU}}])
+    us.delete_table(TableName=name)
+
+    def settled():
+        # The fill failed (the partial replica is deleted) or it had finished (the replica
+        # stays, a table of its own once its source's deletion is noticed).
+        try:
+            d = eu.describe_table(TableName=name)["Table"]
+        except eu.exceptions.ResourceNotFoundException:
+            return True
+        return d["TableStatus"] == "ACTIVE" and "Replicas" not in d
+
+    wait_for(settled, "the replica to be deleted or on its own")
