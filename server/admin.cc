@@ -65,6 +65,13 @@ HttpResponse ServeAdmin(replication::Replicator* replicator, const HttpRequest& 
   }
   if (!PlausibleRegion(region)) return Answer(400, "Not a Region name\n");
   const bool offline = action == "offline";
+  // A bound on what a caller can make the server keep (there are not this many Regions).
+  constexpr size_t kMaxOfflineRegions = 256;
+  if (offline && replicator->OfflineRegions().size() >= kMaxOfflineRegions &&
+      !replicator->RegionOffline(region)) {
+    return Answer(400, "Too many Regions offline (at most 256)
+");
+  }
   replicator->SetRegionOffline(std::string(region), offline);
   return Answer(200,
                 "{\"RegionName\":" + util::JsonString(region) + ",\"Status\":\"" +
