@@ -69,8 +69,7 @@ HttpResponse ServeAdmin(replication::Replicator* replicator, const HttpRequest& 
   constexpr size_t kMaxOfflineRegions = 256;
   if (offline && replicator->OfflineRegions().size() >= kMaxOfflineRegions &&
       !replicator->RegionOffline(region)) {
-    return Answer(400, "Too many Regions offline (at most 256)
-");
+    return Answer(400, "Too many Regions offline (at most 256)\n");
   }
   replicator->SetRegionOffline(std::string(region), offline);
   return Answer(200,
