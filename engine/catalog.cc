@@ -392,6 +392,15 @@ Item ToRecord(const TableInfo& info) {
     r["Replicas"] = ReplicasRecord(d.replicas);
     r["GlobalTableVersion"] = Str(d.global_table_version.value_or(kGlobalTableVersion));
   }
+  if (d.multi_region_strong) {
+    r["Strong"] = AttributeValue::Bool(true);
+    std::vector<AttributeValue> witnesses;
+    for (const WitnessDescription& w : d.witnesses) {
+      witnesses.push_back(AttributeValue::M(
+          {{"Region", Str(w.region_name)}, {"Status", Str(std::string(EnumName(w.status)))}}));
+    }
+    r["Witnesses"] = AttributeValue::L(std::move(witnesses));
+  }
   return r;
 }
 
@@ -474,6 +483,14 @@ TableDescription FromRecord(const Item& r) {
   if (auto it = r.find("Replicas"); it != r.end()) d.replicas = ReplicasFrom(it->second);
   if (auto it = r.find("GlobalTableVersion"); it != r.end()) {
     d.global_table_version = it->second.scalar();
+  }
+  if (auto it = r.find("Strong"); it != r.end()) d.multi_region_strong = it->second.boolean();
+  if (auto it = r.find("Witnesses"); it != r.end()) {
+    for (const AttributeValue& w : it->second.list()) {
+      d.witnesses.push_back(
+          {w.map().at("Region").scalar(), EnumFromName<WitnessStatus>(w.map().at("Status").scalar())
+                                              .value_or(WitnessStatus::kActive)});
+    }
   }
   return d;
 }

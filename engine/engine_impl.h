@@ -322,11 +322,26 @@ class EngineImpl {
       std::function<Result<std::optional<Item>>(const std::optional<Item>& old_item)>;
   // When new_item is given, the new item is moved there after the write. "sync" kDeferred:
   // the caller syncs later (Storage::Sync) or needs no sync (a background job's write).
+  // A multi-Region strongly consistent table's write goes through the replication layer's
+  // hooks (Engine::StrongWriteHooks) around it.
   Result<std::optional<Item>> Mutate(const TableInfo& table, const std::string& key,
                                      const ComputeNewItem& compute,
                                      std::optional<Item>* new_item = nullptr,
                                      WriteOrigin origin = WriteOrigin::kRequest,
                                      WriteSync sync = WriteSync::kAsOpened);
+  // Mutate's write in this engine; `committed` (may be null) gets the change's stamp (0 when
+  // nothing was written), commit time and new image.
+  Result<std::optional<Item>> MutateHere(const TableInfo& table, const std::string& key,
+                                         const ComputeNewItem& compute,
+                                         std::optional<Item>* new_item, WriteOrigin origin,
+                                         WriteSync sync, ReplicatedChange* committed);
+  // The hooks of STRONG tables' writes (Engine::SetStrongWriteHooks); null when none.
+  std::shared_ptr<const Engine::StrongWriteHooks> StrongHooks() {
+    std::lock_guard lock(strong_hooks_mu);
+    return strong_hooks;
+  }
+  std::mutex strong_hooks_mu;
+  std::shared_ptr<const Engine::StrongWriteHooks> strong_hooks;  // guarded by strong_hooks_mu
 
   // Adds one item's write (nullopt deletes) with its counters, LSI entries, change-log
   // record (tables with GSIs), stream record (tables with an enabled stream, unless the

@@ -112,8 +112,9 @@ AttributeValue KeyValue(ScalarType type, std::string bytes) {
   return AttributeValue::B(std::move(bytes));
 }
 
-// The key attributes encoded in an item key (key_codec.h); false for bytes that are not one.
-bool KeyOfItemKey(const TableDescription& d, std::string_view item_key, Item* key) {
+}  // namespace
+
+bool KeyAttributesOfItemKey(const TableDescription& d, std::string_view item_key, Item* key) {
   uint64_t pk_len = 0;
   if (item_key.size() < 14) return false;
   item_key.remove_prefix(12);  // table id, token
@@ -130,6 +131,8 @@ bool KeyOfItemKey(const TableDescription& d, std::string_view item_key, Item* ke
   }
   return true;
 }
+
+namespace {
 
 // ReadReplicaSnapshot's cursors: "i" | the last item key returned, then "t" | the last stamp
 // key returned.
@@ -180,7 +183,7 @@ Result<ReplicaSnapshotPage> Engine::ReadReplicaSnapshot(const std::string& table
       change.new_image = std::move(item);
     } else {
       if (item || !stamp) continue;  // a live item went in the first phase
-      if (!KeyOfItemKey(d, item_key, &change.key)) {
+      if (!KeyAttributesOfItemKey(d, item_key, &change.key)) {
         return Error::Internal("unreadable item key in the replication stamps");
       }
     }
@@ -219,6 +222,25 @@ Result<TableDescription> Engine::SetReplicas(const RequestContext& ctx, const st
     DDB_RETURN_IF_ERROR(impl_->OpenStream(*after, stream_start));
   }
   return impl_->Describe(ctx, *after);
+}
+
+Result<TableDescription> Engine::SetStrongConsistency(const RequestContext& ctx,
+                                                      const std::string& table, bool strong,
+                                                      std::vector<WitnessDescription> witnesses) {
+  DDB_ASSIGN_OR_RETURN(auto before, AnyTable(*impl_, table));
+  DDB_ASSIGN_OR_RETURN(
+      auto after, impl_->catalog->Update(before->description.table_name, [&](TableDescription* d) {
+        d->multi_region_strong = strong;
+        d->witnesses = strong ? witnesses : std::vector<WitnessDescription>{};
+        return Status::Ok();
+      }));
+  return impl_->Describe(ctx, *after);
+}
+
+void Engine::SetStrongWriteHooks(StrongWriteHooks hooks) {
+  auto shared = std::make_shared<const StrongWriteHooks>(std::move(hooks));
+  std::lock_guard lock(impl_->strong_hooks_mu);
+  impl_->strong_hooks = shared->claim ? shared : nullptr;
 }
 
 Status Engine::SetFilling(const std::string& table, bool filling) {
@@ -266,7 +288,7 @@ Result<ReplicationLogPage> Engine::ReadReplicationLog(const std::string& table, 
                                 // so not decoded.
                                 if (!DecodeStreamRecord(key, value, &record, &origin, &change.stamp,
                                                         /*old_image=*/false) ||
-                                    !KeyOfItemKey(d, record.item_key, &change.key)) {
+                                    !KeyAttributesOfItemKey(d, record.item_key, &change.key)) {
                                   bad = true;
                                   return false;
                                 }

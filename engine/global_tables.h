@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "ddb/types.h"
+
 namespace ddb {
 
 std::string ReplicationStampKey(std::string_view item_key);
@@ -35,6 +37,10 @@ std::string ReplicationStampPrefixEnd(uint32_t table_id);
 std::string ReplicationCheckpointKey(uint32_t table_id, std::string_view region);
 std::string ReplicationCheckpointPrefix(uint32_t table_id);
 std::string ReplicationCheckpointPrefixEnd(uint32_t table_id);
+
+// The key attributes encoded in an item key (key_codec.h) of a table described by `d`;
+// false for bytes that are not one.
+bool KeyAttributesOfItemKey(const TableDescription& d, std::string_view item_key, Item* key);
 
 // A stamp greater than `floor` and than every stamp issued before in this process, at or
 // after `now_ms` in its high bits.

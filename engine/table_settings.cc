@@ -18,6 +18,12 @@ Error TableNotFoundNamed(const std::string& name) {
 Result<TimeToLiveSpecification> Engine::UpdateTimeToLive(const std::string& table,
                                                          const TimeToLiveSpecification& spec) {
   DDB_ASSIGN_OR_RETURN(auto info, impl_->catalog->Update(table, [&](TableDescription* d) -> Status {
+    // The service's restriction on such tables (guessed wording: not on record).
+    if (d->multi_region_strong && spec.enabled) {
+      return Error::Validation(
+          "Time to Live is not supported for global tables with MultiRegionConsistency set to "
+          "STRONG");
+    }
     if (d->ttl_attribute && *d->ttl_attribute != spec.attribute_name) {
       // Enabling on another attribute, or disabling with a name that is not the TTL one.
       return Error::Validation(

@@ -151,6 +151,12 @@ Result<std::vector<PreparedWrite>> PrepareActions(EngineImpl& impl,
   for (size_t i = 0; i < req.actions.size(); ++i) {
     const TransactWriteAction& a = req.actions[i];
     DDB_ASSIGN_OR_RETURN(auto table, impl.FindTable(a.table_name));
+    // The service's restriction on such tables (guessed wording: not on record).
+    if (table->description.multi_region_strong) {
+      return Error::Validation(
+          "Transactions are not supported for global tables with MultiRegionConsistency set to "
+          "STRONG");
+    }
     // A bad key value (of the table or an index) cancels the transaction with this action's
     // ValidationError; the service stops at the first, the other actions' reasons are None.
     // A key that names other attributes than the schema's, or an empty key value, fails the

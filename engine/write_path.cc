@@ -263,6 +263,38 @@ Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std
                                                const ComputeNewItem& compute,
                                                std::optional<Item>* new_item, WriteOrigin origin,
                                                WriteSync sync) {
+  // A multi-Region strongly consistent table's write: claimed in every Region first, and
+  // applied in the others before it is acknowledged (global_tables.h).
+  std::shared_ptr<const Engine::StrongWriteHooks> hooks;
+  if (table.description.multi_region_strong && origin != WriteOrigin::kReplicated) {
+    hooks = StrongHooks();
+  }
+  if (!hooks) return MutateHere(table, key, compute, new_item, origin, sync, nullptr);
+  Item key_attributes;
+  if (!KeyAttributesOfItemKey(table.description, key, &key_attributes)) {
+    return Error::Internal("unreadable item key");
+  }
+  std::string item_id;
+  EncodeItem(key_attributes, &item_id);
+  const std::string& name = table.description.table_name;
+  DDB_RETURN_IF_ERROR(hooks->claim(name, item_id));
+  ReplicatedChange change;
+  change.key = std::move(key_attributes);
+  Result<std::optional<Item>> done =
+      MutateHere(table, key, compute, new_item, origin, sync, &change);
+  if (!done.ok() || change.stamp == 0) {
+    hooks->release(name, item_id);
+    return done;
+  }
+  DDB_RETURN_IF_ERROR(hooks->replicate(name, item_id, change));
+  return done;
+}
+
+Result<std::optional<Item>> EngineImpl::MutateHere(const TableInfo& table, const std::string& key,
+                                                   const ComputeNewItem& compute,
+                                                   std::optional<Item>* new_item,
+                                                   WriteOrigin origin, WriteSync sync,
+                                                   ReplicatedChange* committed) {
   std::lock_guard lock(StripeFor(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, ReadItem(key));
   DDB_ASSIGN_OR_RETURN(std::optional<Item> updated, compute(old));
@@ -275,6 +307,14 @@ Result<std::optional<Item>> EngineImpl::Mutate(const TableInfo& table, const std
     return added.error();
   }
   DDB_RETURN_IF_ERROR(Commit(batch, sequences, sync));
+  if (committed) {
+    // The write's stamp, still under the item's lock (0: it changed nothing, so took none).
+    DDB_ASSIGN_OR_RETURN(std::optional<uint64_t> stamp, ReplicationStampOf(key));
+    const bool changed = !(old && updated && *old == *updated);
+    committed->stamp = changed ? stamp.value_or(0) : 0;
+    committed->commit_time_ms = NowMs();
+    committed->new_image = updated;
+  }
   if (new_item) *new_item = std::move(updated);
   return old;
 }

@@ -132,6 +132,8 @@ WireError ToWire(ErrorCode code) {
       return {"InvalidExportTimeException", 400};
     case ErrorCode::kGlobalTableNotFound:
       return {"GlobalTableNotFoundException", 400};
+    case ErrorCode::kReplicatedWriteConflict:
+      return {"ReplicatedWriteConflictException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }

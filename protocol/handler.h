@@ -53,15 +53,23 @@ using EngineFinder =
 // Global tables (docs/global-tables.md): the server's coordinator of replicas across the
 // Regions it keeps (replication/), which UpdateTable's ReplicaUpdates go to. Without one (an
 // engine alone, or namespaces shared by every Region) they are refused.
+// UpdateTable's members that change a table's replicas, checked as a request.
+struct ReplicaChanges {
+  std::vector<ReplicaUpdate> updates;  // ReplicaUpdates: one action each
+  // MultiRegionConsistency: true STRONG, false EVENTUAL, nullopt absent.
+  std::optional<bool> strong;
+  // GlobalTableWitnessUpdates: Create or Delete (replica.region_name only).
+  std::vector<ReplicaUpdate> witness_updates;
+};
+
 class ReplicaCoordinator {
  public:
   virtual ~ReplicaCoordinator() = default;
-  // Applies `updates` (validated as a request: one action each, at most one Create or
-  // Delete) to `table` of `engine`, the caller's Region's (ctx.region). Returns the table's
-  // description, as UpdateTable's answer.
+  // Applies `changes` to `table` of `engine`, the caller's Region's (ctx.region). Returns
+  // the table's description, as UpdateTable's answer.
   virtual Result<TableDescription> UpdateReplicas(Engine& engine, const RequestContext& ctx,
                                                   const std::string& table,
-                                                  const std::vector<ReplicaUpdate>& updates) = 0;
+                                                  const ReplicaChanges& changes) = 0;
   // A change of a global table's settings just made in ctx.region (`table` as it is now),
   // made in the other replicas too, as the service keeps them in step: UpdateTable's
   // capacity and indexes, Time to Live.

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "protocol/operations.h"
+
 namespace ddb::protocol {
 namespace {
 
@@ -66,51 +68,87 @@ Result<ReplicaDescription> ReadReplicaAction(const JsonObject& o, const std::str
 
 }  // namespace
 
-Result<std::optional<std::vector<ReplicaUpdate>>> ReadReplicaUpdates(const JsonObject& request) {
+Result<std::optional<ReplicaChanges>> ReadReplicaChanges(const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(auto list, GetArray(request, "ReplicaUpdates"));
-  if (!list) return std::optional<std::vector<ReplicaUpdate>>();
-  Violations v;
-  std::vector<ReplicaUpdate> updates;
-  size_t i = 0;
-  int creates = 0, deletes = 0;
-  bool several = false;
-  for (JsonElement e : *list) {
-    ++i;
-    JsonObject o;
-    if (e.get(o) != simdjson::SUCCESS) return WrongType("ReplicaUpdates", "a list of objects");
-    const std::string p = "replicaUpdates." + std::to_string(i) + ".member";
-    DDB_ASSIGN_OR_RETURN(auto create, GetObject(o, "Create"));
-    DDB_ASSIGN_OR_RETURN(auto update, GetObject(o, "Update"));
-    DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "Delete"));
-    const int actions = (create ? 1 : 0) + (update ? 1 : 0) + (del ? 1 : 0);
-    if (actions == 0) {
-      // Guessed wording, after GlobalSecondaryIndexUpdates' (the service's is not on record).
-      return Error::Validation(
-          "One or more parameter values were invalid: One of ReplicationGroupUpdate.Create, "
-          "ReplicationGroupUpdate.Update, ReplicationGroupUpdate.Delete must not be null");
-    }
-    several = several || actions > 1;
-    ReplicaUpdate u;
-    if (create) {
-      u.action = ReplicaUpdate::Action::kCreate;
-      DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*create, p + ".create", true, &v));
-      ++creates;
-    } else if (update) {
-      u.action = ReplicaUpdate::Action::kUpdate;
-      DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*update, p + ".update", true, &v));
-    } else {
-      u.action = ReplicaUpdate::Action::kDelete;
-      DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*del, p + ".delete", false, &v));
-      ++deletes;
-    }
-    u.several_actions = actions > 1;
-    if (del && actions > 1) ++deletes;
-    updates.push_back(std::move(u));
+  DDB_ASSIGN_OR_RETURN(auto witnesses, GetArray(request, "GlobalTableWitnessUpdates"));
+  if (!list && !witnesses && !Present(request, "MultiRegionConsistency")) {
+    return std::optional<ReplicaChanges>();
   }
-  if (i == 0) {
-    v.Add(
-        "Value '[]' at 'replicaUpdates' failed to satisfy constraint: Member must have length "
-        "greater than or equal to 1");
+  Violations v;
+  ReplicaChanges changes;
+  DDB_ASSIGN_OR_RETURN(auto consistency, GetString(request, "MultiRegionConsistency"));
+  if (consistency) {
+    if (*consistency == "STRONG" || *consistency == "EVENTUAL") {
+      changes.strong = *consistency == "STRONG";
+    } else {
+      v.Enum(*consistency, "multiRegionConsistency", "EVENTUAL, STRONG");
+    }
+  }
+  bool several = false;
+  size_t i = 0;
+  if (list) {
+    for (JsonElement e : *list) {
+      ++i;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) return WrongType("ReplicaUpdates", "a list of objects");
+      const std::string p = "replicaUpdates." + std::to_string(i) + ".member";
+      DDB_ASSIGN_OR_RETURN(auto create, GetObject(o, "Create"));
+      DDB_ASSIGN_OR_RETURN(auto update, GetObject(o, "Update"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "Delete"));
+      const int actions = (create ? 1 : 0) + (update ? 1 : 0) + (del ? 1 : 0);
+      if (actions == 0) {
+        // Guessed wording, after GlobalSecondaryIndexUpdates' (the service's is not on record).
+        return Error::Validation(
+            "One or more parameter values were invalid: One of ReplicationGroupUpdate.Create, "
+            "ReplicationGroupUpdate.Update, ReplicationGroupUpdate.Delete must not be null");
+      }
+      several = several || actions > 1;
+      ReplicaUpdate u;
+      if (create) {
+        u.action = ReplicaUpdate::Action::kCreate;
+        DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*create, p + ".create", true, &v));
+      } else if (update) {
+        u.action = ReplicaUpdate::Action::kUpdate;
+        DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*update, p + ".update", true, &v));
+      } else {
+        u.action = ReplicaUpdate::Action::kDelete;
+        DDB_ASSIGN_OR_RETURN(u.replica, ReadReplicaAction(*del, p + ".delete", false, &v));
+      }
+      u.several_actions = actions > 1;
+      changes.updates.push_back(std::move(u));
+    }
+    if (i == 0) {
+      v.Add(
+          "Value '[]' at 'replicaUpdates' failed to satisfy constraint: Member must have "
+          "length greater than or equal to 1");
+    }
+  }
+  if (witnesses) {
+    size_t w = 0;
+    for (JsonElement e : *witnesses) {
+      ++w;
+      JsonObject o;
+      if (e.get(o) != simdjson::SUCCESS) {
+        return WrongType("GlobalTableWitnessUpdates", "a list of objects");
+      }
+      const std::string p = "globalTableWitnessUpdates." + std::to_string(w) + ".member";
+      DDB_ASSIGN_OR_RETURN(auto create, GetObject(o, "Create"));
+      DDB_ASSIGN_OR_RETURN(auto del, GetObject(o, "Delete"));
+      if (!create && !del) {
+        // Guessed wording, as ReplicaUpdates'.
+        return Error::Validation(
+            "One or more parameter values were invalid: One of "
+            "GlobalTableWitnessGroupUpdate.Create, GlobalTableWitnessGroupUpdate.Delete must "
+            "not be null");
+      }
+      several = several || (create && del);
+      ReplicaUpdate u;
+      u.action = create ? ReplicaUpdate::Action::kCreate : ReplicaUpdate::Action::kDelete;
+      DDB_ASSIGN_OR_RETURN(u.replica,
+                           ReadReplicaAction(create ? *create : *del,
+                                             p + (create ? ".create" : ".delete"), false, &v));
+      changes.witness_updates.push_back(std::move(u));
+    }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
   // The service's texts (recorded by aws-controllers-k8s' probes of the service).
@@ -118,11 +156,7 @@ Result<std::optional<std::vector<ReplicaUpdate>>> ReadReplicaUpdates(const JsonO
     return Error::Validation(
         "Update table operation with more than one type of replica actions not allowed");
   }
-  if (creates + deletes > 1) {
-    return Error::Validation(
-        "Update table operation with more than one create or delete replica actions not allowed");
-  }
-  return std::optional<std::vector<ReplicaUpdate>>(std::move(updates));
+  return std::optional<ReplicaChanges>(std::move(changes));
 }
 
 void WriteReplicas(JsonWriter& w, const TableDescription& d) {
@@ -194,6 +228,23 @@ void WriteReplicas(JsonWriter& w, const TableDescription& d) {
   w.EndArray();
   w.Key("GlobalTableVersion");
   w.String(d.global_table_version.value_or(kGlobalTableVersion));
+  if (d.multi_region_strong) {
+    w.Key("MultiRegionConsistency");
+    w.String("STRONG");
+    if (!d.witnesses.empty()) {
+      w.Key("GlobalTableWitnesses");
+      w.BeginArray();
+      for (const WitnessDescription& witness : d.witnesses) {
+        w.BeginObject();
+        w.Key("RegionName");
+        w.String(witness.region_name);
+        w.Key("WitnessStatus");
+        w.String(EnumName(witness.status));
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+  }
 }
 
 }  // namespace ddb::protocol

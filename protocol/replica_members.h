@@ -8,15 +8,17 @@
 #include <vector>
 
 #include "ddb/types.h"
+#include "protocol/handler.h"
 #include "protocol/json_reader.h"
 #include "protocol/json_writer.h"
 
 namespace ddb::protocol {
 
-// ReplicaUpdates (nullopt when absent), checked as the service checks the request: each
-// element one action with its RegionName, at most one Create or Delete in all.
-// Errors: kValidation.
-Result<std::optional<std::vector<ReplicaUpdate>>> ReadReplicaUpdates(const JsonObject& request);
+// ReplicaUpdates, MultiRegionConsistency and GlobalTableWitnessUpdates (nullopt when none is
+// present), checked as the service checks the request: each element one action with its
+// RegionName. (How many Creates and Deletes a table may take depends on it: the
+// coordinator's.) Errors: kValidation.
+Result<std::optional<ReplicaChanges>> ReadReplicaChanges(const JsonObject& request);
 
 // "Replicas" and "GlobalTableVersion", when the table has replicas.
 void WriteReplicas(JsonWriter& w, const TableDescription& d);

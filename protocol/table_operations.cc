@@ -950,15 +950,6 @@ Result<UpdateTableRequest> ReadUpdateTable(const JsonObject& request) {
     }
   }
   DDB_RETURN_IF_ERROR(v.ToStatus());
-  // Multi-Region strong consistency is refused by name rather than ignored (an UpdateTable
-  // with only it would otherwise answer "At least one of ... is required").
-  for (std::string_view member : {"MultiRegionConsistency", "GlobalTableWitnessUpdates"}) {
-    if (Present(request, member)) {
-      return Error::Validation(std::string(member) +
-                               " is not supported: ddb does not implement multi-Region strong "
-                               "consistency yet");
-    }
-  }
   return req;
 }
 
@@ -970,8 +961,7 @@ Result<std::string> HandleUpdateTable(Engine& engine, const RequestContext& ctx,
 Result<std::string> UpdateTableWith(ReplicaCoordinator* replicas, Engine& engine,
                                     const RequestContext& ctx, const JsonObject& request) {
   DDB_ASSIGN_OR_RETURN(UpdateTableRequest req, ReadUpdateTable(request));
-  DDB_ASSIGN_OR_RETURN(std::optional<std::vector<ReplicaUpdate>> replica_updates,
-                       ReadReplicaUpdates(request));
+  DDB_ASSIGN_OR_RETURN(std::optional<ReplicaChanges> replica_updates, ReadReplicaChanges(request));
   if (!replica_updates) {
     DDB_ASSIGN_OR_RETURN(TableDescription d, engine.UpdateTable(ctx, req));
     if (replicas && !d.replicas.empty()) replicas->FollowUpdateTable(ctx, d, req);
@@ -981,6 +971,10 @@ Result<std::string> UpdateTableWith(ReplicaCoordinator* replicas, Engine& engine
       req.warm_throughput || req.sse_specification || req.stream_specification || req.table_class ||
       req.deletion_protection_enabled || !req.global_secondary_index_updates.empty() ||
       !req.vector_index_updates.empty()) {
+    if (replica_updates->strong || !replica_updates->witness_updates.empty()) {
+      return Error::Validation(
+          "Requests that modify replicas or witnesses must not also modify other fields");
+    }
     return Error::Validation(
         "One or more parameter values were invalid: Replica modification must be the only "
         "operation in the request");

@@ -147,7 +147,79 @@ uint64_t Replicator::Now() const {
 }
 
 Result<Engine*> Replicator::Open(const std::string& owner, const std::string& region) {
-  return open_(owner, region);
+  Result<Engine*> e = open_(owner, region);
+  if (e.ok()) Hook(owner, region, e.value());
+  return e;
+}
+
+void Replicator::Hook(const std::string& owner, const std::string& region, Engine* engine) {
+  {
+    std::lock_guard lock(hooks_mu_);
+    if (hooks_closed_ || !hooked_.insert(engine).second) return;
+  }
+  Engine::StrongWriteHooks hooks;
+  hooks.claim = [this, owner, region](const std::string& table, const std::string& item_id) {
+    return Claim(owner, region, table, item_id);
+  };
+  hooks.replicate = [this, owner, region, engine](const std::string& table,
+                                                  const std::string& item_id,
+                                                  const ReplicatedChange& change) {
+    Status s = ReplicateStrong(owner, region, engine, table, change);
+    Release(owner, table, item_id);
+    return s;
+  };
+  hooks.release = [this, owner](const std::string& table, const std::string& item_id) {
+    Release(owner, table, item_id);
+  };
+  engine->SetStrongWriteHooks(std::move(hooks));
+}
+
+Status Replicator::Claim(const std::string& owner, const std::string& region,
+                         const std::string& table, const std::string& item_id) {
+  std::lock_guard lock(claims_mu_);
+  ItemClaim& claim = claims_[LinkKey(owner, table, item_id, "")];
+  if (claim.writers > 0 && claim.region != region) {
+    // The service's text (its API reference, ReplicatedWriteConflictException).
+    return Error(ErrorCode::kReplicatedWriteConflict,
+                 "The request was rejected because one or more items in the request are being "
+                 "modified by a request in another Region.");
+  }
+  claim.region = region;
+  ++claim.writers;
+  return Status::Ok();
+}
+
+void Replicator::Release(const std::string& owner, const std::string& table,
+                         const std::string& item_id) {
+  std::lock_guard lock(claims_mu_);
+  auto it = claims_.find(LinkKey(owner, table, item_id, ""));
+  if (it != claims_.end() && --it->second.writers <= 0) claims_.erase(it);
+}
+
+Status Replicator::ReplicateStrong(const std::string& owner, const std::string& region,
+                                   Engine* engine, const std::string& table,
+                                   const ReplicatedChange& change) {
+  Result<TableDescription> d = engine->DescribeTable(ContextIn(owner, region), table);
+  if (!d.ok()) return Status::Ok();  // the table went meanwhile: nothing to keep in step
+  for (const ReplicaDescription& r : d.value().replicas) {
+    // An offline Region gets the change from its link when it is back.
+    if (RegionOffline(r.region_name)) continue;
+    Result<Engine*> there = Open(owner, r.region_name);
+    if (!there.ok()) continue;
+    Result<bool> applied = there.value()->ApplyReplicated(table, change);
+    // Transactions are refused on such tables, so an item is held only for an instant.
+    for (int tries = 0;
+         !applied.ok() && applied.error().code() == ErrorCode::kTransactionConflict && tries < 1000;
+         ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      applied = there.value()->ApplyReplicated(table, change);
+    }
+    if (!applied.ok() && applied.error().code() != ErrorCode::kResourceNotFound) {
+      LogError("a strongly consistent write of " + table + " not applied in " + r.region_name +
+               " (its link will): " + applied.error().message());
+    }
+  }
+  return Status::Ok();
 }
 
 Result<Replicator::Members> Replicator::MembersOf(const std::string& owner,
@@ -221,18 +293,105 @@ void Replicator::DropLinks(const std::string& owner, const std::string& table,
   }
 }
 
+Status Replicator::CheckStrongChanges(const RequestContext& ctx, const TableDescription& d,
+                                      const protocol::ReplicaChanges& changes) {
+  auto count = [](const std::vector<ReplicaUpdate>& list, ReplicaUpdate::Action action) {
+    return std::count_if(list.begin(), list.end(),
+                         [&](const ReplicaUpdate& u) { return u.action == action; });
+  };
+  const auto creates = count(changes.updates, ReplicaUpdate::Action::kCreate);
+  const auto deletes = count(changes.updates, ReplicaUpdate::Action::kDelete);
+  const auto witness_creates = count(changes.witness_updates, ReplicaUpdate::Action::kCreate);
+  // The service's texts (aws-controllers-k8s' records of its answers), unless marked guessed.
+  if (!changes.witness_updates.empty() && changes.strong != true && !d.multi_region_strong) {
+    return Error::Validation(
+        "MultiRegionConsistency must be set as STRONG when GlobalTableWitnessUpdates parameter "
+        "is present.");
+  }
+  if (changes.strong.has_value() && !d.replicas.empty()) {
+    return Error::Validation(
+        "MultiRegionConsistency parameter is unsupported on existing global "
+        "table");
+  }
+  if (d.multi_region_strong) {
+    if (creates > 0 || witness_creates > 0) {
+      return Error::Validation(
+          "Cannot add replicas to a global table with strong MultiRegionConsistency");
+    }
+    if (deletes > 0 && static_cast<size_t>(deletes) != d.replicas.size()) {
+      return Error::Validation(
+          "Deletion of only one table replica is not supported for global tables with "
+          "MultiRegionConsistency set to STRONG.");
+    }
+    return Status::Ok();
+  }
+  if (changes.strong != true) return Status::Ok();
+  if (deletes > 0 ||
+      !((creates == 2 && witness_creates == 0) || (creates == 1 && witness_creates == 1))) {
+    return Error::Validation(
+        "Unsupported replica count for global tables with MultiRegionConsistency set to STRONG.");
+  }
+  // The Region sets of multi-Region strong consistency (the service's, 2025): all of a
+  // table's Regions in one of them.
+  static const std::vector<std::set<std::string, std::less<>>> kSets = {
+      {"us-east-1", "us-east-2", "us-west-2"},
+      {"eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"},
+      {"ap-northeast-1", "ap-northeast-2", "ap-northeast-3"}};
+  const std::set<std::string, std::less<>>* home = nullptr;
+  for (const auto& set : kSets) {
+    if (set.count(ctx.region)) home = &set;
+  }
+  std::vector<std::string> outside;
+  if (!home) outside.push_back(ctx.region);
+  for (const auto* list : {&changes.updates, &changes.witness_updates}) {
+    for (const ReplicaUpdate& u : *list) {
+      if (!home || !home->count(u.replica.region_name)) outside.push_back(u.replica.region_name);
+    }
+  }
+  if (!outside.empty()) {
+    std::string text;
+    for (const std::string& r : outside) text += (text.empty() ? "" : ", ") + r;
+    return Error::Validation(
+        "Unsupported Region(s) specified for global tables with MultiRegionConsistency set to "
+        "STRONG: [" +
+        text + "].");
+  }
+  // The service's restrictions on such tables (guessed wordings: not on record).
+  if (d.item_count > 0) {
+    return Error::Validation(
+        "The table must be empty to become a global table with MultiRegionConsistency set to "
+        "STRONG");
+  }
+  if (!d.local_secondary_indexes.empty()) {
+    return Error::Validation(
+        "Local secondary indexes are not supported for global tables with "
+        "MultiRegionConsistency set to STRONG");
+  }
+  if (d.ttl_attribute) {
+    return Error::Validation(
+        "Time to Live is not supported for global tables with MultiRegionConsistency set to "
+        "STRONG");
+  }
+  return Status::Ok();
+}
+
 Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const RequestContext& ctx,
                                                     const std::string& table,
-                                                    const std::vector<ReplicaUpdate>& updates) {
+                                                    const protocol::ReplicaChanges& changes) {
   std::lock_guard control(control_mu_);
+  Hook(owner_of_(ctx), ctx.region, &engine);
+  const std::vector<ReplicaUpdate>& updates = changes.updates;
   const std::string owner = owner_of_(ctx);
   DDB_ASSIGN_OR_RETURN(TableDescription d, engine.DescribeTable(ctx, table));
   // The service's texts (aws-controllers-k8s' records of its answers).
-  for (const ReplicaUpdate& u : updates) {
-    if (!AwsRegionName(u.replica.region_name)) {
-      return Error::Validation("Region " + u.replica.region_name + " is not supported.");
+  for (const auto* list : {&updates, &changes.witness_updates}) {
+    for (const ReplicaUpdate& u : *list) {
+      if (!AwsRegionName(u.replica.region_name)) {
+        return Error::Validation("Region " + u.replica.region_name + " is not supported.");
+      }
     }
   }
+  DDB_RETURN_IF_ERROR(CheckStrongChanges(ctx, d, changes));
   for (const ReplicaUpdate& u : updates) {
     if (u.replica.region_name == ctx.region) {
       return Error::Validation(
@@ -270,7 +429,16 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
         "updated: " +
         d.table_name);
   }
-  std::optional<std::string> deleted;
+  const int creates_and_deletes =
+      static_cast<int>(std::count_if(updates.begin(), updates.end(), [](const ReplicaUpdate& u) {
+        return u.action != ReplicaUpdate::Action::kUpdate;
+      }));
+  if (creates_and_deletes > 1 && !d.multi_region_strong && changes.strong != true) {
+    return Error::Validation(
+        "Update table operation with more than one create or delete replica actions not "
+        "allowed");
+  }
+  std::vector<std::string> deleted;
   for (const ReplicaUpdate& u : updates) {
     switch (u.action) {
       case ReplicaUpdate::Action::kCreate: {
@@ -286,7 +454,7 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
         break;  // all together, below: one write of the lists however many there are
       case ReplicaUpdate::Action::kDelete:
         DDB_ASSIGN_OR_RETURN(d, DeleteReplica(ctx, owner, d, u.replica.region_name));
-        deleted = u.replica.region_name;
+        deleted.push_back(u.replica.region_name);
         break;
     }
   }
@@ -313,10 +481,29 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
     }
     DDB_RETURN_IF_ERROR(WriteLists(owner, d.table_name, members));
   }
+  // Multi-Region strong consistency: on every replica, with the witnesses; gone with them.
+  if (changes.strong == true || (d.multi_region_strong && !deleted.empty())) {
+    const bool strong = changes.strong == true;
+    std::vector<WitnessDescription> witnesses;
+    for (const ReplicaUpdate& w : changes.witness_updates) {
+      if (strong && w.action == ReplicaUpdate::Action::kCreate) {
+        witnesses.push_back({w.replica.region_name, WitnessStatus::kActive});
+      }
+    }
+    DDB_ASSIGN_OR_RETURN(Members members, MembersOf(owner, ctx.region, table));
+    for (const auto& [region, _] : members) {
+      DDB_ASSIGN_OR_RETURN(Engine * e, Open(owner, region));
+      Hook(owner, region, e);
+      RequestContext there = ctx;
+      there.region = region;
+      Result<TableDescription> set = e->SetStrongConsistency(there, table, strong, witnesses);
+      if (!set.ok()) return set.error();
+    }
+  }
   DDB_ASSIGN_OR_RETURN(TableDescription answer, engine.DescribeTable(ctx, table));
-  if (deleted) {
+  for (const std::string& region : deleted) {
     ReplicaDescription going;
-    going.region_name = *deleted;
+    going.region_name = region;
     going.status = ReplicaStatus::kDeleting;
     answer.replicas.push_back(going);
     if (!answer.global_table_version) answer.global_table_version = kGlobalTableVersion;
@@ -535,6 +722,7 @@ void Replicator::Fill(std::string owner, std::string table, std::string source,
 void Replicator::Start(const std::vector<RegionEngine>& namespaces) {
   std::set<std::pair<std::string, std::string>> filling;  // (owner/table, target)
   for (const RegionEngine& ns : namespaces) {
+    Hook(ns.owner, ns.region, ns.engine);
     ListTablesRequest list;
     while (true) {
       Result<ListTablesResult> page = ns.engine->ListTables(list);
@@ -574,6 +762,13 @@ void Replicator::Stop() {
   }
   if (thread_.joinable()) thread_.join();
   for (std::thread& t : fills) t.join();
+  {
+    // The engines outlive this replicator: their STRONG tables' writes stop coming here.
+    std::lock_guard lock(hooks_mu_);
+    hooks_closed_ = true;
+    for (Engine* e : hooked_) e->SetStrongWriteHooks({});
+    hooked_.clear();
+  }
   // What the links applied since their last checkpoint.
   std::lock_guard lock(mu_);
   for (auto& [_, link] : links_) {

@@ -97,7 +97,7 @@ class Replicator : public protocol::ReplicaCoordinator {
 
   Result<TableDescription> UpdateReplicas(Engine& engine, const RequestContext& ctx,
                                           const std::string& table,
-                                          const std::vector<ReplicaUpdate>& updates) override;
+                                          const protocol::ReplicaChanges& changes) override;
 
   void FollowUpdateTable(const RequestContext& ctx, const TableDescription& table,
                          const UpdateTableRequest& req) override;
@@ -119,6 +119,19 @@ class Replicator : public protocol::ReplicaCoordinator {
   using Members = std::map<std::string, ReplicaDescription>;  // region -> replica
 
   uint64_t Now() const;
+  // Multi-Region strong consistency: the hooks of every engine this replicator reaches
+  // (Engine::SetStrongWriteHooks), the items being written (one Region at a time), and a
+  // committed write applied in the other Regions before it is acknowledged.
+  void Hook(const std::string& owner, const std::string& region, Engine* engine);
+  Status Claim(const std::string& owner, const std::string& region, const std::string& table,
+               const std::string& item_id);
+  void Release(const std::string& owner, const std::string& table, const std::string& item_id);
+  Status ReplicateStrong(const std::string& owner, const std::string& region, Engine* engine,
+                         const std::string& table, const ReplicatedChange& change);
+  // The rules of MultiRegionConsistency and GlobalTableWitnessUpdates, with the service's
+  // texts.
+  Status CheckStrongChanges(const RequestContext& ctx, const TableDescription& table,
+                            const protocol::ReplicaChanges& changes);
   Result<Engine*> Open(const std::string& owner, const std::string& region);
   // Every replica of the table (its own Region included), as `region`'s table lists them.
   Result<Members> MembersOf(const std::string& owner, const std::string& region,
@@ -156,6 +169,15 @@ class Replicator : public protocol::ReplicaCoordinator {
   bool stopping_ = false;                               // guarded by mu_
   bool started_ = false;                                // guarded by mu_
   std::thread thread_;
+  std::mutex hooks_mu_;
+  std::set<Engine*> hooked_;   // guarded by hooks_mu_
+  bool hooks_closed_ = false;  // guarded by hooks_mu_: Stop() took them away
+  struct ItemClaim {
+    std::string region;
+    int writers = 0;
+  };
+  std::mutex claims_mu_;
+  std::map<std::string, ItemClaim> claims_;     // guarded by claims_mu_
   std::set<std::string, std::less<>> offline_;  // guarded by mu_
   std::atomic<bool> any_offline_{false};        // !offline_.empty(), read without the lock
 };

@@ -25,7 +25,7 @@ AttributeValue N(int64_t n) {
 class ReplicatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* region : {"us-east-1", "eu-west-1", "ap-south-1"}) {
+    for (const char* region : {"us-east-1", "eu-west-1", "ap-south-1", "us-east-2", "us-west-2"}) {
       EngineOptions options;
       options.in_memory = true;
       engines_[region] = std::move(Engine::Open(options)).value();
@@ -61,7 +61,9 @@ class ReplicatorTest : public ::testing::Test {
     ReplicaUpdate u;
     u.action = action;
     u.replica.region_name = replica;
-    return replicator_->UpdateReplicas(E(region), Ctx(region), "tab", {u});
+    protocol::ReplicaChanges changes;
+    changes.updates = {u};
+    return replicator_->UpdateReplicas(E(region), Ctx(region), "tab", changes);
   }
 
   // Waits (at most 10 s) until `region`'s table lists every replica ACTIVE.
@@ -195,6 +197,119 @@ TEST_F(ReplicatorTest, ADeletedReplicaLeavesAndItsTableGoes) {
   EXPECT_EQ(E("eu-west-1").DescribeTable(Ctx("eu-west-1"), "tab").error().code(),
             ErrorCode::kResourceNotFound);
   Put("us-east-1", "after", 1);  // writes go on without replicas
+}
+
+// Multi-Region strong consistency: three Regions of the US set; a write is in every Region
+// when it is acknowledged; two Regions writing one item at once: one of them is refused
+// (ReplicatedWriteConflictException), and every Region ends the same.
+TEST_F(ReplicatorTest, StronglyConsistentWritesAreEverywhereWhenAcknowledged) {
+  protocol::ReplicaChanges changes;
+  changes.strong = true;
+  for (const char* region : {"us-east-2", "us-west-2"}) {
+    ReplicaUpdate u;
+    u.replica.region_name = region;
+    changes.updates.push_back(u);
+  }
+  auto created = replicator_->UpdateReplicas(E("us-east-1"), Ctx("us-east-1"), "tab", changes);
+  ASSERT_TRUE(created.ok()) << created.error().message();
+  EXPECT_TRUE(created.value().multi_region_strong);
+  WaitActive("us-east-1");
+  for (const char* region : {"us-east-2", "us-west-2"}) {
+    EXPECT_TRUE(E(region).DescribeTable(Ctx(region), "tab").value().multi_region_strong);
+  }
+  for (int i = 0; i < 20; ++i) {
+    Put(i % 2 ? "us-east-2" : "us-east-1", "k" + std::to_string(i), i);
+    // No waiting: every Region has it already.
+    EXPECT_EQ(Contents("us-west-2").size(), static_cast<size_t>(i + 1));
+  }
+  std::atomic<int> conflicts{0}, oks{0};
+  std::vector<std::thread> writers;
+  for (const char* region : {"us-east-1", "us-east-2", "us-west-2"}) {
+    writers.emplace_back([&, region] {
+      for (int i = 0; i < 200; ++i) {
+        PutItemRequest req;
+        req.table_name = "tab";
+        req.item = Item{{"pk", S("hot")}, {"v", N(i)}, {"r", S(region)}};
+        auto r = E(region).PutItem(req);
+        if (r.ok()) {
+          ++oks;
+        } else if (r.error().code() == ErrorCode::kReplicatedWriteConflict) {
+          ++conflicts;
+        } else {
+          ADD_FAILURE() << r.error().message();
+        }
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(oks + conflicts, 600);
+  EXPECT_GT(oks.load(), 0);
+  EXPECT_EQ(Contents("us-east-1"), Contents("us-east-2"));
+  EXPECT_EQ(Contents("us-east-1"), Contents("us-west-2"));
+  // Transactions and Time to Live are not for such tables; nor is one more replica.
+  TransactWriteItemsRequest tx;
+  tx.actions.resize(1);
+  tx.actions[0].kind = TransactWriteAction::Kind::kPut;
+  tx.actions[0].table_name = "tab";
+  tx.actions[0].item_or_key = Item{{"pk", S("t")}};
+  EXPECT_EQ(E("us-east-1").TransactWriteItems(tx).error().code(), ErrorCode::kValidation);
+  EXPECT_FALSE(E("us-east-1").UpdateTimeToLive("tab", {true, "exp"}).ok());
+  auto more = Update("us-east-1", ReplicaUpdate::Action::kCreate, "eu-west-1");
+  ASSERT_FALSE(more.ok());
+  EXPECT_EQ(more.error().message(),
+            "Cannot add replicas to a global table with strong MultiRegionConsistency");
+  auto one = Update("us-east-1", ReplicaUpdate::Action::kDelete, "us-west-2");
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.error().message(),
+            "Deletion of only one table replica is not supported for global tables with "
+            "MultiRegionConsistency set to STRONG.");
+}
+
+TEST_F(ReplicatorTest, StrongConsistencyRefusalsInTheServicesWords) {
+  auto refused = [&](protocol::ReplicaChanges changes) {
+    auto r = replicator_->UpdateReplicas(E("us-east-1"), Ctx("us-east-1"), "tab", changes);
+    return r.ok() ? std::string("ok") : r.error().message();
+  };
+  auto create = [](const char* region) {
+    ReplicaUpdate u;
+    u.replica.region_name = region;
+    return u;
+  };
+  protocol::ReplicaChanges one;
+  one.strong = true;
+  one.updates = {create("us-east-2")};
+  EXPECT_EQ(refused(one),
+            "Unsupported replica count for global tables with MultiRegionConsistency set to "
+            "STRONG.");
+  protocol::ReplicaChanges witness_only;
+  witness_only.updates = {create("us-east-2")};
+  witness_only.witness_updates = {create("us-west-2")};
+  EXPECT_EQ(refused(witness_only),
+            "MultiRegionConsistency must be set as STRONG when GlobalTableWitnessUpdates "
+            "parameter is present.");
+  protocol::ReplicaChanges far;
+  far.strong = true;
+  far.updates = {create("us-east-2"), create("eu-west-1")};
+  EXPECT_EQ(refused(far),
+            "Unsupported Region(s) specified for global tables with MultiRegionConsistency set "
+            "to STRONG: [eu-west-1].");
+  // A replica and a witness.
+  protocol::ReplicaChanges with_witness;
+  with_witness.strong = true;
+  with_witness.updates = {create("us-east-2")};
+  with_witness.witness_updates = {create("us-west-2")};
+  auto made = replicator_->UpdateReplicas(E("us-east-1"), Ctx("us-east-1"), "tab", with_witness);
+  ASSERT_TRUE(made.ok()) << made.error().message();
+  ASSERT_EQ(made.value().witnesses.size(), 1u);
+  EXPECT_EQ(made.value().witnesses[0].region_name, "us-west-2");
+  protocol::ReplicaChanges again;
+  again.strong = true;
+  EXPECT_EQ(refused(again),
+            "MultiRegionConsistency parameter is unsupported on existing global table");
+  protocol::ReplicaChanges another_witness;
+  another_witness.witness_updates = {create("us-east-2")};
+  EXPECT_EQ(refused(another_witness),
+            "Cannot add replicas to a global table with strong MultiRegionConsistency");
 }
 
 }  // namespace

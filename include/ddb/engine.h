@@ -281,6 +281,26 @@ class Engine {
   // ends that. Errors: kResourceNotFound.
   Result<TableDescription> SetReplicas(const RequestContext& ctx, const std::string& table,
                                        std::vector<ReplicaDescription> replicas);
+  // Multi-Region strong consistency: the table STRONG with these witnesses, or not (strong
+  // false). A STRONG table refuses transactions and Time to Live. Errors: kResourceNotFound.
+  Result<TableDescription> SetStrongConsistency(const RequestContext& ctx, const std::string& table,
+                                                bool strong,
+                                                std::vector<WitnessDescription> witnesses);
+  // What the replication layer does around each item write of a STRONG table (none set:
+  // such writes are replicated like any other). `item_id` names the item the same way in
+  // every Region (its key attributes, encoded). claim: before the write, may refuse it
+  // (kReplicatedWriteConflict: the item is being written in another Region); then exactly
+  // one of replicate (the write committed here: applied in the other Regions before the
+  // write is acknowledged; an error is the write's answer) and release (nothing committed).
+  // Called without any of the engine's locks held.
+  struct StrongWriteHooks {
+    std::function<Status(const std::string& table, const std::string& item_id)> claim;
+    std::function<Status(const std::string& table, const std::string& item_id,
+                         const ReplicatedChange& change)>
+        replicate;
+    std::function<void(const std::string& table, const std::string& item_id)> release;
+  };
+  void SetStrongWriteHooks(StrongWriteHooks hooks);
   // Shows the table CREATING (data-plane calls answer ResourceNotFoundException) while it is
   // filled as a new replica (`filling`), then as it is. ApplyReplicated ignores it.
   // Errors: kResourceNotFound.

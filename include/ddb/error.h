@@ -60,6 +60,8 @@ enum class ErrorCode : uint8_t {
   kExportConflict,  // ExportTableToPointInTime: the ClientToken names another export
   kInvalidExportTime,
   kGlobalTableNotFound,  // global tables version 2017.11.29: none exist
+  // A multi-Region strongly consistent table's item being written in another Region.
+  kReplicatedWriteConflict,
   kInternal,
 };
 

@@ -32,6 +32,8 @@ enum class ReturnValues : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdat
 // attributes. Wire names from the service's API reference (VectorIndex, SearchSchemaElement).
 enum class VectorDistanceFunction : uint8_t { kCosine, kEuclidean, kDotProduct };
 enum class SearchSchemaElementType : uint8_t { kHash, kInlineFilter };
+// A witness of a multi-Region strongly consistent global table (GlobalTableWitnesses).
+enum class WitnessStatus : uint8_t { kCreating, kDeleting, kActive };
 // The state of one replica of a global table (ReplicaDescription.ReplicaStatus).
 enum class ReplicaStatus : uint8_t {
   kCreating,
@@ -87,6 +89,10 @@ template <>
 struct EnumNames<ReplicaStatus> {
   static constexpr std::string_view kNames[] = {"CREATING", "CREATION_FAILED", "UPDATING",
                                                 "DELETING", "ACTIVE",          "REGION_DISABLED"};
+};
+template <>
+struct EnumNames<WitnessStatus> {
+  static constexpr std::string_view kNames[] = {"CREATING", "DELETING", "ACTIVE"};
 };
 template <>
 struct EnumNames<ReturnValues> {
@@ -305,6 +311,13 @@ struct ReplicaDescription {
   std::vector<ReplicaIndexSettings> global_secondary_indexes;
 };
 
+// A Region that takes part in a strongly consistent global table's writes without a replica
+// (GlobalTableWitnessDescription).
+struct WitnessDescription {
+  std::string region_name;
+  WitnessStatus status = WitnessStatus::kActive;
+};
+
 // One element of UpdateTable's ReplicaUpdates: exactly one of Create, Update or Delete.
 struct ReplicaUpdate {
   enum class Action : uint8_t { kCreate, kUpdate, kDelete };
@@ -406,6 +419,9 @@ struct TableDescription {
   // other Regions (this Region's own is not listed), and the version while there are any.
   std::vector<ReplicaDescription> replicas;
   std::optional<std::string> global_table_version;
+  // Multi-Region strong consistency (MultiRegionConsistency STRONG), and its witness.
+  bool multi_region_strong = false;
+  std::vector<WitnessDescription> witnesses;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;
