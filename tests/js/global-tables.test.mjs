@@ -4,7 +4,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import {
-  CreateTableCommand, DescribeTableCommand, PutItemCommand, ScanCommand, UpdateTableCommand,
+  CreateTableCommand, DescribeTableCommand, GetItemCommand, PutItemCommand, ScanCommand,
+  UpdateTableCommand,
 } from "@aws-sdk/client-dynamodb";
 import { startServer, uniqueName } from "./helpers/server.mjs";
 
@@ -60,4 +61,32 @@ test("a replica in another Region follows the table both ways", async () => {
   assert.equal(deleted.TableDescription.Replicas[0].ReplicaStatus, "DELETING");
   await assert.rejects(eu.send(new DescribeTableCommand({ TableName })),
     (e) => e.name === "ResourceNotFoundException");
+});
+
+test("a strongly consistent table (two Regions and a witness) has every write everywhere", async () => {
+  const east1 = srv.client({ region: "us-east-1" });
+  const east2 = srv.client({ region: "us-east-2" });
+  const TableName = uniqueName("js-strong");
+  await east1.send(new CreateTableCommand({
+    TableName, BillingMode: "PAY_PER_REQUEST",
+    KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
+    AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }],
+  }));
+  const made = await east1.send(new UpdateTableCommand({
+    TableName, MultiRegionConsistency: "STRONG",
+    ReplicaUpdates: [{ Create: { RegionName: "us-east-2" } }],
+    GlobalTableWitnessUpdates: [{ Create: { RegionName: "us-west-2" } }],
+  }));
+  assert.equal(made.TableDescription.MultiRegionConsistency, "STRONG");
+  assert.deepEqual(made.TableDescription.GlobalTableWitnesses,
+    [{ RegionName: "us-west-2", WitnessStatus: "ACTIVE" }]);
+  await waitFor(async () => {
+    const d = (await east1.send(new DescribeTableCommand({ TableName }))).Table;
+    return d.Replicas?.[0]?.ReplicaStatus === "ACTIVE";
+  }, "the replica to be ACTIVE");
+  await east1.send(new PutItemCommand({ TableName, Item: { pk: { S: "now" } } }));
+  const got = await east2.send(new GetItemCommand({
+    TableName, Key: { pk: { S: "now" } }, ConsistentRead: true,
+  }));
+  assert.deepEqual(got.Item, { pk: { S: "now" } });
 });
