@@ -35,7 +35,7 @@ build() {  # build DIR SANITIZERS
   cmake --build "$1" -j"$(nproc)"
 }
 
-concurrency_unit='ScanHelpers|Transactions|GsiModes|GsiApplier|InlineAndApplier|Streams|EngineSlots|SpareThreads|PartitionModel|HttpServer|TtlEngine|Concurrent'
+concurrency_unit='ScanHelpers|Transactions|GsiModes|GsiApplier|InlineAndApplier|Streams|EngineSlots|SpareThreads|PartitionModel|HttpServer|TtlEngine|Concurrent|GlobalTables|Replicator'
 concurrency_wire=(tests/wire/test_concurrency.py tests/wire/test_concurrency_stress.py
                   tests/wire/test_engine_threads.py tests/wire/test_gsi_steady_state.py
                   tests/wire/test_streams.py)  # and test_transactions.py, apart (below)
@@ -72,9 +72,9 @@ for mode in "${modes[@]}"; do
     # The suppressions cover only races TSan cannot see ordered inside uninstrumented RocksDB.
     tsan=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/tools/tsan.supp
     # A 100-action transaction holds up to 100 stripe locks (taken in address order, so no
-    # deadlock), past the 64 that TSan's deadlock detector tracks (it fails a CHECK): those
-    # runs go without the detector, the rest keep it.
-    many_locks='^TransactionsTest\.ActionCountLimits$'
+    # deadlock), and a run of replicated changes up to 512, past the 64 that TSan's deadlock
+    # detector tracks (it fails a CHECK): those runs go without the detector, the rest keep it.
+    many_locks='^TransactionsTest\.ActionCountLimits$|^ReplicatorTest\.|^GlobalTablesTest\.'
     export TSAN_OPTIONS=$tsan
     (cd build-tsan && ctest --output-on-failure -j2 -R "$concurrency_unit" -E "$many_locks")
     (cd build-tsan && TSAN_OPTIONS=$tsan:detect_deadlocks=0 ctest --output-on-failure -R "$many_locks")
