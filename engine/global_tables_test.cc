@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ddb/engine.h"
@@ -48,6 +49,15 @@ void CreateTable(Engine& e, const std::string& region_of_other) {
   other.region_name = region_of_other;
   auto set = e.SetReplicas(RequestContext{}, "tab", {other});
   ASSERT_TRUE(set.ok()) << set.error().message();
+}
+
+// Two engines standing for Regions "a" and "b", each with the table, listing the other.
+std::pair<std::unique_ptr<Engine>, std::unique_ptr<Engine>> TwoRegions() {
+  auto a = OpenEngine();
+  auto b = OpenEngine();
+  CreateTable(*a, "b");
+  CreateTable(*b, "a");
+  return {std::move(a), std::move(b)};
 }
 
 void Put(Engine& e, const std::string& pk, int64_t v) {
@@ -119,10 +129,7 @@ TEST(GlobalTablesTest, ReplicasTurnTheStreamOnAndAreDescribed) {
 }
 
 TEST(GlobalTablesTest, ALocalWriteIsLoggedStampedAndAppliedElsewhere) {
-  auto a = OpenEngine();
-  auto b = OpenEngine();
-  CreateTable(*a, "b");
-  CreateTable(*b, "a");
+  auto [a, b] = TwoRegions();
   Put(*a, "x", 1);
   std::vector<ReplicatedChange> log = LogOf(*a);
   ASSERT_EQ(log.size(), 1u);
@@ -146,10 +153,7 @@ TEST(GlobalTablesTest, ALocalWriteIsLoggedStampedAndAppliedElsewhere) {
 }
 
 TEST(GlobalTablesTest, TheLaterWriteWinsInBothRegions) {
-  auto a = OpenEngine();
-  auto b = OpenEngine();
-  CreateTable(*a, "b");
-  CreateTable(*b, "a");
+  auto [a, b] = TwoRegions();
   Put(*a, "x", 1);
   Put(*b, "x", 2);  // later: a greater stamp
   ReplicatedChange from_a = LogOf(*a).at(0);
@@ -162,10 +166,7 @@ TEST(GlobalTablesTest, TheLaterWriteWinsInBothRegions) {
 }
 
 TEST(GlobalTablesTest, ADeleteKeepsItsStampAgainstAnOlderPut) {
-  auto a = OpenEngine();
-  auto b = OpenEngine();
-  CreateTable(*a, "b");
-  CreateTable(*b, "a");
+  auto [a, b] = TwoRegions();
   Put(*a, "x", 1);
   Put(*b, "x", 2);
   Delete(*b, "x");
@@ -215,10 +216,7 @@ TEST(GlobalTablesTest, TheLogPagesAndCheckpointsAreKept) {
 }
 
 TEST(GlobalTablesTest, ASnapshotCarriesItemsAndTombstonesWithTheirStamps) {
-  auto a = OpenEngine();
-  auto b = OpenEngine();
-  CreateTable(*a, "b");
-  CreateTable(*b, "a");
+  auto [a, b] = TwoRegions();
   Put(*a, "x", 1);
   Put(*a, "y", 2);
   ReplicatedChange old_y = LogOf(*a).at(1);
@@ -247,10 +245,7 @@ TEST(GlobalTablesTest, ASnapshotCarriesItemsAndTombstonesWithTheirStamps) {
 }
 
 TEST(GlobalTablesTest, ABatchTakesDistinctItemsUpToARepeat) {
-  auto a = OpenEngine();
-  auto b = OpenEngine();
-  CreateTable(*a, "b");
-  CreateTable(*b, "a");
+  auto [a, b] = TwoRegions();
   Put(*a, "x", 1);
   Put(*a, "y", 2);
   Put(*a, "x", 3);
@@ -273,10 +268,7 @@ TEST(GlobalTablesTest, ABatchTakesDistinctItemsUpToARepeat) {
 // wrote anything).
 TEST(GlobalTablesTest, ConcurrentWritesConvergeInAnyOrder) {
   for (uint32_t seed = 1; seed <= 5; ++seed) {
-    auto a = OpenEngine();
-    auto b = OpenEngine();
-    CreateTable(*a, "b");
-    CreateTable(*b, "a");
+    auto [a, b] = TwoRegions();
     std::mt19937 rng(seed);
     // The latest write of each key that changed its Region's item (-1: a delete). Deleting
     // an item its Region does not have writes nothing, so there is nothing to replicate.

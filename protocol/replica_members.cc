@@ -1,6 +1,7 @@
 #include "protocol/replica_members.h"
 
 #include <string>
+#include <tuple>
 
 #include "protocol/operations.h"
 
@@ -159,6 +160,26 @@ Result<std::optional<ReplicaChanges>> ReadReplicaChanges(const JsonObject& reque
   return std::optional<ReplicaChanges>(std::move(changes));
 }
 
+namespace {
+
+// A replica's (or one of its GSIs') ProvisionedThroughputOverride and
+// OnDemandThroughputOverride, when set.
+void WriteOverrides(JsonWriter& w, const std::optional<int64_t>& read,
+                    const std::optional<int64_t>& max_read) {
+  for (const auto& [member, field, value] :
+       {std::tuple{"ProvisionedThroughputOverride", "ReadCapacityUnits", &read},
+        std::tuple{"OnDemandThroughputOverride", "MaxReadRequestUnits", &max_read}}) {
+    if (!*value) continue;
+    w.Key(member);
+    w.BeginObject();
+    w.Key(field);
+    w.Int(**value);
+    w.EndObject();
+  }
+}
+
+}  // namespace
+
 void WriteReplicas(JsonWriter& w, const TableDescription& d) {
   if (d.replicas.empty()) return;
   w.Key("Replicas");
@@ -174,20 +195,7 @@ void WriteReplicas(JsonWriter& w, const TableDescription& d) {
       w.String(std::to_string(*r.percent_progress));
     }
     w.OptionalString("KMSMasterKeyId", r.kms_master_key_id);
-    if (r.read_capacity_override) {
-      w.Key("ProvisionedThroughputOverride");
-      w.BeginObject();
-      w.Key("ReadCapacityUnits");
-      w.Int(*r.read_capacity_override);
-      w.EndObject();
-    }
-    if (r.max_read_request_units_override) {
-      w.Key("OnDemandThroughputOverride");
-      w.BeginObject();
-      w.Key("MaxReadRequestUnits");
-      w.Int(*r.max_read_request_units_override);
-      w.EndObject();
-    }
+    WriteOverrides(w, r.read_capacity_override, r.max_read_request_units_override);
     if (!r.global_secondary_indexes.empty()) {
       w.Key("GlobalSecondaryIndexes");
       w.BeginArray();
@@ -195,20 +203,7 @@ void WriteReplicas(JsonWriter& w, const TableDescription& d) {
         w.BeginObject();
         w.Key("IndexName");
         w.String(g.index_name);
-        if (g.read_capacity_units) {
-          w.Key("ProvisionedThroughputOverride");
-          w.BeginObject();
-          w.Key("ReadCapacityUnits");
-          w.Int(*g.read_capacity_units);
-          w.EndObject();
-        }
-        if (g.max_read_request_units) {
-          w.Key("OnDemandThroughputOverride");
-          w.BeginObject();
-          w.Key("MaxReadRequestUnits");
-          w.Int(*g.max_read_request_units);
-          w.EndObject();
-        }
+        WriteOverrides(w, g.read_capacity_units, g.max_read_request_units);
         w.EndObject();
       }
       w.EndArray();

@@ -470,7 +470,6 @@ def test_multi_region_strong_consistency(srv):
         t.start()
     for t in threads:
         t.join()
-    print("MRSC outcomes", outcomes)
     assert outcomes["ok"] + outcomes["conflict"] == 300 and outcomes["ok"] > 0
     assert scan_all(us, name) == scan_all(east2, name) == scan_all(west2, name)
     expect_error(lambda: us.transact_write_items(TransactItems=[
