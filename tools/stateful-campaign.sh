@@ -38,7 +38,12 @@ pids=()
 for j in $(seq 1 "$jobs"); do
   log=$(dirname "$corpus")/job$j.log
   logs+=("$log")
-  TMPDIR="$scratch" DDB_FUZZ_REUSE_ENGINE=1 $build/stateful_fuzz "$corpus" -entropic=0 -max_total_time="$seconds" -timeout=25 \
+  # timeout(1): libFuzzer's -timeout handler runs in a SIGALRM handler that allocates, and
+  # when the alarm lands inside malloc it deadlocks on the allocator's lock (seen 2026-12-05:
+  # a unit slowed past 25 s by the machine's load, the job then asleep for good). The job
+  # is killed a few minutes past its time instead, and counted from its last status line.
+  TMPDIR="$scratch" DDB_FUZZ_REUSE_ENGINE=1 timeout --signal=KILL $((seconds + 300)) \
+    $build/stateful_fuzz "$corpus" -entropic=0 -max_total_time="$seconds" -timeout=25 \
     -rss_limit_mb=3072 -max_len=16384 -detect_leaks=0 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" >"$log" 2>&1 &
   pids+=($!)
@@ -48,6 +53,8 @@ for p in "${pids[@]}"; do wait "$p" || rc=1; done
 total=0
 for log in "${logs[@]}"; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # A killed job printed no final stats: its last status line's count.
+  [[ -n $execs ]] || execs=$(grep -ao '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   echo "$(basename "$log"): ${execs:-?} executions, ${rate:-?} exec/s"
   total=$((total + ${execs:-0}))
