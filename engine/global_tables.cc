@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <span>
 
 #include "ddb/engine.h"
 #include "engine/engine_impl.h"
@@ -320,10 +321,6 @@ Status CheckChangeKey(const TableDescription& d, const ReplicatedChange& change)
   return Status::Ok();
 }
 
-}  // namespace
-
-namespace {
-
 // ApplyReplicatedBatch's work: how many changes it took, and how many of them applied.
 struct BatchApplied {
   size_t taken = 0;
@@ -331,7 +328,7 @@ struct BatchApplied {
 };
 
 Result<BatchApplied> ApplyRun(EngineImpl& impl, const std::string& table,
-                              const std::vector<ReplicatedChange>& changes) {
+                              std::span<const ReplicatedChange> changes) {
   DDB_ASSIGN_OR_RETURN(auto info, GlobalTable(impl, table));
   // The run: distinct items, none held by a transaction in flight.
   std::vector<std::string> keys;
@@ -375,7 +372,7 @@ Result<BatchApplied> ApplyRun(EngineImpl& impl, const std::string& table,
 }  // namespace
 
 Result<bool> Engine::ApplyReplicated(const std::string& table, const ReplicatedChange& change) {
-  DDB_ASSIGN_OR_RETURN(BatchApplied done, ApplyRun(*impl_, table, {change}));
+  DDB_ASSIGN_OR_RETURN(BatchApplied done, ApplyRun(*impl_, table, {&change, 1}));
   return done.applied == 1;
 }
 

@@ -307,6 +307,17 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
   return s;
 }
 
+// The handler, with the server's coordinator of replicas, of an operation that changes what
+// a global table's other replicas must follow (UpdateTable's ReplicaUpdates and settings,
+// UpdateTimeToLive); nullptr for the others, which Handlers() serve alone.
+using CoordinatedHandler = Result<std::string> (*)(ReplicaCoordinator*, Engine&,
+                                                   const RequestContext&, const JsonObject&);
+CoordinatedHandler CoordinatedFor(std::string_view operation) {
+  if (operation == "UpdateTable") return UpdateTableWith;
+  if (operation == "UpdateTimeToLive") return UpdateTimeToLiveWith;
+  return nullptr;
+}
+
 // The operation's handler for `target`, and its name; nullptr when there is none.
 OperationHandler Find(std::string_view target, std::string_view* operation) {
   for (auto [prefix, table] : {std::pair{kTargetPrefix, &Handlers()},
@@ -344,13 +355,9 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
     if (!request.ok()) return finish(request.error(), ctx);
     Result<Serving> serving = choose(operation, request.value());
     if (!serving.ok()) return finish(serving.error(), ctx);
-    // UpdateTable's ReplicaUpdates reach the other Regions' engines, through the coordinator.
-    if (handler == HandleUpdateTable) {
-      return finish(UpdateTableWith(replicas, *serving->engine, serving->ctx, request.value()),
-                    serving->ctx);
-    }
-    if (handler == HandleUpdateTimeToLive) {
-      return finish(UpdateTimeToLiveWith(replicas, *serving->engine, serving->ctx, request.value()),
+    // The operations that reach the other Regions' replicas go through the coordinator.
+    if (CoordinatedHandler coordinated = CoordinatedFor(operation)) {
+      return finish(coordinated(replicas, *serving->engine, serving->ctx, request.value()),
                     serving->ctx);
     }
     return finish(handler(*serving->engine, serving->ctx, request.value()), serving->ctx);

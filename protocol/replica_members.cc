@@ -36,13 +36,24 @@ Result<ReplicaDescription> ReadReplicaAction(const JsonObject& o, const std::str
   }
   if (!with_settings) return r;
   DDB_ASSIGN_OR_RETURN(auto kms, GetString(o, "KMSMasterKeyId"));
-  if (kms) r.kms_master_key_id = std::string(*kms);
+  if (kms) {
+    // Bounds on what a request can make every replica's record keep: a KMS key id or ARN is at
+    // most 2048 characters, and a table has at most 20 GSIs to override.
+    v->Length(*kms, path + ".kMSMasterKeyId", 1, 2048);
+    r.kms_master_key_id = std::string(*kms);
+  }
   DDB_RETURN_IF_ERROR(
       ReadOverrides(o, path, &r.read_capacity_override, &r.max_read_request_units_override, v));
   DDB_ASSIGN_OR_RETURN(r.table_class_override,
                        ReadEnum<TableClass>(o, "TableClassOverride", path + ".tableClassOverride",
                                             "STANDARD, STANDARD_INFREQUENT_ACCESS", v));
   DDB_ASSIGN_OR_RETURN(auto indexes, GetArray(o, "GlobalSecondaryIndexes"));
+  if (indexes && indexes->size() > 20) {
+    v->Add("Value at '" + path +
+           ".globalSecondaryIndexes' failed to satisfy constraint: Member must have length less "
+           "than or equal to 20");
+    indexes.reset();
+  }
   if (indexes) {
     size_t i = 0;
     for (JsonElement e : *indexes) {

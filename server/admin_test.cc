@@ -25,8 +25,9 @@ HttpRequest Request(std::string_view method, std::string_view target, bool loopb
 
 TEST(AdminTest, AnswersOnlyThisMachine) {
   replication::Replicator replicator = MakeReplicator();
-  HttpResponse r = ServeAdmin(&replicator, Request("POST", "/admin/regions/eu-west-1/offline", false),
-                              "/admin/regions/eu-west-1/offline");
+  HttpResponse r =
+      ServeAdmin(&replicator, Request("POST", "/admin/regions/eu-west-1/offline", false),
+                 "/admin/regions/eu-west-1/offline");
   EXPECT_EQ(r.status, 403);
   EXPECT_FALSE(replicator.RegionOffline("eu-west-1"));
 }

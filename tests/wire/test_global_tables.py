@@ -511,3 +511,15 @@ def test_a_witness_stands_for_the_third_region(srv):
     raw_error(srv, US, "UpdateTable", {"TableName": name, "MultiRegionConsistency": "STRONG",
                                        "BillingMode": "PAY_PER_REQUEST"},
               "Requests that modify replicas or witnesses must not also modify other fields")
+
+
+def test_replica_overrides_are_bounded(srv):
+    us = client(srv, US)
+    name = unique_name("gt")
+    create_table(us, name)
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[{"Create": {
+        "RegionName": EU, "KMSMasterKeyId": "k" * 2049}}]), "ValidationException",
+        contains="Member must have length less than or equal to 2048")
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[{"Create": {
+        "RegionName": EU, "GlobalSecondaryIndexes": [{"IndexName": f"idx{n}"} for n in range(21)]}}]),
+        "ValidationException", contains="Member must have length less than or equal to 20")
