@@ -1,5 +1,7 @@
 #include "engine/catalog.h"
 
+#include <cstdio>
+
 #include "ddb/number.h"
 #include "ddb/stored_item.h"
 #include "engine/storage/coding.h"
@@ -333,6 +335,83 @@ std::vector<ReplicaDescription> ReplicasFrom(const AttributeValue& record) {
   return replicas;
 }
 
+// Replica auto scaling: each capacity's settings as a map, absent members absent.
+AttributeValue AutoScalingSettingsRecord(const AutoScalingSettings& s) {
+  AttributeMap m;
+  if (s.minimum_units) m["Min"] = Num(*s.minimum_units);
+  if (s.maximum_units) m["Max"] = Num(*s.maximum_units);
+  if (s.role_arn) m["Role"] = Str(*s.role_arn);
+  if (s.policy) {
+    char target[32];
+    std::snprintf(target, sizeof(target), "%.17g", s.policy->target_value);
+    AttributeMap p{{"Name", Str(s.policy->policy_name)}, {"Target", AttributeValue::N(target)}};
+    if (s.policy->disable_scale_in)
+      p["NoScaleIn"] = AttributeValue::Bool(*s.policy->disable_scale_in);
+    if (s.policy->scale_in_cooldown) p["InCooldown"] = Num(*s.policy->scale_in_cooldown);
+    if (s.policy->scale_out_cooldown) p["OutCooldown"] = Num(*s.policy->scale_out_cooldown);
+    m["Policy"] = AttributeValue::M(std::move(p));
+  }
+  return AttributeValue::M(std::move(m));
+}
+
+AutoScalingSettings AutoScalingSettingsFrom(const AttributeValue& record) {
+  const AttributeMap& m = record.map();
+  auto int_of = [](const AttributeMap& in, const char* name) -> std::optional<int64_t> {
+    auto it = in.find(name);
+    if (it == in.end()) return std::nullopt;
+    return std::stoll(it->second.scalar());
+  };
+  AutoScalingSettings s;
+  s.minimum_units = int_of(m, "Min");
+  s.maximum_units = int_of(m, "Max");
+  if (auto it = m.find("Role"); it != m.end()) s.role_arn = it->second.scalar();
+  if (auto it = m.find("Policy"); it != m.end()) {
+    const AttributeMap& p = it->second.map();
+    AutoScalingPolicy policy;
+    policy.policy_name = p.at("Name").scalar();
+    policy.target_value = std::stod(p.at("Target").scalar());
+    if (auto b = p.find("NoScaleIn"); b != p.end()) policy.disable_scale_in = b->second.boolean();
+    policy.scale_in_cooldown = int_of(p, "InCooldown");
+    policy.scale_out_cooldown = int_of(p, "OutCooldown");
+    s.policy = std::move(policy);
+  }
+  return s;
+}
+
+AttributeValue AutoScalingRecord(const TableAutoScaling& a) {
+  AttributeMap m;
+  if (a.read) m["Read"] = AutoScalingSettingsRecord(*a.read);
+  if (a.write) m["Write"] = AutoScalingSettingsRecord(*a.write);
+  std::vector<AttributeValue> indexes;
+  for (const TableAutoScaling::Index& i : a.indexes) {
+    AttributeMap im{{"IndexName", Str(i.index_name)}};
+    if (i.read) im["Read"] = AutoScalingSettingsRecord(*i.read);
+    if (i.write) im["Write"] = AutoScalingSettingsRecord(*i.write);
+    indexes.push_back(AttributeValue::M(std::move(im)));
+  }
+  if (!indexes.empty()) m["Indexes"] = AttributeValue::L(std::move(indexes));
+  return AttributeValue::M(std::move(m));
+}
+
+TableAutoScaling AutoScalingFrom(const AttributeValue& record) {
+  const AttributeMap& m = record.map();
+  auto settings_of = [](const AttributeMap& in, const char* name) {
+    auto it = in.find(name);
+    return it == in.end() ? std::nullopt
+                          : std::optional<AutoScalingSettings>(AutoScalingSettingsFrom(it->second));
+  };
+  TableAutoScaling a;
+  a.read = settings_of(m, "Read");
+  a.write = settings_of(m, "Write");
+  if (auto it = m.find("Indexes"); it != m.end()) {
+    for (const AttributeValue& v : it->second.list()) {
+      a.indexes.push_back({v.map().at("IndexName").scalar(), settings_of(v.map(), "Read"),
+                           settings_of(v.map(), "Write")});
+    }
+  }
+  return a;
+}
+
 Item ToRecord(const TableInfo& info) {
   const TableDescription& d = info.description;
   Item r;
@@ -392,6 +471,7 @@ Item ToRecord(const TableInfo& info) {
     r["Replicas"] = ReplicasRecord(d.replicas);
     r["GlobalTableVersion"] = Str(d.global_table_version.value_or(kGlobalTableVersion));
   }
+  if (!d.auto_scaling.empty()) r["AutoScaling"] = AutoScalingRecord(d.auto_scaling);
   if (d.multi_region_strong) {
     r["Strong"] = AttributeValue::Bool(true);
     std::vector<AttributeValue> witnesses;
@@ -484,6 +564,7 @@ TableDescription FromRecord(const Item& r) {
   if (auto it = r.find("GlobalTableVersion"); it != r.end()) {
     d.global_table_version = it->second.scalar();
   }
+  if (auto it = r.find("AutoScaling"); it != r.end()) d.auto_scaling = AutoScalingFrom(it->second);
   if (auto it = r.find("Strong"); it != r.end()) d.multi_region_strong = it->second.boolean();
   if (auto it = r.find("Witnesses"); it != r.end()) {
     for (const AttributeValue& w : it->second.list()) {

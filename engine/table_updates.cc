@@ -173,6 +173,7 @@ Status ApplyCapacityUpdate(const UpdateTableRequest& req, TableDescription* d) {
   if (req.billing_mode) d->billing_mode = *req.billing_mode;
   if (d->billing_mode == BillingMode::kPayPerRequest) {
     d->provisioned_throughput = ProvisionedThroughput{};
+    d->auto_scaling = TableAutoScaling{};  // on-demand capacity has nothing to scale
   } else if (req.provisioned_throughput) {
     d->provisioned_throughput = *req.provisioned_throughput;
   }
@@ -323,6 +324,9 @@ Status ApplyGsiUpdate(const GlobalSecondaryIndexUpdate& u, bool hold_deletes, Ta
                            " not found");
   }
   if (u.kind == GlobalSecondaryIndexUpdate::Kind::kUpdate) return UpdateGsi(u.index, &*it);
+  std::erase_if(d->auto_scaling.indexes, [&](const TableAutoScaling::Index& i) {
+    return i.index_name == u.index.index_name;
+  });
   if (hold_deletes) {
     it->index_status = IndexStatus::kDeleting;
     it->backfilling = false;

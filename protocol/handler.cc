@@ -164,6 +164,8 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"DescribeGlobalTableSettings", HandleDescribeGlobalTableSettings},
       {"UpdateGlobalTableSettings", HandleUpdateGlobalTableSettings},
       {"ListGlobalTables", HandleListGlobalTables},
+      {"DescribeTableReplicaAutoScaling", HandleDescribeTableReplicaAutoScaling},
+      {"UpdateTableReplicaAutoScaling", HandleUpdateTableReplicaAutoScaling},
       {"SearchVectors", HandleSearchVectors},
       {"TransactWriteItems", HandleTransactWriteItems},
       {"ExecuteStatement", HandleExecuteStatement},
@@ -309,12 +311,15 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
 
 // The handler, with the server's coordinator of replicas, of an operation that changes what
 // a global table's other replicas must follow (UpdateTable's ReplicaUpdates and settings,
-// UpdateTimeToLive); nullptr for the others, which Handlers() serve alone.
+// UpdateTimeToLive) or reads them (replica auto scaling); nullptr for the others, which
+// Handlers() serve alone.
 using CoordinatedHandler = Result<std::string> (*)(ReplicaCoordinator*, Engine&,
                                                    const RequestContext&, const JsonObject&);
 CoordinatedHandler CoordinatedFor(std::string_view operation) {
   if (operation == "UpdateTable") return UpdateTableWith;
   if (operation == "UpdateTimeToLive") return UpdateTimeToLiveWith;
+  if (operation == "DescribeTableReplicaAutoScaling") return DescribeTableReplicaAutoScalingWith;
+  if (operation == "UpdateTableReplicaAutoScaling") return UpdateTableReplicaAutoScalingWith;
   return nullptr;
 }
 

@@ -77,6 +77,9 @@ class ReplicaCoordinator {
                                  const UpdateTableRequest& req) = 0;
   virtual void FollowTimeToLive(const RequestContext& ctx, const TableDescription& table,
                                 const TimeToLiveSpecification& spec) = 0;
+  // The engine of the caller's account in another replica's Region, for the operations that
+  // read or set every replica's own settings (replica auto scaling).
+  virtual Result<Engine*> EngineIn(const RequestContext& ctx, const std::string& region) = 0;
 };
 
 WireResponse HandleRequest(const EngineFinder& engines, const RequestContext& ctx,

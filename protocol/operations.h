@@ -36,6 +36,16 @@ Result<std::string> HandleDescribeGlobalTableSettings(Engine&, const RequestCont
 Result<std::string> HandleUpdateGlobalTableSettings(Engine&, const RequestContext&,
                                                     const JsonObject&);
 Result<std::string> HandleListGlobalTables(Engine&, const RequestContext&, const JsonObject&);
+// Replica auto scaling (auto_scaling_operations.cc), over every replica of a global table
+// with the server's coordinator (null: the table's own Region only).
+Result<std::string> HandleDescribeTableReplicaAutoScaling(Engine&, const RequestContext&,
+                                                          const JsonObject&);
+Result<std::string> HandleUpdateTableReplicaAutoScaling(Engine&, const RequestContext&,
+                                                        const JsonObject&);
+Result<std::string> DescribeTableReplicaAutoScalingWith(ReplicaCoordinator* replicas, Engine&,
+                                                        const RequestContext&, const JsonObject&);
+Result<std::string> UpdateTableReplicaAutoScalingWith(ReplicaCoordinator* replicas, Engine&,
+                                                      const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTimeToLive(Engine&, const RequestContext&, const JsonObject&);
 // UpdateTimeToLive, followed in a global table's other replicas (null: none).
 Result<std::string> UpdateTimeToLiveWith(ReplicaCoordinator* replicas, Engine&,

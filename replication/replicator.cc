@@ -47,6 +47,44 @@ RequestContext ContextIn(const std::string& owner, const std::string& region) {
 
 // The replica's table as created in its Region: the source's schema, indexes, stream and
 // Time to Live, on demand, with the replica's overrides.
+// A provisioned table takes a new replica only when its write capacity, and its GSIs', has
+// auto scaling (UpdateTableReplicaAutoScaling): replicas must take the same writes.
+Status CheckWriteCapacityScales(const TableDescription& d) {
+  if (d.billing_mode == BillingMode::kPayPerRequest) return Status::Ok();
+  if (!d.auto_scaling.write) {
+    return Error::Validation(
+        "Table write capacity should either be Pay-Per-Request or AutoScaled.");
+  }
+  for (const SecondaryIndexDefinition& g : d.global_secondary_indexes) {
+    const std::vector<TableAutoScaling::Index>& indexes = d.auto_scaling.indexes;
+    const bool scales = std::any_of(
+        indexes.begin(), indexes.end(),
+        [&](const TableAutoScaling::Index& i) { return i.index_name == g.index_name && i.write; });
+    // Guessed wording (the table's, for its index).
+    if (!scales) {
+      return Error::Validation(
+          "Index write capacity should either be Pay-Per-Request or "
+          "AutoScaled: " +
+          g.index_name);
+    }
+  }
+  return Status::Ok();
+}
+
+// A table's auto scaling, as an update that sets it all on another table (a new replica's).
+TableAutoScalingUpdate SetAll(const TableAutoScaling& a) {
+  auto set = [](const std::optional<AutoScalingSettings>& s) {
+    if (!s) return std::optional<AutoScalingSettingsUpdate>();
+    return std::optional<AutoScalingSettingsUpdate>(AutoScalingSettingsUpdate{
+        s->minimum_units, s->maximum_units, std::nullopt, s->role_arn, s->policy});
+  };
+  TableAutoScalingUpdate u{set(a.read), set(a.write), {}};
+  for (const TableAutoScaling::Index& i : a.indexes) {
+    u.indexes.push_back({i.index_name, set(i.read), set(i.write)});
+  }
+  return u;
+}
+
 CreateTableRequest ReplicaTable(const TableDescription& d, const ReplicaDescription& r) {
   CreateTableRequest req;
   req.table_name = d.table_name;
@@ -72,6 +110,21 @@ CreateTableRequest ReplicaTable(const TableDescription& d, const ReplicaDescript
     }
   }
   req.billing_mode = d.billing_mode;
+  if (d.billing_mode == BillingMode::kProvisioned) {
+    // A provisioned table's (it has write auto scaling): the same capacity, the read
+    // capacity overridden where the replica says so.
+    req.provisioned_throughput = d.provisioned_throughput;
+    if (r.read_capacity_override) {
+      req.provisioned_throughput->read_capacity_units = *r.read_capacity_override;
+    }
+    for (SecondaryIndexDefinition& g : req.global_secondary_indexes) {
+      for (const ReplicaIndexSettings& o : r.global_secondary_indexes) {
+        if (o.index_name == g.index_name && o.read_capacity_units && g.provisioned_throughput) {
+          g.provisioned_throughput->read_capacity_units = *o.read_capacity_units;
+        }
+      }
+    }
+  }
   req.on_demand_throughput = d.on_demand_throughput;
   if (r.max_read_request_units_override) {
     OnDemandThroughput t = req.on_demand_throughput.value_or(OnDemandThroughput{});
@@ -442,11 +495,7 @@ Result<TableDescription> Replicator::UpdateReplicas(Engine& engine, const Reques
   for (const ReplicaUpdate& u : updates) {
     switch (u.action) {
       case ReplicaUpdate::Action::kCreate: {
-        if (d.billing_mode != BillingMode::kPayPerRequest) {
-          // ddb has no auto scaling, which the service requires of a provisioned table.
-          return Error::Validation(
-              "Table write capacity should either be Pay-Per-Request or AutoScaled.");
-        }
+        DDB_RETURN_IF_ERROR(CheckWriteCapacityScales(d));
         DDB_ASSIGN_OR_RETURN(d, CreateReplica(engine, ctx, owner, d, u.replica));
         break;
       }
@@ -530,6 +579,12 @@ Result<TableDescription> Replicator::CreateReplica(Engine& source, const Request
     return created.error();
   }
   DDB_RETURN_IF_ERROR(target->SetFilling(table.table_name, true));
+  // The new replica scales as the table does (its read capacity from then on its own).
+  if (!table.auto_scaling.empty()) {
+    Result<TableDescription> scaled =
+        target->UpdateAutoScaling(there, table.table_name, SetAll(table.auto_scaling));
+    if (!scaled.ok()) LogError("auto scaling of the new replica: " + scaled.error().message());
+  }
   if (table.ttl_attribute) {
     Result<TimeToLiveSpecification> ttl =
         target->UpdateTimeToLive(table.table_name, {true, *table.ttl_attribute});
@@ -932,6 +987,10 @@ void Replicator::FollowTimeToLive(const RequestContext& ctx, const TableDescript
                ": " + done.error().message());
     }
   }
+}
+
+Result<Engine*> Replicator::EngineIn(const RequestContext& ctx, const std::string& region) {
+  return Open(owner_of_(ctx), region);
 }
 
 void Replicator::SetRegionOffline(const std::string& region, bool offline) {

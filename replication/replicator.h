@@ -103,6 +103,7 @@ class Replicator : public protocol::ReplicaCoordinator {
                          const UpdateTableRequest& req) override;
   void FollowTimeToLive(const RequestContext& ctx, const TableDescription& table,
                         const TimeToLiveSpecification& spec) override;
+  Result<Engine*> EngineIn(const RequestContext& ctx, const std::string& region) override;
 
   std::vector<LinkStatus> Links() const;
 

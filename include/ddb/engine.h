@@ -134,6 +134,11 @@ class Engine {
                                                    const TimeToLiveSpecification& spec);
   // Errors: kResourceNotFound.
   Result<std::optional<std::string>> DescribeTimeToLive(const std::string& table);
+  // Replica auto scaling settings of the table in this engine's Region (kept, described by
+  // DescribeTable's auto_scaling; nothing scales). Errors: kResourceNotFound (the table, one
+  // of its GSIs), kValidation (PAY_PER_REQUEST, minimum above maximum).
+  Result<TableDescription> UpdateAutoScaling(const RequestContext& ctx, const std::string& table,
+                                             const TableAutoScalingUpdate& update);
   // Point-in-time recovery settings. `recovery_period_days` (1..35) only when enabling.
   // Errors: kTableNotFound ("Table not found: <name>").
   Result<ContinuousBackupsDescription> UpdateContinuousBackups(

@@ -353,6 +353,55 @@ struct ReplicaSnapshotPage {
   std::string cursor;                     // where the next page starts; "" after the last
 };
 
+// Replica auto scaling (DescribeTableReplicaAutoScaling, UpdateTableReplicaAutoScaling;
+// docs/global-tables.md): the settings Application Auto Scaling would act on, kept and
+// described. Nothing scales: the provisioned capacity stays what UpdateTable set.
+// A target tracking policy (AutoScalingPolicyDescription).
+struct AutoScalingPolicy {
+  std::string policy_name;
+  double target_value = 0;  // percent of the capacity used
+  std::optional<bool> disable_scale_in;
+  std::optional<int64_t> scale_in_cooldown;  // seconds
+  std::optional<int64_t> scale_out_cooldown;
+};
+
+// The auto scaling of one capacity (AutoScalingSettingsDescription) while enabled.
+struct AutoScalingSettings {
+  std::optional<int64_t> minimum_units;
+  std::optional<int64_t> maximum_units;
+  std::optional<std::string> role_arn;      // absent: the service-linked role's
+  std::optional<AutoScalingPolicy> policy;  // ScalingPolicies: this one, if any
+};
+
+// One AutoScalingSettingsUpdate: what is present replaces what is kept; `disabled` true
+// drops the settings (the service deregisters them).
+struct AutoScalingSettingsUpdate {
+  std::optional<int64_t> minimum_units;
+  std::optional<int64_t> maximum_units;
+  std::optional<bool> disabled;
+  std::optional<std::string> role_arn;
+  std::optional<AutoScalingPolicy> policy;
+};
+
+// One table's auto scaling in one Region (TableAutoScaling), or what an update changes of it
+// (TableAutoScalingUpdate; absent members unchanged): its read and write capacity's and its
+// GSIs'. Write settings are the same in every replica (UpdateTableReplicaAutoScaling sets
+// them in all); read settings are each replica's own.
+template <typename Settings>
+struct AutoScalingOfTable {
+  std::optional<Settings> read;
+  std::optional<Settings> write;
+  struct Index {
+    std::string index_name;
+    std::optional<Settings> read;
+    std::optional<Settings> write;
+  };
+  std::vector<Index> indexes;
+  bool empty() const { return !read && !write && indexes.empty(); }
+};
+using TableAutoScaling = AutoScalingOfTable<AutoScalingSettings>;
+using TableAutoScalingUpdate = AutoScalingOfTable<AutoScalingSettingsUpdate>;
+
 // Everything DescribeTable reports. Index item counts and sizes are filled by later work.
 struct TableDescription {
   std::string table_name;
@@ -422,6 +471,9 @@ struct TableDescription {
   // Multi-Region strong consistency (MultiRegionConsistency STRONG), and its witness.
   bool multi_region_strong = false;
   std::vector<WitnessDescription> witnesses;
+  // Replica auto scaling in this Region (empty: none); cleared when the table becomes
+  // PAY_PER_REQUEST, an index's when the index is deleted.
+  TableAutoScaling auto_scaling;
 
   // Convenience accessors over key_schema / attribute_definitions.
   const std::string& hash_key() const;

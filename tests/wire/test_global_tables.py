@@ -275,6 +275,9 @@ def test_the_aws_cli_adds_a_replica(srv):
     assert out["Table"]["Replicas"] == [{"RegionName": US, "ReplicaStatus": "ACTIVE",
                                          "GlobalTableSettingsReplicationMode":
                                          "ENABLED_WITH_OVERRIDES"}]
+    _, out = run_aws_cli(srv.endpoint, "describe-table-replica-auto-scaling", "--table-name",
+                         name, "--region", EU)
+    assert [r["RegionName"] for r in out["TableAutoScalingDescription"]["Replicas"]] == [EU, US]
 
 
 def test_a_replica_deleted_with_delete_table_leaves_the_others_lists(srv):
@@ -523,3 +526,119 @@ def test_replica_overrides_are_bounded(srv):
     expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[{"Create": {
         "RegionName": EU, "GlobalSecondaryIndexes": [{"IndexName": f"idx{n}"} for n in range(21)]}}]),
         "ValidationException", contains="Member must have length less than or equal to 20")
+
+
+def write_scaling(min_units, max_units, target, **policy):
+    return {"MinimumUnits": min_units, "MaximumUnits": max_units, "ScalingPolicyUpdate": {
+        **policy, "TargetTrackingScalingPolicyConfiguration": {"TargetValue": target}}}
+
+
+def by_region(description):
+    return {r["RegionName"]: r for r in description["TableAutoScalingDescription"]["Replicas"]}
+
+
+def test_replica_auto_scaling_is_kept_described_and_lets_a_provisioned_table_go_global(srv):
+    """The shapes of the AWS CLI's examples (describe-/update-table-replica-auto-scaling):
+    settings without auto scaling read AutoScalingDisabled, write settings are every
+    replica's, read settings the named replica's, the policy named after its capacity."""
+    us, eu = client(srv, US), client(srv, EU)
+    name = unique_name("gt")
+    us.create_table(
+        TableName=name, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}}])
+    wait_for(lambda: us.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE",
+             "the table")
+    before = by_region(us.describe_table_replica_auto_scaling(TableName=name))
+    assert list(before) == [US]
+    assert before[US]["ReplicaProvisionedWriteCapacityAutoScalingSettings"] == {
+        "AutoScalingDisabled": True, "ScalingPolicies": []}
+    assert before[US]["GlobalSecondaryIndexes"][0]["IndexName"] == "byG"
+    # Without write auto scaling on the index too, the table cannot take a replica.
+    us.update_table_replica_auto_scaling(
+        TableName=name, ProvisionedWriteCapacityAutoScalingUpdate=write_scaling(10, 100, 80))
+    expect_error(lambda: us.update_table(TableName=name, ReplicaUpdates=[
+        {"Create": {"RegionName": EU}}]), "ValidationException",
+        contains="write capacity should either be Pay-Per-Request or AutoScaled")
+    us.update_table_replica_auto_scaling(TableName=name, GlobalSecondaryIndexUpdates=[{
+        "IndexName": "byG",
+        "ProvisionedWriteCapacityAutoScalingUpdate": write_scaling(10, 100, 70)}])
+    add_replica(us, name, EU)
+    # The new replica scales as the table does.
+    after = by_region(eu.describe_table_replica_auto_scaling(TableName=name))
+    assert sorted(after) == [EU, US]
+    for region in (US, EU):
+        w = after[region]["ReplicaProvisionedWriteCapacityAutoScalingSettings"]
+        assert (w["MinimumUnits"], w["MaximumUnits"]) == (10, 100)
+        assert w["AutoScalingRoleArn"].endswith(
+            ":role/aws-service-role/dynamodb.application-autoscaling.amazonaws.com/"
+            "AWSServiceRoleForApplicationAutoScaling_DynamoDBTable")
+        assert w["ScalingPolicies"] == [{
+            "PolicyName": f"DynamoDBWriteCapacityUtilization:table/{name}",
+            "TargetTrackingScalingPolicyConfiguration": {"TargetValue": 80.0}}]
+        assert after[region]["ReplicaStatus"] == "ACTIVE"
+    # Read settings are one replica's.
+    r = us.update_table_replica_auto_scaling(TableName=name, ReplicaUpdates=[{
+        "RegionName": EU,
+        "ReplicaProvisionedReadCapacityAutoScalingUpdate": {
+            "MinimumUnits": 5, "MaximumUnits": 40, "ScalingPolicyUpdate": {
+                "PolicyName": "mine", "TargetTrackingScalingPolicyConfiguration": {
+                    "TargetValue": 55.5, "ScaleInCooldown": 60, "DisableScaleIn": True}}}}])
+    regions = by_region(r)
+    assert regions[US]["ReplicaProvisionedReadCapacityAutoScalingSettings"][
+        "AutoScalingDisabled"] is True
+    read = regions[EU]["ReplicaProvisionedReadCapacityAutoScalingSettings"]
+    assert read["ScalingPolicies"] == [{"PolicyName": "mine",
+                                        "TargetTrackingScalingPolicyConfiguration": {
+                                            "TargetValue": 55.5, "ScaleInCooldown": 60,
+                                            "DisableScaleIn": True}}]
+    # Disabling drops the settings; the refusals.
+    us.update_table_replica_auto_scaling(TableName=name, ReplicaUpdates=[{
+        "RegionName": EU, "ReplicaProvisionedReadCapacityAutoScalingUpdate": {
+            "AutoScalingDisabled": True}}])
+    assert by_region(eu.describe_table_replica_auto_scaling(TableName=name))[EU][
+        "ReplicaProvisionedReadCapacityAutoScalingSettings"]["AutoScalingDisabled"] is True
+    expect_error(lambda: us.update_table_replica_auto_scaling(
+        TableName=name, ProvisionedWriteCapacityAutoScalingUpdate=write_scaling(50, 20, 70)),
+        "ValidationException", "Minimum capacity cannot be greater than maximum capacity")
+    unchecked = boto3.session.Session().client(
+        "dynamodb", endpoint_url=srv.endpoint, region_name=US, aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY, config=Config(parameter_validation=False))
+    expect_error(lambda: unchecked.update_table_replica_auto_scaling(
+        TableName=name, ProvisionedWriteCapacityAutoScalingUpdate={"MinimumUnits": 0}),
+        "ValidationException",
+        "1 validation error detected: Value '0' at "
+        "'provisionedWriteCapacityAutoScalingUpdate.minimumUnits' failed to satisfy "
+        "constraint: Member must have value greater than or equal to 1")
+    expect_error(lambda: us.update_table_replica_auto_scaling(TableName=name, ReplicaUpdates=[{
+        "RegionName": AP, "ReplicaProvisionedReadCapacityAutoScalingUpdate": {
+            "MinimumUnits": 1}}]), "ValidationException",
+        contains="Please retry the request without these replicas: [ap-southeast-2].")
+    expect_error(lambda: us.update_table_replica_auto_scaling(
+        TableName=name, GlobalSecondaryIndexUpdates=[{
+            "IndexName": "nope", "ProvisionedWriteCapacityAutoScalingUpdate": {
+                "MinimumUnits": 1}}]), "ResourceNotFoundException",
+        "Requested resource not found: Index: nope not found")
+    expect_error(lambda: us.describe_table_replica_auto_scaling(TableName=unique_name("none")),
+                 "ResourceNotFoundException", contains="not found")
+    # Settings survive the replicas' stores being read again (the table record keeps them).
+    assert by_region(us.describe_table_replica_auto_scaling(TableName=name))[US][
+        "GlobalSecondaryIndexes"][0]["ProvisionedWriteCapacityAutoScalingSettings"][
+        "MinimumUnits"] == 10
+
+
+def test_an_on_demand_table_has_no_auto_scaling(srv):
+    us = client(srv, US)
+    name = unique_name("gt")
+    create_table(us, name)
+    d = us.describe_table_replica_auto_scaling(TableName=name)["TableAutoScalingDescription"]
+    assert d["Replicas"] == [{"RegionName": US, "GlobalSecondaryIndexes": [],
+                              "ReplicaStatus": "ACTIVE"}]
+    expect_error(lambda: us.update_table_replica_auto_scaling(
+        TableName=name, ProvisionedWriteCapacityAutoScalingUpdate=write_scaling(1, 2, 70)),
+        "ValidationException", contains="PAY_PER_REQUEST")
