@@ -12,6 +12,7 @@
 
 #include "cli/sigv4_signer.h"
 #include "cli/transport.h"
+#include "util/http_url.h"
 #include "util/iso8601.h"
 
 namespace ddb::cli {
@@ -30,26 +31,9 @@ struct Endpoint {
 
 // "http://host:port[/]" -> host and port (80 when absent).
 Result<Endpoint> ParseUrl(const std::string& url) {
-  const std::string_view scheme = "http://";
-  if (url.compare(0, scheme.size(), scheme) != 0) {
-    return Error::Validation("--endpoint must be an http:// URL: " + url);
-  }
-  std::string rest = url.substr(scheme.size());
-  if (const size_t slash = rest.find('/'); slash != std::string::npos) rest.resize(slash);
-  Endpoint e;
-  e.host_header = rest;
-  if (!rest.empty() && rest[0] == '[') {
-    const size_t close = rest.find(']');
-    if (close == std::string::npos) return Error::Validation("bad IPv6 address in " + url);
-    e.host = rest.substr(1, close - 1);
-    e.port = close + 1 < rest.size() && rest[close + 1] == ':' ? rest.substr(close + 2) : "80";
-  } else {
-    const size_t colon = rest.find(':');
-    e.host = rest.substr(0, colon);
-    e.port = colon == std::string::npos ? "80" : rest.substr(colon + 1);
-  }
-  if (e.host.empty() || e.port.empty()) return Error::Validation("bad --endpoint: " + url);
-  return e;
+  std::optional<util::HttpUrl> u = util::ParseHttpUrl(url);
+  if (!u) return Error::Validation("--endpoint must be an http://host[:port] URL: " + url);
+  return Endpoint{u->host, u->port, u->host_header};
 }
 
 // "20261202T010203Z"

@@ -7,6 +7,7 @@
 #include "protocol/attribute_value_json.h"
 #include "protocol/json_writer.h"
 #include "protocol/operations.h"
+#include "protocol/stream_record_json.h"
 
 namespace ddb::protocol {
 namespace {
@@ -29,53 +30,6 @@ Result<int> ReadLimit(const JsonObject& request, int max, Violations* v) {
   if (!limit) return max;
   if (!v->Range(*limit, "limit", 1, max)) return max;
   return static_cast<int>(*limit);
-}
-
-void WriteRecord(JsonWriter& w, const StreamRecord& r) {
-  w.BeginObject();
-  w.Key("eventID");
-  w.String(r.event_id);
-  w.Key("eventName");
-  w.String(r.event_name);
-  w.Key("eventVersion");
-  w.String("1.1");
-  w.Key("eventSource");
-  w.String("aws:dynamodb");
-  w.Key("awsRegion");
-  w.String(r.aws_region);
-  w.Key("dynamodb");
-  w.BeginObject();
-  w.Key("ApproximateCreationDateTime");
-  w.Number(r.approximate_creation_date_time);
-  w.Key("Keys");
-  WriteAttributeMap(w, r.keys);
-  if (r.new_image) {
-    w.Key("NewImage");
-    WriteAttributeMap(w, *r.new_image);
-  }
-  if (r.old_image) {
-    w.Key("OldImage");
-    WriteAttributeMap(w, *r.old_image);
-  }
-  w.Key("SequenceNumber");
-  w.String(r.sequence_number);
-  w.Key("SizeBytes");
-  w.Int(r.size_bytes);
-  w.Key("StreamViewType");
-  w.String(EnumName(r.stream_view_type));
-  w.EndObject();
-  if (r.by_time_to_live) {
-    // Deletions by Time to Live (developer guide, "Time to Live and DynamoDB Streams"); the
-    // member names are the API's (Lambda events spell them principalId/type).
-    w.Key("userIdentity");
-    w.BeginObject();
-    w.Key("Type");
-    w.String("Service");
-    w.Key("PrincipalId");
-    w.String("dynamodb.amazonaws.com");
-    w.EndObject();
-  }
-  w.EndObject();
 }
 
 }  // namespace
@@ -212,7 +166,7 @@ Result<std::string> HandleGetRecords(Engine& engine, const RequestContext& ctx,
   w.OptionalString("NextShardIterator", result.next_shard_iterator);
   w.Key("Records");
   w.BeginArray();
-  for (const StreamRecord& r : result.records) WriteRecord(w, r);
+  for (const StreamRecord& r : result.records) WriteStreamRecord(w, r);
   w.EndArray();
   w.EndObject();
   return w.Take();

@@ -175,6 +175,12 @@ std::string Usage(std::string_view program) {
       "                   global tables: a change reaches the other Regions' replicas N ms\n"
       "                   after it was made (default 1000; needs --isolation account or\n"
       "                   access-key)\n"
+      "  --lambda-endpoint URL\n"
+      "                   event source mappings invoke functions through the Lambda Invoke\n"
+      "                   API at URL (e.g. sam local start-lambda's http://127.0.0.1:3001)\n"
+      "  --lambda-function NAME=URL\n"
+      "                   invoke function NAME at URL itself (repeatable; e.g. a Runtime\n"
+      "                   Interface Emulator's .../2015-03-31/functions/function/invocations)\n"
       "  --index-status-hold-ms N\n"
       "                   keep a new GSI CREATING N ms before and after its backfill, and a\n"
       "                   deleted one DELETING N ms (-delayTransientStatuses: 15000)\n"
@@ -305,7 +311,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
-        flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms") {
+        flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms" &&
+        flag != "--lambda-endpoint" && flag != "--lambda-function") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -367,6 +374,17 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       } else {
         return BadValue(flag, value, "off or verify");
       }
+    } else if (flag == "--lambda-endpoint") {
+      if (value.rfind("http://", 0) != 0) return BadValue(flag, value, "an http:// URL");
+      options.lambda_endpoint = std::string(value);
+    } else if (flag == "--lambda-function") {
+      const size_t eq = value.find('=');
+      if (eq == std::string_view::npos || eq == 0 ||
+          value.substr(eq + 1).rfind("http://", 0) != 0) {
+        return BadValue(flag, value, "NAME=http://URL");
+      }
+      options.lambda_functions[std::string(value.substr(0, eq))] =
+          std::string(value.substr(eq + 1));
     } else if (flag == "--replication-delay-ms") {
       DDB_ASSIGN_OR_RETURN(options.replication_delay_ms, ParseMilliseconds(flag, value));
     } else if (flag == "--index-status-hold-ms") {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +101,11 @@ struct ServerOptions {
   // other replicas get it. Only with Regions of their own (isolation account or
   // access-key). Default: 1000 (the service's usual figure: within a second)
   int replication_delay_ms = 1000;
+  // Event source mappings (triggers/, docs/triggers.md): where functions are invoked, the
+  // Lambda Invoke API of all of them (e.g. `sam local start-lambda`'s http://127.0.0.1:3001),
+  // and single functions' own invocation URLs (--lambda-function name=URL). Default: none
+  std::string lambda_endpoint;
+  std::map<std::string, std::string> lambda_functions;
   // AWS shared-credentials INI file of the keys --auth verify accepts (credentials.h); the
   // environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are accepted too. Default: ""
   std::string credentials_file;

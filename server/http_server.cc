@@ -54,6 +54,7 @@
 #include "server/spare_threads.h"
 #include "server/url_coding.h"
 #include "util/ascii.h"
+#include "util/json_escape.h"
 
 namespace ddb::server {
 namespace {
@@ -337,9 +338,44 @@ Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifie
   return ContextFromAuthorization(header);
 }
 
+// A request signed for service "lambda": the event source mappings' REST operations
+// (protocol/lambda.h), answered as the Lambda API answers (x-amzn-ErrorType on errors).
+bool IsLambdaRequest(const HttpRequest& request) {
+  return request.authorization &&
+         request.authorization->find("/lambda/aws4_request") != std::string_view::npos;
+}
+
+HttpResponse ServeLambda(Namespaces& namespaces, HttpRequest* request,
+                         const SignatureVerifier* verifier) {
+  HttpResponse response;
+  response.content_type = "application/json";
+  Result<RequestContext> ctx = Caller(*request, verifier);
+  if (!ctx.ok()) {
+    const ErrorCode code = ctx.error().code();
+    response.status = 403;
+    response.extra_headers =
+        std::string("x-amzn-ErrorType: ") +
+        (code == ErrorCode::kUnrecognizedClient           ? "UnrecognizedClientException"
+         : code == ErrorCode::kMissingAuthenticationToken ? "MissingAuthenticationTokenException"
+                                                          : "InvalidSignatureException") +
+        "\r\n";
+    response.body = "{\"message\":";
+    util::AppendJsonString(&response.body, ctx.error().message());
+    response.body += "}";
+    return response;
+  }
+  protocol::LambdaResponse r = protocol::HandleLambdaRequest(
+      namespaces.triggers(), ctx.value(), request->method, request->target, request->body);
+  response.status = r.status;
+  response.body = std::move(r.body);
+  if (!r.error_type.empty()) response.extra_headers = "x-amzn-ErrorType: " + r.error_type + "\r\n";
+  return response;
+}
+
 HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
                           const SignatureVerifier* verifier, bool console, LocalS3Store* s3) {
   if (s3 && IsS3Request(*request)) return ServeS3(*s3, request, verifier);
+  if (IsLambdaRequest(*request)) return ServeLambda(namespaces, request, verifier);
   const std::string_view target = request->target;
   const size_t question = target.find('?');
   const std::string_view path = target.substr(0, question);
@@ -354,6 +390,7 @@ HttpResponse RouteRequest(Namespaces& namespaces, HttpRequest* request,
     if (namespaces.replicator()) {
       text += replication::RenderMetricsText(namespaces.replicator()->Links());
     }
+    if (namespaces.triggers()) text += namespaces.triggers()->RenderMetrics();
     HttpResponse response = PlainResponse(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return response;
@@ -646,7 +683,7 @@ class ArenaAllocator {
 // checks, CORS preflights, 404 and 405.
 // `s3`: IsS3Request(request), which the session has worked out from the header.
 bool IsEngineRequest(const HttpRequest& request, bool s3) {
-  return s3 ||
+  return s3 || IsLambdaRequest(request) ||
          (request.method == "POST" && request.target.substr(0, request.target.find('?')) == "/");
 }
 

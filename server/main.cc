@@ -24,6 +24,7 @@
 #include "server/log.h"
 #include "server/namespaces.h"
 #include "server/shutdown_deadline.h"
+#include "triggers/event_source_mappings.h"
 
 namespace ddb::server {
 namespace {
@@ -173,6 +174,26 @@ int Main(int argc, char** argv) {
     replicator->Start(open);
     namespaces.SetReplicator(replicator.get());
   }
+
+  // Event source mappings (docs/triggers.md): stopped before the engines and the replicator
+  // close, being declared after them; kept beside the tables unless in memory.
+  triggers::TriggerOptions trigger_options;
+  if (!options.engine.in_memory) {
+    trigger_options.state_file = options.engine.data_dir + "/event-source-mappings.json";
+  }
+  trigger_options.functions.endpoint = options.lambda_endpoint;
+  trigger_options.functions.by_name = options.lambda_functions;
+  triggers::EventSourceMappings triggers(
+      [&namespaces](std::string_view owner, std::string_view region) {
+        return namespaces.OfOwner(owner, region);
+      },
+      [&namespaces](const RequestContext& ctx) { return namespaces.OwnerOf(ctx); },
+      std::move(trigger_options));
+  if (Status started = triggers.Start(); !started.ok()) {
+    Log(LogLevel::kError, "cannot read the event source mappings: " + started.error().message());
+    return 1;
+  }
+  namespaces.SetTriggers(&triggers);
 
   {
     // Scoped so that every connection and thread is gone before the engine closes.

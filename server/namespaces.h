@@ -18,6 +18,7 @@
 
 #include "ddb/engine.h"
 #include "protocol/handler.h"
+#include "protocol/lambda.h"
 #include "replication/replicator.h"
 #include "server/config.h"
 
@@ -70,6 +71,10 @@ class Namespaces {
   // UpdateTable's ReplicaUpdates go to and /metrics shows. Must outlive the requests.
   void SetReplicator(replication::Replicator* replicator) { replicator_ = replicator; }
   replication::Replicator* replicator() const { return replicator_; }
+  // The event source mappings (main.cc), which requests signed for "lambda" go to. Must
+  // outlive the requests.
+  void SetTriggers(protocol::TriggerCoordinator* triggers) { triggers_ = triggers; }
+  protocol::TriggerCoordinator* triggers() const { return triggers_; }
 
   // Every open namespace for GET /metrics, labelled account="...",region="..." (no labels
   // when shared).
@@ -88,6 +93,7 @@ class Namespaces {
   // "<owner>/<region>" -> engine.
   std::map<std::string, std::unique_ptr<Engine>, std::less<>> engines_;
   replication::Replicator* replicator_ = nullptr;
+  protocol::TriggerCoordinator* triggers_ = nullptr;
 };
 
 }  // namespace ddb::server

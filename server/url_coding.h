@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/query_string.h"
+
 namespace ddb::server {
 
 struct HeaderField {
@@ -23,18 +25,10 @@ std::optional<std::string_view> FindHeader(std::span<const HeaderField> headers,
 // Appends `s` percent-encoded: everything but the unreserved set (and '/' with keep_slash).
 void AppendEncoded(std::string_view s, bool keep_slash, std::string* out);
 
-// Percent-decoding; a '%' not followed by two hex digits stays as it is, '+' too.
-std::string Decode(std::string_view s);
-
-struct QueryParam {
-  std::string name;   // decoded
-  std::string value;  // decoded; "" for a name without '='
-};
-
-// The parameters of a query string (without its '?'), in order.
-std::vector<QueryParam> ParseQuery(std::string_view query);
-
-// The first parameter of that name, or nullptr.
-const QueryParam* FindParam(const std::vector<QueryParam>& params, std::string_view name);
+// Percent-decoding and query strings (util/query_string.h).
+inline std::string Decode(std::string_view s) { return util::PercentDecode(s); }
+using util::FindParam;
+using util::ParseQuery;
+using util::QueryParam;
 
 }  // namespace ddb::server

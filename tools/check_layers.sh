@@ -6,8 +6,10 @@
 #             headers (include/ddb/), except that unit tests may use engine/*_testing.h
 #   replication/ global tables across a server's Regions: no RocksDB, no simdjson, no
 #             Beast/Asio; of the engine only include/ddb/; of protocol/ only handler.h
+#   triggers/ event source mappings: no RocksDB, no simdjson; Beast/Asio for invoking; of the
+#             engine only include/ddb/; of protocol/ only handler.h and lambda.h
 #   server/   no RocksDB, no simdjson; of the engine only include/ddb/; of protocol/ only
-#             handler.h; replication/
+#             handler.h and lambda.h; replication/, triggers/
 #   cli/      the command line: like server/ (no RocksDB; of the engine only include/ddb/; of
 #             protocol/ only handler.h), and nothing from server/
 #   RocksDB headers only in engine/storage/storage.cc
@@ -29,17 +31,20 @@ check protocol 'rocksdb/|boost/beast|boost/asio|server/' 'protocol must not see 
 check server 'rocksdb/|simdjson' 'server sees only protocol/handler.h'
 check replication 'rocksdb/|simdjson|boost/beast|boost/asio|server/' 'replication sees only include/ddb and protocol/handler.h'
 check protocol 'replication/' 'protocol must not see replication'
+check triggers 'rocksdb/|simdjson|server/|replication/' 'triggers see only include/ddb, protocol/handler.h and protocol/lambda.h'
+check protocol 'triggers/' 'protocol must not see triggers'
 check cli 'rocksdb/|server/' 'cli sees only include/ddb and protocol/handler.h'
 hits=$(grep -rnE '^\s*#\s*include\s*"' include | grep -vE '#\s*include\s*"ddb/' || true)
 if [[ -n "$hits" ]]; then echo "public headers include non-public ones:"; echo "$hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include\s*[<"](rocksdb|boost|simdjson|xxhash)' include || true)
 if [[ -n "$hits" ]]; then echo "public headers include third-party headers:"; echo "$hits"; fail=1; fi
-hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol replication server cli --include='*.h' --include='*.cc' |
+hits=$(grep -rnE '^\s*#\s*include\s*"engine/' protocol replication triggers server cli --include='*.h' --include='*.cc' |
        grep -vE '^protocol/[a-z_]+_test\.cc:[0-9]+:#include "engine/[a-z_]+_testing\.h"' || true)
 if [[ -n "$hits" ]]; then echo "engine internals included above the engine (use include/ddb/):"; echo "$hits"; fail=1; fi
 hits=$(grep -rlnE '^\s*#\s*include\s*[<"]rocksdb/' engine --include='*.h' --include='*.cc' | grep -v '^engine/storage/storage.cc$' || true)
 if [[ -n "$hits" ]]; then echo "RocksDB included outside engine/storage/storage.cc: $hits"; fail=1; fi
-hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' replication server cli --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' || true)
+hits=$(grep -rnE '^\s*#\s*include\s*[<"]protocol/' replication triggers server cli --include='*.h' --include='*.cc' | grep -v 'protocol/handler.h' |
+       grep -vE '^(triggers|server)/[a-z_/]+\.(h|cc):[0-9]+:#include "protocol/lambda\.h"' || true)
 if [[ -n "$hits" ]]; then echo "server or cli includes protocol internals:"; echo "$hits"; fail=1; fi
 hits=$(grep -rnE '^\s*#\s*include' util --include='*.h' --include='*.cc' |
        grep -vE '#\s*include\s*(<[a-z_0-9]+>|<openssl/[a-z_0-9]+\.h>|<emmintrin\.h>|"util/[a-z_0-9]+\.h")' |

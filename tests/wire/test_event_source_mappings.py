@@ -1,0 +1,265 @@
+"""Event source mappings (docs/triggers.md): the Lambda API's CreateEventSourceMapping and
+friends on ddb's port, and a DynamoDB stream delivered to a small local HTTP function that
+speaks the Lambda Invoke API (as `sam local start-lambda` or a Runtime Interface Emulator
+does): order, batching, retries, partial batch failures, disabling, and a restart.
+
+Sources for the service's answers: LocalStack's AWS-recorded snapshots of these operations
+(tests/aws/services/lambda_/event_source_mapping/...dynamodbstreams.snapshot.json), botocore's
+Lambda model, the Lambda developer guide's pages on DynamoDB streams.
+"""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from conftest import (ACCESS_KEY, SECRET_KEY, ServerProcess, expect_error, run_aws_cli,
+                      unique_name)
+
+pytestmark = pytest.mark.ddb_only("ddb serves the Lambda API's event source mappings itself")
+
+REGION = "us-east-1"
+
+
+class Function:
+    """A function on a free loopback port: records every event; `behaviour(event)` answers
+    (status, body, headers)."""
+
+    def __init__(self):
+        self.events = []
+        self.lock = threading.Lock()
+        self.behaviour = lambda event: (200, "null", {})
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                event = json.loads(body)
+                with outer.lock:
+                    outer.events.append((self.path, event))
+                status, answer, headers = outer.behaviour(event)
+                data = answer.encode()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def records(self):
+        with self.lock:
+            return [r for _, e in self.events for r in e["Records"]]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def function():
+    f = Function()
+    yield f
+    f.close()
+
+
+def start_server(function, *extra):
+    s = ServerProcess("--lambda-endpoint", function.url, "--lambda-function",
+                      f"rie={function.url}/2015-03-31/functions/function/invocations", *extra)
+    s.start()
+    return s
+
+
+@pytest.fixture
+def srv(function):
+    s = start_server(function, "--in-memory")
+    yield s
+    s.stop()
+
+
+def clients(srv):
+    kw = dict(endpoint_url=srv.endpoint, region_name=REGION, aws_access_key_id=ACCESS_KEY,
+              aws_secret_access_key=SECRET_KEY,
+              config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+    return boto3.client("dynamodb", **kw), boto3.client("lambda", **kw)
+
+
+def table_with_stream(ddb, view="NEW_AND_OLD_IMAGES"):
+    name = unique_name("esm")
+    d = ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         StreamSpecification={"StreamEnabled": True, "StreamViewType": view})
+    return name, d["TableDescription"]["LatestStreamArn"]
+
+
+def wait_for(predicate, what, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def put(ddb, name, *keys):
+    for k in keys:
+        ddb.put_item(TableName=name, Item={"pk": {"S": k}, "v": {"N": "1"}})
+
+
+def test_a_mapping_delivers_the_stream_in_order_in_the_services_shape(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    put(ddb, name, "before")  # TRIM_HORIZON: delivered too
+    m = lam.create_event_source_mapping(FunctionName="orders", EventSourceArn=stream,
+                                        StartingPosition="TRIM_HORIZON", BatchSize=2)
+    assert m["ResponseMetadata"]["HTTPStatusCode"] == 202
+    assert m["State"] == "Creating"
+    assert m["FunctionArn"] == f"arn:aws:lambda:{REGION}:000000000000:function:orders"
+    assert (m["BatchSize"], m["MaximumRetryAttempts"], m["MaximumRecordAgeInSeconds"],
+            m["StartingPosition"]) == (2, -1, -1, "TRIM_HORIZON")
+    assert m["LastProcessingResult"] == "No records processed"
+    put(ddb, name, "a", "b", "c")
+    ddb.delete_item(TableName=name, Key={"pk": {"S": "a"}})
+    wait_for(lambda: len(function.records()) == 5, "five records")
+    records = function.records()
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in records] == [
+        ("INSERT", "before"), ("INSERT", "a"), ("INSERT", "b"), ("INSERT", "c"),
+        ("REMOVE", "a")]
+    r = records[1]
+    assert r["eventSource"] == "aws:dynamodb" and r["eventVersion"] == "1.1"
+    assert r["eventSourceARN"] == stream and r["awsRegion"] == REGION
+    assert r["dynamodb"]["NewImage"] == {"pk": {"S": "a"}, "v": {"N": "1"}}
+    assert r["dynamodb"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    # Batches of at most BatchSize, through the Invoke API's path of the function.
+    assert all(len(e["Records"]) <= 2 for _, e in function.events)
+    assert {p for p, _ in function.events} == {"/2015-03-31/functions/orders/invocations"}
+    got = lam.get_event_source_mapping(UUID=m["UUID"])
+    assert got["State"] == "Enabled" and got["LastProcessingResult"] == "OK"
+
+
+def test_a_failing_function_is_retried_then_its_batch_given_up(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    calls = {"n": 0}
+
+    def flaky(event):
+        calls["n"] += 1
+        if calls["n"] <= 2:  # an Invoke API function error, then a Runtime Interface
+            return (200, '{"errorMessage":"boom","errorType":"Error"}',  # Emulator's
+                    {"X-Amz-Function-Error": "Unhandled"} if calls["n"] == 1 else {})
+        return 200, "null", {}
+    function.behaviour = flaky
+    lam.create_event_source_mapping(FunctionName="rie", EventSourceArn=stream,
+                                    StartingPosition="LATEST")
+    time.sleep(0.3)  # LATEST: the mapping starts reading first
+    put(ddb, name, "x")
+    wait_for(lambda: calls["n"] == 3, "two retries")
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in function.records()] == ["x", "x", "x"]
+    assert {p for p, _ in function.events} == {"/2015-03-31/functions/function/invocations"}
+
+    # Out of retries: the batch is given up and the shard goes on.
+    other, stream2 = table_with_stream(ddb)
+    function.events.clear()
+    function.behaviour = lambda event: (500, "{}", {}) if any(
+        r["dynamodb"]["Keys"]["pk"]["S"] == "bad" for r in event["Records"]) else (200, "{}", {})
+    m = lam.create_event_source_mapping(FunctionName="rie", EventSourceArn=stream2,
+                                        StartingPosition="TRIM_HORIZON", BatchSize=1,
+                                        MaximumRetryAttempts=1)
+    put(ddb, other, "bad", "good")
+    wait_for(lambda: [r["dynamodb"]["Keys"]["pk"]["S"] for r in function.records()] ==
+             ["bad", "bad", "good"], "the bad record twice, then the good one")
+    assert lam.get_event_source_mapping(UUID=m["UUID"])["LastProcessingResult"] == "OK"
+
+
+def test_report_batch_item_failures_resumes_at_the_first_failed_record(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    failed_once = set()
+
+    def partial(event):
+        keys = [r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]]
+        if "k2" in keys and "k2" not in failed_once:
+            failed_once.add("k2")
+            seq = event["Records"][keys.index("k2")]["dynamodb"]["SequenceNumber"]
+            return 200, json.dumps({"batchItemFailures": [{"itemIdentifier": seq}]}), {}
+        return 200, json.dumps({"batchItemFailures": []}), {}
+    function.behaviour = partial
+    put(ddb, name, "k1", "k2", "k3")
+    lam.create_event_source_mapping(FunctionName="rie", EventSourceArn=stream,
+                                    StartingPosition="TRIM_HORIZON", BatchSize=10,
+                                    FunctionResponseTypes=["ReportBatchItemFailures"])
+    wait_for(lambda: len(function.events) == 2, "the batch and its retry")
+    batches = [[r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]] for _, e in function.events]
+    assert batches == [["k1", "k2", "k3"], ["k2", "k3"]]
+
+
+def test_the_mapping_operations_and_their_refusals(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    m = lam.create_event_source_mapping(FunctionName="fn", EventSourceArn=stream,
+                                        StartingPosition="LATEST")
+    uuid = m["UUID"]
+    expect_error(lambda: lam.create_event_source_mapping(
+        FunctionName="fn", EventSourceArn=stream, StartingPosition="LATEST"),
+        "ResourceConflictException", status=409,
+        contains=f"provided mapping already exists. Please update or delete the existing "
+                 f"mapping with UUID {uuid}")
+    listed = lam.list_event_source_mappings(EventSourceArn=stream)["EventSourceMappings"]
+    assert [x["UUID"] for x in listed] == [uuid]
+    assert lam.list_event_source_mappings(FunctionName="other")["EventSourceMappings"] == []
+    u = lam.update_event_source_mapping(UUID=uuid, Enabled=False, BatchSize=7)
+    assert (u["State"], u["BatchSize"]) == ("Disabling", 7)
+    assert lam.get_event_source_mapping(UUID=uuid)["State"] == "Disabled"
+    # Disabled: nothing is delivered.
+    put(ddb, name, "quiet")
+    time.sleep(0.3)
+    assert function.records() == []
+    lam.update_event_source_mapping(UUID=uuid, Enabled=True)
+    wait_for(lambda: [r["dynamodb"]["Keys"]["pk"]["S"] for r in function.records()] == ["quiet"],
+             "the record written while disabled")
+    d = lam.delete_event_source_mapping(UUID=uuid)
+    assert d["State"] == "Deleting"
+    expect_error(lambda: lam.get_event_source_mapping(UUID=uuid), "ResourceNotFoundException",
+                 status=404)
+    _, out = run_aws_cli(srv.endpoint, "list-event-source-mappings", service="lambda")
+    assert out == {"EventSourceMappings": []}
+
+
+def test_mappings_and_their_checkpoints_survive_a_restart(function, tmp_path):
+    s = start_server(function, "--data-dir", str(tmp_path))
+    try:
+        ddb, lam = clients(s)
+        name, stream = table_with_stream(ddb)
+        lam.create_event_source_mapping(FunctionName="fn", EventSourceArn=stream,
+                                        StartingPosition="TRIM_HORIZON")
+        put(ddb, name, "one", "two")
+        wait_for(lambda: len(function.records()) == 2, "the first records")
+    finally:
+        s.stop()
+    s = start_server(function, "--data-dir", str(tmp_path))
+    try:
+        ddb, lam = clients(s)
+        assert [m["State"] for m in lam.list_event_source_mappings()["EventSourceMappings"]] == [
+            "Enabled"]
+        put(ddb, name, "three")
+        wait_for(lambda: len(function.records()) >= 3, "the record after the restart")
+        time.sleep(0.2)
+        assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in function.records()] == [
+            "one", "two", "three"]
+    finally:
+        s.stop()
