@@ -6,6 +6,7 @@
 // Thread safety: pure functions; HandleLambdaRequest as the coordinator.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,22 @@ class TriggerCoordinator {
                                                    const std::string& uuid) = 0;
   // The mappings' figures for GET /metrics, in Prometheus' text format ("" for none).
   virtual std::string RenderMetrics() const { return ""; }
+};
+
+// FilterCriteria: the EventBridge pattern syntax Lambda applies to stream records (values,
+// prefix, suffix, equals-ignore-case, wildcard, anything-but, numeric, exists, $or), matched
+// against the record as the function would get it (protocol/event_filter.cc).
+struct FilterPattern;
+class RecordFilter {
+ public:
+  // Errors: kValidation "Invalid filter pattern definition." (not a JSON object, an unknown
+  // operator, a field that is neither a list nor a pattern, an empty list, ...).
+  static Result<RecordFilter> Parse(const std::vector<std::string>& patterns);
+  // Whether the record passes one of the patterns (every record, when there are none).
+  bool Matches(const StreamRecord& record, const std::string& event_source_arn) const;
+
+ private:
+  std::vector<std::shared_ptr<const FilterPattern>> patterns_;
 };
 
 // The answer to a request signed for service "lambda".

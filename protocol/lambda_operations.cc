@@ -308,14 +308,6 @@ Status CheckModel(const MappingRequest& r, bool create) {
   return v.ToStatus();
 }
 
-// A filter pattern is a JSON object (developer guide: a pattern that is not JSON is refused when
-// the mapping is created or updated). Its own parser: the body's document is still in use.
-bool IsJsonObject(const std::string& text) {
-  static thread_local simdjson::dom::parser parser;
-  JsonElement root;
-  return parser.parse(text).get(root) == simdjson::SUCCESS && root.is_object();
-}
-
 // The service's own rules after the model's (AWS-recorded messages, else LocalStack's); nullopt
 // when there is nothing to refuse, else the InvalidParameterValueException's message.
 std::optional<std::string> CheckRules(const MappingRequest& r, bool create) {
@@ -351,9 +343,7 @@ std::optional<std::string> CheckRules(const MappingRequest& r, bool create) {
       return "The number of filters (" + std::to_string(c.filter_patterns->size()) +
              ") exceeds the limit of " + std::to_string(kMaxFilters) + " per event source mapping.";
     }
-    for (const std::string& pattern : *c.filter_patterns) {
-      if (!IsJsonObject(pattern)) return "Invalid filter pattern definition.";
-    }
+    if (!RecordFilter::Parse(*c.filter_patterns).ok()) return "Invalid filter pattern definition.";
   }
   return std::nullopt;
 }

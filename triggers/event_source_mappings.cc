@@ -113,7 +113,6 @@ Status CheckSupported(const EventSourceMapping& m) {
   auto refuse = [](const std::string& what) {
     return Error::Validation(what + " is not supported by ddb's event source mappings yet");
   };
-  if (!m.filter_patterns.empty()) return refuse("FilterCriteria");
   if (m.tumbling_window_s > 0) return refuse("TumblingWindowInSeconds");
   if (m.parallelization_factor > 1) return refuse("ParallelizationFactor above 1");
   if (m.on_failure_destination) return refuse("DestinationConfig");
@@ -460,6 +459,22 @@ void EventSourceMappings::Save() {
 
 // --- The poller ---
 
+void EventSourceMappings::Checkpoint(Mapping* m, const std::string& shard,
+                                     const std::string& sequence,
+                                     const std::optional<std::string>& result) {
+  std::lock_guard lock(mu_);
+  auto& positions = m->stored.positions;
+  auto it = std::find_if(positions.begin(), positions.end(),
+                         [&](const auto& p) { return p.first == shard; });
+  if (it == positions.end()) {
+    positions.emplace_back(shard, sequence);
+  } else {
+    it->second = sequence;
+  }
+  if (result) m->m().last_processing_result = *result;
+  Save();
+}
+
 void EventSourceMappings::Poll(Mapping* m) {
   std::string stream_arn;
   std::string owner;
@@ -506,6 +521,10 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
     if (!d.value().last_evaluated_shard_id) break;
     describe.exclusive_start_shard_id = d.value().last_evaluated_shard_id;
   }
+  // Patterns were checked when the mapping was created or updated.
+  Result<protocol::RecordFilter> parsed = protocol::RecordFilter::Parse(settings.filter_patterns);
+  const protocol::RecordFilter filter =
+      parsed.ok() ? std::move(parsed).value() : protocol::RecordFilter();
   bool found = false;
   for (const StreamShard& shard : shards) {
     if (m->stop) return false;
@@ -534,9 +553,13 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
     // A batch: up to BatchSize records of this shard, waiting up to the batching window for
     // more when there are fewer.
     std::vector<StreamRecord> batch;
+    std::string last_read;  // filtered-out records count as done once read past
     const auto window_end =
         std::chrono::steady_clock::now() + std::chrono::seconds(settings.maximum_batching_window_s);
-    while (static_cast<int64_t>(batch.size()) < settings.batch_size && !m->stop) {
+    // At most 100 reads with records a batch, so that a long run of filtered-out records is
+    // checkpointed as it goes.
+    int reads = 0;
+    while (static_cast<int64_t>(batch.size()) < settings.batch_size && !m->stop && reads < 100) {
       GetRecordsRequest get;
       get.shard_iterator = iterator;
       get.limit = static_cast<int>(
@@ -546,7 +569,14 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
         iterator.clear();  // expired or trimmed: a new one from the checkpoint next pass
         break;
       }
-      for (StreamRecord& rec : r.value().records) batch.push_back(std::move(rec));
+      if (!r.value().records.empty()) {
+        found = true;
+        ++reads;
+      }
+      for (StreamRecord& rec : r.value().records) {
+        last_read = rec.sequence_number;
+        if (filter.Matches(rec, settings.event_source_arn)) batch.push_back(std::move(rec));
+      }
       if (!r.value().next_shard_iterator) {
         iterator = "-";
         break;
@@ -557,9 +587,11 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
         if (!m->Sleep(options_.idle_poll)) return false;
       }
     }
-    if (batch.empty()) continue;
-    found = true;
-    if (!Deliver(m, shard.shard_id, std::move(batch))) return false;  // stopped
+    const std::string delivered_to = batch.empty() ? "" : batch.back().sequence_number;
+    if (!batch.empty() && !Deliver(m, shard.shard_id, std::move(batch))) return false;  // stopped
+    if (!last_read.empty() && last_read != delivered_to) {
+      Checkpoint(m, shard.shard_id, last_read, std::nullopt);
+    }
   }
   return found;
 }
@@ -575,17 +607,7 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
   }
   const std::string function = FunctionNameOf(settings.function_arn);
   auto checkpoint = [&](const std::string& sequence, const std::string& result) {
-    std::lock_guard lock(mu_);
-    auto& positions = m->stored.positions;
-    auto it = std::find_if(positions.begin(), positions.end(),
-                           [&](const auto& p) { return p.first == shard; });
-    if (it == positions.end()) {
-      positions.emplace_back(shard, sequence);
-    } else {
-      it->second = sequence;
-    }
-    m->m().last_processing_result = result;
-    Save();
+    Checkpoint(m, shard, sequence, result);
   };
   int64_t failures = 0;
   std::chrono::milliseconds backoff{100};

@@ -76,6 +76,9 @@ class EventSourceMappings final : public protocol::TriggerCoordinator {
   void Poll(Mapping* m);
   bool PollOnce(Mapping* m, Engine* engine, const RequestContext& ctx);
   bool Deliver(Mapping* m, const std::string& shard, std::vector<StreamRecord> batch);
+  // Records of `shard` up to `sequence` are done; `result` becomes LastProcessingResult.
+  void Checkpoint(Mapping* m, const std::string& shard, const std::string& sequence,
+                  const std::optional<std::string>& result);
   void StartPoller(Mapping* m);
   void StopPoller(Mapping* m, std::unique_lock<std::mutex>& lock);
   void Save();                                                        // under mu_

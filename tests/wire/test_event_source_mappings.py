@@ -263,3 +263,25 @@ def test_mappings_and_their_checkpoints_survive_a_restart(function, tmp_path):
             "one", "two", "three"]
     finally:
         s.stop()
+
+
+def test_filter_criteria_let_through_only_the_matching_records(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    lam.create_event_source_mapping(
+        FunctionName="fn", EventSourceArn=stream, StartingPosition="TRIM_HORIZON",
+        FilterCriteria={"Filters": [
+            {"Pattern": json.dumps({"eventName": ["INSERT"], "dynamodb": {
+                "NewImage": {"pk": {"S": [{"prefix": "keep"}]}}}})},
+            {"Pattern": json.dumps({"eventName": ["REMOVE"]})}]})
+    put(ddb, name, "keep-1", "drop-1", "keep-2")
+    ddb.put_item(TableName=name, Item={"pk": {"S": "keep-1"}, "v": {"N": "2"}})  # MODIFY
+    ddb.delete_item(TableName=name, Key={"pk": {"S": "drop-1"}})
+    wait_for(lambda: len(function.records()) == 3, "the three matching records")
+    time.sleep(0.2)
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"]) for r in function.records()] == [
+        ("INSERT", "keep-1"), ("INSERT", "keep-2"), ("REMOVE", "drop-1")]
+    expect_error(lambda: lam.create_event_source_mapping(
+        FunctionName="other", EventSourceArn=stream, StartingPosition="LATEST",
+        FilterCriteria={"Filters": [{"Pattern": json.dumps({"eventName": [{"nope": 1}]})}]}),
+        "InvalidParameterValueException", "Invalid filter pattern definition.")
