@@ -116,7 +116,6 @@ Status CheckSupported(const EventSourceMapping& m) {
   if (m.tumbling_window_s > 0) return refuse("TumblingWindowInSeconds");
   if (m.parallelization_factor > 1) return refuse("ParallelizationFactor above 1");
   if (m.on_failure_destination) return refuse("DestinationConfig");
-  if (m.bisect_batch_on_function_error) return refuse("BisectBatchOnFunctionError");
   return Status::Ok();
 }
 
@@ -611,13 +610,20 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
   };
   int64_t failures = 0;
   std::chrono::milliseconds backoff{100};
+  size_t limit = batch.size();  // the records invoked: the first half once bisected
   while (!batch.empty()) {
     if (m->stop) return false;
+    limit = std::min(limit, batch.size());
+    const std::vector<StreamRecord> part =
+        limit == batch.size() ? std::vector<StreamRecord>()
+                              : std::vector<StreamRecord>(
+                                    batch.begin(), batch.begin() + static_cast<ptrdiff_t>(limit));
+    const std::vector<StreamRecord>& sent = limit == batch.size() ? batch : part;
     m->invocations++;
-    const std::string event = protocol::RenderStreamEvent(batch, settings.event_source_arn);
+    const std::string event = protocol::RenderStreamEvent(sent, settings.event_source_arn);
     InvokeOutcome outcome = invoker_.Invoke(function, event, settings.uuid);
     if (m->stop && !outcome.delivered) return false;
-    size_t done = outcome.delivered ? batch.size() : 0;
+    size_t done = outcome.delivered ? limit : 0;
     if (outcome.delivered && settings.report_batch_item_failures) {
       std::optional<std::vector<std::string>> failed =
           protocol::ReadBatchItemFailures(outcome.body);
@@ -625,8 +631,7 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
         done = 0;  // a malformed list fails the whole batch
       } else if (!failed->empty()) {
         // Resumes at the earliest failed record of the batch.
-        done = batch.size();
-        for (size_t i = 0; i < batch.size(); ++i) {
+        for (size_t i = 0; i < limit; ++i) {
           if (std::find(failed->begin(), failed->end(), batch[i].sequence_number) !=
               failed->end()) {
             done = i;
@@ -635,32 +640,45 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
         }
       }
     }
-    if (done == batch.size()) {
-      m->iterator_age_ms =
-          NowMs() - static_cast<int64_t>(batch.back().approximate_creation_date_time * 1000);
-      checkpoint(batch.back().sequence_number, "OK");
-      return true;
-    }
     if (done > 0) {
+      m->iterator_age_ms =
+          NowMs() - static_cast<int64_t>(batch[done - 1].approximate_creation_date_time * 1000);
       checkpoint(batch[done - 1].sequence_number, "OK");
       batch.erase(batch.begin(), batch.begin() + static_cast<ptrdiff_t>(done));
     }
+    if (done == limit) {  // all of what was sent: the rest of a bisected batch next
+      limit = batch.size();
+      failures = 0;
+      backoff = std::chrono::milliseconds(100);
+      continue;
+    }
+    limit -= done;
     m->errors++;
+    // BisectBatchOnFunctionError: a batch the function failed is split in two and its first
+    // half retried, without counting against MaximumRetryAttempts (developer guide).
+    if (settings.bisect_batch_on_function_error && outcome.status != 0 && limit > 1) {
+      limit = (limit + 1) / 2;
+      continue;
+    }
     // A function that did not answer (its runner is down) is retried without counting, as
     // the service retries a batch that did not reach the function.
     if (outcome.status != 0) ++failures;
     // Out of retries (MaximumRetryAttempts counts the retries after the first invocation),
-    // or the oldest record is too old: the batch is discarded and the shard goes on.
+    // or the oldest record is too old: what was sent is discarded and the shard goes on.
     const bool out_of_retries =
         settings.maximum_retry_attempts >= 0 && failures > settings.maximum_retry_attempts;
     const double oldest_age_s = NowSeconds() - batch.front().approximate_creation_date_time;
     const bool too_old =
         settings.maximum_record_age_s >= 0 && oldest_age_s > settings.maximum_record_age_s;
     if (out_of_retries || too_old) {
-      checkpoint(batch.back().sequence_number,
+      checkpoint(batch[limit - 1].sequence_number,
                  "PROBLEM: Function call failed" +
                      (outcome.error.empty() ? std::string() : " (" + outcome.error + ")"));
-      return true;
+      batch.erase(batch.begin(), batch.begin() + static_cast<ptrdiff_t>(limit));
+      limit = batch.size();
+      failures = 0;
+      backoff = std::chrono::milliseconds(100);
+      continue;
     }
     {
       std::lock_guard lock(mu_);

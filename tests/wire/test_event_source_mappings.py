@@ -285,3 +285,20 @@ def test_filter_criteria_let_through_only_the_matching_records(srv, function):
         FunctionName="other", EventSourceArn=stream, StartingPosition="LATEST",
         FilterCriteria={"Filters": [{"Pattern": json.dumps({"eventName": [{"nope": 1}]})}]}),
         "InvalidParameterValueException", "Invalid filter pattern definition.")
+
+
+def test_bisect_on_function_error_isolates_the_bad_record(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    put(ddb, name, "a", "b", "bad", "c")
+    function.behaviour = lambda event: (200, '{"errorMessage":"bad","errorType":"Error"}',
+                                        {"X-Amz-Function-Error": "Unhandled"}) if any(
+        r["dynamodb"]["Keys"]["pk"]["S"] == "bad" for r in event["Records"]) else (200, "{}", {})
+    lam.create_event_source_mapping(FunctionName="fn", EventSourceArn=stream,
+                                    StartingPosition="TRIM_HORIZON", BatchSize=4,
+                                    BisectBatchOnFunctionError=True, MaximumRetryAttempts=0)
+    wait_for(lambda: len(function.events) == 5, "five invocations")
+    time.sleep(0.2)
+    batches = [[r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]] for _, e in function.events]
+    # Halved without counting a retry; the lone bad record then runs out of retries.
+    assert batches == [["a", "b", "bad", "c"], ["a", "b"], ["bad", "c"], ["bad"], ["c"]]
