@@ -126,6 +126,26 @@ std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
 // also for an entry that is not an object, or a batchItemFailures that is not a list).
 std::optional<std::vector<std::string>> ReadBatchItemFailures(std::string& body);
 
+// What an on-failure destination gets for a batch given up (the service's invocation record
+// for a DynamoDB stream; the records themselves are not in it).
+struct FailureRecord {
+  std::string request_id;
+  std::string function_arn;
+  std::string condition;  // RetryAttemptsExhausted or RecordAgeExceeded
+  int64_t approximate_invoke_count = 1;
+  int status = 200;             // the last invocation's HTTP status
+  bool function_error = false;  // "Unhandled", else null
+  int64_t timestamp_ms = 0;
+  std::string shard_id;
+  std::string stream_arn;
+  std::string start_sequence_number;
+  std::string end_sequence_number;
+  double first_arrival = 0;  // epoch seconds
+  double last_arrival = 0;
+  int64_t batch_size = 0;
+};
+std::string RenderFailureRecord(const FailureRecord& r);
+
 // The mappings and each one's position in each shard, as triggers/ keeps them on disk.
 struct StoredMapping {
   EventSourceMapping mapping;

@@ -21,6 +21,7 @@
 #include "protocol/lambda.h"
 #include "protocol/stream_record_json.h"
 #include "util/arn.h"
+#include "util/iso8601.h"
 #include "util/query_string.h"
 
 namespace ddb::protocol {
@@ -648,6 +649,63 @@ std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
   w.BeginArray();
   for (const StreamRecord& r : records) WriteLambdaStreamRecord(w, r, event_source_arn);
   w.EndArray();
+  w.EndObject();
+  return w.Take();
+}
+
+std::string RenderFailureRecord(const FailureRecord& r) {
+  // The arrival times are whole seconds, the timestamp has milliseconds (recorded).
+  auto seconds = [](double t) {
+    const std::string ms = util::FormatIso8601Millis(static_cast<int64_t>(t) * 1000);
+    return ms.substr(0, ms.size() - 5) + "Z";  // "...:01.000Z" -> "...:01Z"
+  };
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("requestContext");
+  w.BeginObject();
+  w.Key("requestId");
+  w.String(r.request_id);
+  w.Key("functionArn");
+  w.String(r.function_arn);
+  w.Key("condition");
+  w.String(r.condition);
+  w.Key("approximateInvokeCount");
+  w.Int(r.approximate_invoke_count);
+  w.EndObject();
+  w.Key("responseContext");
+  w.BeginObject();
+  w.Key("statusCode");
+  w.Int(r.status);
+  w.Key("executedVersion");
+  w.String("$LATEST");
+  w.Key("functionError");
+  if (r.function_error) {
+    w.String("Unhandled");
+  } else {
+    w.RawValue().append("null");  // a failure without a function error (recorded)
+  }
+  w.EndObject();
+  w.Key("version");
+  w.String("1.0");
+  w.Key("timestamp");
+  w.String(util::FormatIso8601Millis(r.timestamp_ms));
+  w.Key("DDBStreamBatchInfo");
+  w.BeginObject();
+  w.Key("shardId");
+  w.String(r.shard_id);
+  w.Key("startSequenceNumber");
+  w.String(r.start_sequence_number);
+  w.Key("endSequenceNumber");
+  w.String(r.end_sequence_number);
+  w.Key("approximateArrivalOfFirstRecord");
+  w.String(seconds(r.first_arrival));
+  w.Key("approximateArrivalOfLastRecord");
+  w.String(seconds(r.last_arrival));
+  w.Key("batchSize");
+  w.Int(r.batch_size);
+  w.Key("streamArn");
+  w.String(r.stream_arn);
+  w.EndObject();
   w.EndObject();
   return w.Take();
 }

@@ -181,6 +181,9 @@ std::string Usage(std::string_view program) {
       "  --lambda-function NAME=URL\n"
       "                   invoke function NAME at URL itself (repeatable; e.g. a Runtime\n"
       "                   Interface Emulator's .../2015-03-31/functions/function/invocations)\n"
+      "  --lambda-failure-dir DIR\n"
+      "                   where the records of batches given up go for mappings with an\n"
+      "                   on-failure destination (default <data-dir>/lambda-failures)\n"
       "  --index-status-hold-ms N\n"
       "                   keep a new GSI CREATING N ms before and after its backfill, and a\n"
       "                   deleted one DELETING N ms (-delayTransientStatuses: 15000)\n"
@@ -312,7 +315,8 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
         flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms" &&
-        flag != "--lambda-endpoint" && flag != "--lambda-function") {
+        flag != "--lambda-endpoint" && flag != "--lambda-function" &&
+        flag != "--lambda-failure-dir") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -377,6 +381,9 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
     } else if (flag == "--lambda-endpoint") {
       if (value.rfind("http://", 0) != 0) return BadValue(flag, value, "an http:// URL");
       options.lambda_endpoint = std::string(value);
+    } else if (flag == "--lambda-failure-dir") {
+      if (value.empty()) return BadValue(flag, value, "a directory");
+      options.lambda_failure_dir = std::string(value);
     } else if (flag == "--lambda-function") {
       const size_t eq = value.find('=');
       if (eq == std::string_view::npos || eq == 0 ||

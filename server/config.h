@@ -106,6 +106,9 @@ struct ServerOptions {
   // and single functions' own invocation URLs (--lambda-function name=URL). Default: none
   std::string lambda_endpoint;
   std::map<std::string, std::string> lambda_functions;
+  // Where mappings' on-failure destinations' records are kept. Default: "" (with a data
+  // directory: <data-dir>/lambda-failures)
+  std::string lambda_failure_dir;
   // AWS shared-credentials INI file of the keys --auth verify accepts (credentials.h); the
   // environment's AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are accepted too. Default: ""
   std::string credentials_file;

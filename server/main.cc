@@ -181,6 +181,10 @@ int Main(int argc, char** argv) {
   if (!options.engine.in_memory) {
     trigger_options.state_file = options.engine.data_dir + "/event-source-mappings.json";
   }
+  trigger_options.failure_dir = options.lambda_failure_dir;
+  if (trigger_options.failure_dir.empty() && !options.engine.in_memory) {
+    trigger_options.failure_dir = options.engine.data_dir + "/lambda-failures";
+  }
   trigger_options.functions.endpoint = options.lambda_endpoint;
   trigger_options.functions.by_name = options.lambda_functions;
   triggers::EventSourceMappings triggers(

@@ -1,8 +1,10 @@
 #include "triggers/event_source_mappings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -115,8 +117,37 @@ Status CheckSupported(const EventSourceMapping& m) {
   };
   if (m.tumbling_window_s > 0) return refuse("TumblingWindowInSeconds");
   if (m.parallelization_factor > 1) return refuse("ParallelizationFactor above 1");
-  if (m.on_failure_destination) return refuse("DestinationConfig");
   return Status::Ok();
+}
+
+// An on-failure destination: an SQS queue, SNS topic or S3 bucket ARN, as the service takes
+// for a stream's mapping; its records are kept as files of --lambda-failure-dir.
+Status CheckDestination(const EventSourceMapping& m, const std::string& failure_dir) {
+  if (!m.on_failure_destination) return Status::Ok();
+  std::optional<util::ArnParts> arn = util::ParseArn(*m.on_failure_destination);
+  if (!arn || (arn->service != "sqs" && arn->service != "sns" && arn->service != "s3") ||
+      arn->resource.empty()) {
+    return Error::Validation("Unsupported on-failure destination: " + *m.on_failure_destination +
+                             " (an SQS queue, SNS topic or S3 bucket ARN)");
+  }
+  if (failure_dir.empty()) {
+    return Error::Validation(
+        "DestinationConfig needs somewhere to keep the failure records: start ddb-server with "
+        "--lambda-failure-dir DIR (a server with a data directory uses "
+        "<data-dir>/lambda-failures)");
+  }
+  return Status::Ok();
+}
+
+// The file name part of a destination: its queue, topic or bucket name.
+std::string DestinationName(const std::string& arn) {
+  std::optional<util::ArnParts> parts = util::ParseArn(arn);
+  std::string name = parts ? std::string(parts->resource) : arn;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  if (name.empty() || name[0] == '.') name.insert(0, "_");
+  return name;
 }
 
 // The Region and account a stream ARN names, and its context there.
@@ -275,6 +306,7 @@ Result<EventSourceMapping> EventSourceMappings::CreateMapping(const RequestConte
   m.starting_position = c.starting_position.value_or("TRIM_HORIZON");
   ApplySettings(c, &m);
   DDB_RETURN_IF_ERROR(CheckSupported(m));
+  DDB_RETURN_IF_ERROR(CheckDestination(m, options_.failure_dir));
   m.last_modified = NowSeconds();
   const bool enabled = c.enabled.value_or(true);
   std::lock_guard lock(mu_);
@@ -359,6 +391,7 @@ Result<EventSourceMapping> EventSourceMappings::UpdateMapping(const RequestConte
   ApplySettings(c, &updated);
   if (fn) updated.function_arn = fn->arn;
   DDB_RETURN_IF_ERROR(CheckSupported(updated));
+  DDB_RETURN_IF_ERROR(CheckDestination(updated, options_.failure_dir));
   updated.last_modified = NowSeconds();
   const bool enable = c.enabled.value_or(m->enabled);
   // A disabled mapping's poller stops (another update may have started it again while this
@@ -457,6 +490,39 @@ void EventSourceMappings::Save() {
 }
 
 // --- The poller ---
+
+void EventSourceMappings::RecordFailure(const EventSourceMapping& settings,
+                                        const std::string& shard,
+                                        const std::vector<StreamRecord>& given_up,
+                                        const InvokeOutcome& last, int64_t invocations,
+                                        bool too_old) {
+  protocol::FailureRecord r;
+  r.request_id = util::NewUuid();
+  r.function_arn = settings.function_arn;
+  // The service's word for retries spent is recorded; for age, LocalStack's.
+  r.condition = too_old ? "RecordAgeExceeded" : "RetryAttemptsExhausted";
+  r.approximate_invoke_count = invocations;
+  r.status = last.status;
+  r.function_error = last.function_error;
+  r.timestamp_ms = NowMs();
+  r.shard_id = shard;
+  r.stream_arn = settings.event_source_arn;
+  r.start_sequence_number = given_up.front().sequence_number;
+  r.end_sequence_number = given_up.back().sequence_number;
+  r.first_arrival = given_up.front().approximate_creation_date_time;
+  r.last_arrival = given_up.back().approximate_creation_date_time;
+  r.batch_size = static_cast<int64_t>(given_up.size());
+  const std::filesystem::path dir = std::filesystem::path(options_.failure_dir) /
+                                    DestinationName(*settings.on_failure_destination);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  char stamp[32];
+  std::snprintf(stamp, sizeof(stamp), "%020lld", static_cast<long long>(r.timestamp_ms));
+  const std::filesystem::path file = dir / (std::string(stamp) + "-" + r.request_id + ".json");
+  std::ofstream out(file);
+  out << protocol::RenderFailureRecord(r) << "\n";
+  if (!out) std::fprintf(stderr, "ddb: cannot write %s\n", file.c_str());
+}
 
 void EventSourceMappings::Checkpoint(Mapping* m, const std::string& shard,
                                      const std::string& sequence,
@@ -671,6 +737,12 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
     const bool too_old =
         settings.maximum_record_age_s >= 0 && oldest_age_s > settings.maximum_record_age_s;
     if (out_of_retries || too_old) {
+      if (settings.on_failure_destination) {
+        RecordFailure(
+            settings, shard,
+            std::vector<StreamRecord>(batch.begin(), batch.begin() + static_cast<ptrdiff_t>(limit)),
+            outcome, std::max<int64_t>(failures, 1), too_old && !out_of_retries);
+      }
       checkpoint(batch[limit - 1].sequence_number,
                  "PROBLEM: Function call failed" +
                      (outcome.error.empty() ? std::string() : " (" + outcome.error + ")"));

@@ -36,6 +36,10 @@ using OwnerOf = std::function<std::string(const RequestContext& ctx)>;
 struct TriggerOptions {
   std::string state_file;  // where mappings and checkpoints are kept; "": nowhere (in memory)
   FunctionEndpoints functions;
+  // Where the records of batches given up go when a mapping has an on-failure destination
+  // (DestinationConfig.OnFailure): <dir>/<destination name>/<time>-<id>.json; "": nowhere
+  // (such mappings are refused).
+  std::string failure_dir;
   // How often a mapping without records looks again (the service: four times a second).
   std::chrono::milliseconds idle_poll{20};
 };
@@ -79,6 +83,10 @@ class EventSourceMappings final : public protocol::TriggerCoordinator {
   // Records of `shard` up to `sequence` are done; `result` becomes LastProcessingResult.
   void Checkpoint(Mapping* m, const std::string& shard, const std::string& sequence,
                   const std::optional<std::string>& result);
+  // The invocation record of a batch given up, written for the mapping's destination.
+  void RecordFailure(const protocol::EventSourceMapping& settings, const std::string& shard,
+                     const std::vector<StreamRecord>& given_up, const InvokeOutcome& last,
+                     int64_t invocations, bool too_old);
   void StartPoller(Mapping* m);
   void StopPoller(Mapping* m, std::unique_lock<std::mutex>& lock);
   void Save();                                                        // under mu_

@@ -125,6 +125,7 @@ InvokeOutcome FunctionInvoker::Invoke(const std::string& function_name, const st
     out.error = "HTTP " + std::to_string(out.status);
   } else if (function_error || LooksLikeFunctionError(out.body)) {
     out.error = "function error";
+    out.function_error = true;
   } else {
     out.delivered = true;
   }

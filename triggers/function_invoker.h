@@ -24,10 +24,11 @@ struct FunctionEndpoints {
 };
 
 struct InvokeOutcome {
-  bool delivered = false;  // the function ran and answered without an error
-  int status = 0;          // HTTP status; 0: no answer
-  std::string body;        // the function's answer
-  std::string error;       // why it is not delivered
+  bool delivered = false;       // the function ran and answered without an error
+  int status = 0;               // HTTP status; 0: no answer
+  std::string body;             // the function's answer
+  std::string error;            // why it is not delivered
+  bool function_error = false;  // the function answered with an error
 };
 
 class FunctionInvoker {

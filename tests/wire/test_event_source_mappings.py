@@ -183,7 +183,8 @@ def test_a_failing_function_is_retried_then_its_batch_given_up(srv, function):
     put(ddb, other, "bad", "good")
     wait_for(lambda: [r["dynamodb"]["Keys"]["pk"]["S"] for r in function.records()] ==
              ["bad", "bad", "good"], "the bad record twice, then the good one")
-    assert lam.get_event_source_mapping(UUID=m["UUID"])["LastProcessingResult"] == "OK"
+    wait_for(lambda: lam.get_event_source_mapping(UUID=m["UUID"])["LastProcessingResult"] == "OK",
+             "the good record's checkpoint")
 
 
 def test_report_batch_item_failures_resumes_at_the_first_failed_record(srv, function):
@@ -302,3 +303,43 @@ def test_bisect_on_function_error_isolates_the_bad_record(srv, function):
     batches = [[r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]] for _, e in function.events]
     # Halved without counting a retry; the lone bad record then runs out of retries.
     assert batches == [["a", "b", "bad", "c"], ["a", "b"], ["bad", "c"], ["bad"], ["c"]]
+
+
+def test_a_batch_given_up_is_recorded_for_the_on_failure_destination(function, tmp_path):
+    failures = tmp_path / "failures"
+    s = start_server(function, "--in-memory", "--lambda-failure-dir", str(failures))
+    try:
+        ddb, lam = clients(s)
+        name, stream = table_with_stream(ddb)
+        function.behaviour = lambda event: (200, '{"errorMessage":"no","errorType":"Error"}',
+                                            {"X-Amz-Function-Error": "Unhandled"})
+        queue = "arn:aws:sqs:us-east-1:000000000000:dlq"
+        m = lam.create_event_source_mapping(
+            FunctionName="fn", EventSourceArn=stream, StartingPosition="TRIM_HORIZON",
+            MaximumRetryAttempts=1, DestinationConfig={"OnFailure": {"Destination": queue}})
+        assert m["DestinationConfig"] == {"OnFailure": {"Destination": queue}}
+        put(ddb, name, "lost")
+        wait_for(lambda: any(failures.rglob("*.json")), "the failure record")
+        (record_file,) = list(failures.rglob("*.json"))
+        assert record_file.parent.name == "dlq"
+        record = json.loads(record_file.read_text())
+        assert record["requestContext"]["condition"] == "RetryAttemptsExhausted"
+        assert record["requestContext"]["approximateInvokeCount"] == 2
+        assert record["requestContext"]["functionArn"].endswith(":function:fn")
+        assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST",
+                                              "functionError": "Unhandled"}
+        info = record["DDBStreamBatchInfo"]
+        assert (info["batchSize"], info["streamArn"]) == (1, stream)
+        assert info["startSequenceNumber"] == info["endSequenceNumber"]
+        assert info["approximateArrivalOfFirstRecord"].endswith("Z")
+    finally:
+        s.stop()
+
+
+def test_an_on_failure_destination_needs_somewhere_to_keep_its_records(srv):
+    ddb, lam = clients(srv)
+    _, stream = table_with_stream(ddb)
+    expect_error(lambda: lam.create_event_source_mapping(
+        FunctionName="fn", EventSourceArn=stream, StartingPosition="LATEST",
+        DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:000000000000:q"}}),
+        "InvalidParameterValueException", contains="--lambda-failure-dir")
