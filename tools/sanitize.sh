@@ -45,7 +45,8 @@ smoke_wire=(tests/wire/test_items.py tests/wire/test_update_expression.py
             tests/wire/test_condition_expression.py tests/wire/test_query.py
             tests/wire/test_batch.py tests/wire/test_transactions.py tests/wire/test_partiql.py
             tests/wire/test_streams.py tests/wire/test_indexes.py
-            tests/wire/test_format_fixtures.py tests/wire/test_protocol.py)
+            tests/wire/test_format_fixtures.py tests/wire/test_protocol.py
+            tests/wire/test_event_source_mappings.py)
 
 if [[ $smoke -eq 1 ]]; then
   # One clang build serves the fuzz targets and the instrumented tests and server.
