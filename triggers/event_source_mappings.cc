@@ -41,6 +41,10 @@ struct EventSourceMappings::Mapping {
 namespace {
 
 constexpr size_t kMaxMappings = 256;
+// A batch stops growing past this many bytes of records (their SizeBytes): the event, with
+// old and new images in JSON, stays within the service's 6 MB invocation payload. A page of
+// GetRecords holds at most 1 MB, so a batch ends below 4 MB of records.
+constexpr int64_t kMaxBatchItemBytes = 3 * 1024 * 1024;
 
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -76,7 +80,12 @@ Result<FunctionRef> ResolveFunction(const RequestContext& ctx, const std::string
     name = given.substr(at + 10);
   }
   if (const size_t colon = name.find(':'); colon != std::string::npos) name.resize(colon);
-  if (name.empty() || name.size() > 64) {
+  // A function's name: 1 to 64 letters, digits, hyphens and underscores (it goes into the
+  // Invoke API's path).
+  const bool named = std::all_of(name.begin(), name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
+  });
+  if (name.empty() || name.size() > 64 || !named) {
     return Error::Validation("Invalid function name or ARN: " + given);
   }
   return FunctionRef{name, util::Arn("lambda", region, account, "function:" + name)};
@@ -624,7 +633,9 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
     // At most 100 reads with records a batch, so that a long run of filtered-out records is
     // checkpointed as it goes.
     int reads = 0;
-    while (static_cast<int64_t>(batch.size()) < settings.batch_size && !m->stop && reads < 100) {
+    int64_t batch_bytes = 0;
+    while (static_cast<int64_t>(batch.size()) < settings.batch_size && !m->stop && reads < 100 &&
+           batch_bytes < kMaxBatchItemBytes) {
       GetRecordsRequest get;
       get.shard_iterator = iterator;
       get.limit = static_cast<int>(
@@ -640,7 +651,10 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
       }
       for (StreamRecord& rec : r.value().records) {
         last_read = rec.sequence_number;
-        if (filter.Matches(rec, settings.event_source_arn)) batch.push_back(std::move(rec));
+        if (filter.Matches(rec, settings.event_source_arn)) {
+          batch_bytes += rec.size_bytes;
+          batch.push_back(std::move(rec));
+        }
       }
       if (!r.value().next_shard_iterator) {
         iterator = "-";

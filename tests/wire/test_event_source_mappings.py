@@ -350,3 +350,19 @@ def test_an_on_failure_destination_needs_somewhere_to_keep_its_records(srv):
         FunctionName="fn", EventSourceArn=stream, StartingPosition="LATEST",
         DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:000000000000:q"}}),
         "InvalidParameterValueException", contains="--lambda-failure-dir")
+
+
+def test_batches_stay_within_the_invocation_payload_and_names_are_checked(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    big = "x" * 350_000
+    for i in range(15):  # about 10 MB of new and old images together
+        ddb.put_item(TableName=name, Item={"pk": {"S": f"big{i}"}, "blob": {"S": big}})
+    lam.create_event_source_mapping(FunctionName="fn", EventSourceArn=stream,
+                                    StartingPosition="TRIM_HORIZON", BatchSize=100)
+    wait_for(lambda: len(function.records()) == 15, "the fifteen records")
+    sizes = [len(json.dumps(e)) for _, e in function.events]
+    assert len(sizes) > 1 and max(sizes) < 6 * 1024 * 1024
+    expect_error(lambda: lam.create_event_source_mapping(
+        FunctionName="bad/name", EventSourceArn=stream, StartingPosition="LATEST"),
+        "InvalidParameterValueException", contains="Invalid function name")
