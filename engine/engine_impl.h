@@ -256,6 +256,7 @@ class EngineImpl {
   void PinRestoreJob(const TableInfo::RestoreJob& job);
   // Loads backups, pins and history tables, releases what nothing pins, restarts restores.
   Status OpenBackups();
+  Status RaiseHistoryClock();  // backups.cc: at open, above every time the store holds
   // DeleteTable's part: a SYSTEM backup of a table with point-in-time recovery; returns
   // whether the table's items must stay (something pins them). REQUIRES: backups_mu held.
   Result<bool> BackupOnDelete(const TableInfo& table);

@@ -734,6 +734,42 @@ Status EngineImpl::TrimHistory() {
   return first;
 }
 
+// The history clock starts above every time the store holds: each backup's restore point,
+// each PITR window's start and each table's newest history record. A clock that restarts
+// lower (a restart within the same millisecond, a wall clock stepped back, a test clock)
+// would give new writes times at or before a backup's point, which its restore would then
+// include, and history keys that an older record already has (found by the stateful fuzz
+// campaign: a backup, a reopen, a write, a restore holding the write).
+Status EngineImpl::RaiseHistoryClock() {
+  uint64_t floor = 0;
+  for (const BackupRecord& b : backups->List()) floor = std::max(floor, b.created_ms + 1);
+  for (const std::string& name : catalog->Names()) {
+    auto info = catalog->Find(name);
+    if (info && info->description.pitr_enabled_since) {
+      floor = std::max(floor,
+                       static_cast<uint64_t>(*info->description.pitr_enabled_since * 1000.0) + 1);
+    }
+  }
+  std::vector<uint32_t> ids;
+  {
+    std::lock_guard lock(history_mu);
+    for (const auto& [id, last] : history_tables) ids.push_back(id);
+  }
+  for (uint32_t id : ids) {
+    DDB_RETURN_IF_ERROR(storage->ForEach(
+        Cf::kHistory, HistoryPrefix(id, 0), HistoryEnd(id),
+        [&](std::string_view key, std::string_view) {
+          std::string_view k = key.substr(std::min<size_t>(4, key.size()));
+          uint64_t ms = 0;
+          if (GetFixedBE(&k, 8, &ms)) floor = std::max(floor, ms + 1);
+          return false;
+        },
+        /*reverse=*/true));
+  }
+  history_clock.AtLeast(floor);
+  return Status::Ok();
+}
+
 Status EngineImpl::OpenBackups() {
   DDB_ASSIGN_OR_RETURN(backups, BackupRegistry::Load(storage.get()));
   std::lock_guard lock(backups_mu);
@@ -780,6 +816,7 @@ Status EngineImpl::OpenBackups() {
                                          return true;
                                        }));
   for (uint32_t id : retained) DDB_RETURN_IF_ERROR(ReleaseIfUnpinned(id));
+  DDB_RETURN_IF_ERROR(RaiseHistoryClock());
   for (uint32_t id : restoring) {
     if (auto info = catalog->FindById(id)) {
       storage->Log(LogSeverity::kInfo, "the restore of table " + info->description.table_name +

@@ -36,6 +36,12 @@ uint64_t HistoryClock::Next() {
   }
 }
 
+void HistoryClock::AtLeast(uint64_t t) {
+  uint64_t last = last_.load(std::memory_order_relaxed);
+  while (last < t && !last_.compare_exchange_weak(last, t, std::memory_order_relaxed)) {
+  }
+}
+
 uint64_t HistoryClock::Mark() {
   uint64_t last = last_.load(std::memory_order_relaxed);
   for (;;) {

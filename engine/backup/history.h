@@ -44,6 +44,8 @@ class HistoryClock {
   uint64_t Next();
   // A time T such that every change committed from now on gets a later one.
   uint64_t Mark();
+  // Every later Next() and Mark() is at least `t` (open: above every time the store holds).
+  void AtLeast(uint64_t t);
   // A sequence unique within the engine (distinguishes records of one millisecond).
   uint64_t NextSeq() { return seq_.fetch_add(1, std::memory_order_relaxed); }
 
