@@ -335,6 +335,43 @@ std::vector<ReplicaDescription> ReplicasFrom(const AttributeValue& record) {
   return replicas;
 }
 
+// Kinesis streaming destinations: Arn, Status (the enum's number), Precision (0 unset, 1 ms,
+// 2 us), Description, Stream (the stream an ACTIVE one writes to).
+AttributeValue KinesisDestinationsRecord(const std::vector<KinesisDestination>& list) {
+  std::vector<AttributeValue> out;
+  for (const KinesisDestination& k : list) {
+    AttributeMap m{{"Arn", Str(k.stream_arn)},
+                   {"Status", Num(static_cast<int64_t>(k.status))},
+                   {"Precision", Num(!k.precision                                         ? 0
+                                     : *k.precision == KinesisTimePrecision::kMicrosecond ? 2
+                                                                                          : 1)}};
+    if (!k.status_description.empty()) m["Description"] = Str(k.status_description);
+    if (!k.stream_name.empty()) m["Stream"] = Str(k.stream_name);
+    out.push_back(AttributeValue::M(std::move(m)));
+  }
+  return AttributeValue::L(std::move(out));
+}
+
+std::vector<KinesisDestination> KinesisDestinationsFrom(const AttributeValue& record) {
+  std::vector<KinesisDestination> list;
+  for (const AttributeValue& v : record.list()) {
+    const AttributeMap& m = v.map();
+    KinesisDestination k;
+    k.stream_arn = m.at("Arn").scalar();
+    const int64_t status = std::stoll(m.at("Status").scalar());
+    k.status = status >= 0 && status <= static_cast<int64_t>(KinesisDestinationStatus::kUpdating)
+                   ? static_cast<KinesisDestinationStatus>(status)
+                   : KinesisDestinationStatus::kDisabled;
+    const int64_t precision = std::stoll(m.at("Precision").scalar());
+    if (precision == 1) k.precision = KinesisTimePrecision::kMillisecond;
+    if (precision == 2) k.precision = KinesisTimePrecision::kMicrosecond;
+    if (auto it = m.find("Description"); it != m.end()) k.status_description = it->second.scalar();
+    if (auto it = m.find("Stream"); it != m.end()) k.stream_name = it->second.scalar();
+    list.push_back(std::move(k));
+  }
+  return list;
+}
+
 // Replica auto scaling: each capacity's settings as a map, absent members absent.
 AttributeValue AutoScalingSettingsRecord(const AutoScalingSettings& s) {
   AttributeMap m;
@@ -481,6 +518,9 @@ Item ToRecord(const TableInfo& info) {
     }
     r["Witnesses"] = AttributeValue::L(std::move(witnesses));
   }
+  if (!d.kinesis_destinations.empty()) {
+    r["Kinesis"] = KinesisDestinationsRecord(d.kinesis_destinations);
+  }
   return r;
 }
 
@@ -572,6 +612,9 @@ TableDescription FromRecord(const Item& r) {
           {w.map().at("Region").scalar(), EnumFromName<WitnessStatus>(w.map().at("Status").scalar())
                                               .value_or(WitnessStatus::kActive)});
     }
+  }
+  if (auto it = r.find("Kinesis"); it != r.end()) {
+    d.kinesis_destinations = KinesisDestinationsFrom(it->second);
   }
   return d;
 }

@@ -78,6 +78,9 @@ Result<uint64_t> OpenChangeLog(EngineImpl* impl) {
   }
   DDB_ASSIGN_OR_RETURN(impl->streams, StreamRegistry::Load(impl->storage.get()));
   last = std::max(last, impl->streams->LastSequence());
+  DDB_ASSIGN_OR_RETURN(impl->kinesis, KinesisRegistry::Load(impl->storage.get()));
+  DDB_ASSIGN_OR_RETURN(uint64_t kinesis_last, impl->kinesis->LastSequence());
+  last = std::max(last, kinesis_last);
   impl->sequencer = std::make_unique<ChangeSequencer>(last);
   return static_cast<uint64_t>(watermark);
 }

@@ -42,6 +42,7 @@
 #include "engine/import_export/exports.h"
 #include "engine/import_export/imports.h"
 #include "engine/index_maintenance.h"
+#include "engine/kinesis/kinesis_streams.h"
 #include "engine/request_tokens.h"
 #include "engine/storage/key_codec.h"
 #include "engine/storage/storage.h"
@@ -109,10 +110,11 @@ class EngineImpl {
   std::unique_ptr<ChangeSequencer> sequencer;
   std::unique_ptr<PartitionModel> partitions;
   std::unique_ptr<StreamRegistry> streams;
-  std::unique_ptr<TableHolds> table_holds;  // EngineOptions::table_status_hold_ms
-  std::unique_ptr<Imports> imports;         // ImportTable's jobs and records (imports.h)
-  std::unique_ptr<Exports> exports;         // exports' jobs and records (exports.h)
-  ContributorTracker contributors;          // keys of tables/GSIs with contributor insights
+  std::unique_ptr<KinesisRegistry> kinesis;  // Kinesis Data Streams (kinesis_streams.h)
+  std::unique_ptr<TableHolds> table_holds;   // EngineOptions::table_status_hold_ms
+  std::unique_ptr<Imports> imports;          // ImportTable's jobs and records (imports.h)
+  std::unique_ptr<Exports> exports;          // exports' jobs and records (exports.h)
+  ContributorTracker contributors;           // keys of tables/GSIs with contributor insights
   // Tracks what the catalog says has contributor insights enabled (at open).
   void StartContributorTracking();
   // GetMetrics' view of them (contributor_insights.cc).
@@ -154,6 +156,7 @@ class EngineImpl {
   // (housekeeping.cc); each is one round of its job:
   //   ExpireTtlItems       Time to Live's deletes (time_to_live.cc)
   //   TrimStreamRecords    stream records past the retention, disabled streams (streams.cc)
+  //   TrimKinesisRecords   Kinesis records past the retention (kinesis_operations.cc)
   //   ExpireSystemBackups  the SYSTEM backups past their expiry (backups.cc)
   //   TrimHistory          item history nothing needs any more (backups.cc)
   //   ExpireRequestTokens  ClientRequestTokens past 10 minutes (request_tokens.cc)
@@ -207,6 +210,21 @@ class EngineImpl {
   uint64_t NowMs() const {
     return options.clock_for_testing ? options.clock_for_testing() : WallClockMillis();
   }
+  // The same in microseconds (a test clock's milliseconds, times 1000).
+  uint64_t NowMicros() const {
+    using namespace std::chrono;
+    if (options.clock_for_testing) return options.clock_for_testing() * 1000;
+    return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+  }
+  // Kinesis streaming destinations (kinesis_destinations.cc): the record of a table's change
+  // in its ACTIVE destination's stream, added to the item's batch under `sequence`; false
+  // when the table has no such destination or its stream is gone.
+  bool AddKinesisChange(const TableInfo& table, std::string_view item_key,
+                        const std::optional<Item>& old, const std::optional<Item>& updated,
+                        WriteOrigin origin, uint64_t sequence, Storage::Batch* batch);
+  // The ACTIVE destination's stream of a table, or null.
+  std::shared_ptr<const KinesisStreamState> KinesisStreamOf(const TableDescription& d) const;
+  Status TrimKinesisRecords();
   std::unique_ptr<BackupRegistry> backups;
   // Serialises the control-plane steps that pin, unpin, keep or release a table's items and
   // history: CreateBackup, DeleteBackup, the restores' start and end, DeleteTable's choice to

@@ -90,6 +90,7 @@ std::vector<Housekeeping::Task> EngineImpl::HousekeepingTasks() {
   return {
       {"expire_ttl_items", every, [this] { return ExpireTtlItems(); }},
       {"trim_stream_records", every, [this] { return TrimStreamRecords(); }},
+      {"trim_kinesis_records", every, [this] { return TrimKinesisRecords(); }},
       {"expire_system_backups", every, [this] { return ExpireSystemBackups(); }},
       {"trim_history", every, [this] { return TrimHistory(); }},
       {"expire_request_tokens", every, [this] { return ExpireRequestTokens(); }},

@@ -135,7 +135,8 @@ TEST(Housekeeping, TheEnginesTasksAreInItsMetrics) {
     EXPECT_EQ(f.failures, 0u) << f.task;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"expire_ttl_items", "trim_stream_records",
-                                             "expire_system_backups", "trim_history",
+                                             "trim_kinesis_records", "expire_system_backups",
+                                             "trim_history",
                                              "expire_request_tokens"}));
 }
 

@@ -229,7 +229,9 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
   } else {
     stamp = 0;
   }
-  if (logged || stream) {
+  // A Kinesis streaming destination gets the change too (kinesis_destinations.cc).
+  const bool kinesis = changes && !d.kinesis_destinations.empty() && KinesisStreamOf(d);
+  if (logged || stream || kinesis) {
     uint64_t sequence = sequencer->Begin();
     sequences->push_back(sequence);
     std::string old_value;
@@ -248,6 +250,7 @@ Status EngineImpl::AddWrite(uint32_t table_id, const std::string& key,
                  EncodeStreamRecord(origin, change, stamp));
     }
     if (logged) batch->Put(Cf::kChanges, ChangeKey(sequence), change);
+    if (kinesis) AddKinesisChange(*current, key, old, updated, origin, sequence, batch);
   }
   return Status::Ok();
 }
@@ -327,10 +330,11 @@ Result<std::optional<int64_t>> EngineImpl::PutWithoutIndexes(uint32_t table_id,
   // As AddWrite: the table as of now, so that an index created meanwhile sees this write.
   std::shared_ptr<const TableInfo> current = catalog->FindById(table_id);
   if (!current) return TableNotFound();
-  // A stream needs the old item too (images, and no record for an unchanged item), and so
-  // does Time to Live (the old item's record entry).
+  // A stream or a Kinesis destination needs the old item too (images, and no record for an
+  // unchanged item), and so does Time to Live (the old item's record entry).
   if (!current->indexes.empty() || current->description.stream_specification ||
-      current->description.ttl_attribute || !current->description.vector_indexes.empty()) {
+      current->description.ttl_attribute || !current->description.vector_indexes.empty() ||
+      !current->description.kinesis_destinations.empty()) {
     return std::optional<int64_t>();
   }
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> raw, storage->Get(Cf::kItems, key));

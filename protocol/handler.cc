@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
 constexpr std::string_view kStreamsTargetPrefix = "DynamoDBStreams_20120810.";
+constexpr std::string_view kKinesisTargetPrefix = "Kinesis_20131202.";
 
 struct WireError {
   std::string_view type;
@@ -134,6 +135,8 @@ WireError ToWire(ErrorCode code) {
       return {"GlobalTableNotFoundException", 400};
     case ErrorCode::kReplicatedWriteConflict:
       return {"ReplicatedWriteConflictException", 400};
+    case ErrorCode::kInvalidArgument:
+      return {"InvalidArgumentException", 400};
     case ErrorCode::kInternal:
       return {"InternalServerError", 500};
   }
@@ -196,6 +199,26 @@ const std::unordered_map<std::string_view, OperationHandler>& Handlers() {
       {"UpdateContributorInsights", HandleUpdateContributorInsights},
       {"DescribeContributorInsights", HandleDescribeContributorInsights},
       {"ListContributorInsights", HandleListContributorInsights},
+      {"EnableKinesisStreamingDestination", HandleEnableKinesisStreamingDestination},
+      {"DisableKinesisStreamingDestination", HandleDisableKinesisStreamingDestination},
+      {"UpdateKinesisStreamingDestination", HandleUpdateKinesisStreamingDestination},
+      {"DescribeKinesisStreamingDestination", HandleDescribeKinesisStreamingDestination},
+  };
+  return handlers;
+}
+
+const std::unordered_map<std::string_view, OperationHandler>& KinesisHandlers() {
+  static const std::unordered_map<std::string_view, OperationHandler> handlers = {
+      {"CreateStream", HandleKinesisCreateStream},
+      {"DeleteStream", HandleKinesisDeleteStream},
+      {"DescribeStream", HandleKinesisDescribeStream},
+      {"DescribeStreamSummary", HandleKinesisDescribeStreamSummary},
+      {"ListStreams", HandleKinesisListStreams},
+      {"ListShards", HandleKinesisListShards},
+      {"GetShardIterator", HandleKinesisGetShardIterator},
+      {"GetRecords", HandleKinesisGetRecords},
+      {"PutRecord", HandleKinesisPutRecord},
+      {"PutRecords", HandleKinesisPutRecords},
   };
   return handlers;
 }
@@ -271,6 +294,19 @@ WireResponse ErrorResponseIn(const Error& error, const RequestContext& ctx) {
 
 namespace {
 
+// Kinesis answers errors with the exception's name alone in `__type` and a "message".
+WireResponse KinesisErrorResponse(const Error& error) {
+  const WireError wire = ToWire(error.code());
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("__type");
+  w.String(wire.type == "InternalServerError" ? "InternalFailure" : wire.type);
+  w.Key("message");
+  w.String(error.message());
+  w.EndObject();
+  return {wire.status, w.Take()};
+}
+
 // The engine (and the context: the owner's account, for the ARNs it answers with) that serves
 // a request, once its caller may make it.
 struct Serving {
@@ -325,8 +361,9 @@ CoordinatedHandler CoordinatedFor(std::string_view operation) {
 
 // The operation's handler for `target`, and its name; nullptr when there is none.
 OperationHandler Find(std::string_view target, std::string_view* operation) {
-  for (auto [prefix, table] : {std::pair{kTargetPrefix, &Handlers()},
-                               std::pair{kStreamsTargetPrefix, &StreamsHandlers()}}) {
+  for (auto [prefix, table] :
+       {std::pair{kTargetPrefix, &Handlers()}, std::pair{kStreamsTargetPrefix, &StreamsHandlers()},
+        std::pair{kKinesisTargetPrefix, &KinesisHandlers()}}) {
     if (target.substr(0, prefix.size()) != prefix) continue;
     *operation = target.substr(prefix.size());
     auto it = table->find(*operation);
@@ -345,13 +382,17 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
     return ErrorResponse(Error(ErrorCode::kUnknownOperation, ""));
   }
   auto started = std::chrono::steady_clock::now();
+  const bool kinesis = target.starts_with(kKinesisTargetPrefix);
   auto finish = [&](Result<std::string>&& response, const RequestContext& answered) {
     WireResponse wire =
         response.ok() ? WireResponse{200, std::move(response).value()}
+        : kinesis     ? KinesisErrorResponse(response.error())
                       : ErrorResponseIn(InServiceEnvelope(operation, response.error()), answered);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    RecordRequest(operation, seconds, wire.status,
+    // Kinesis' operations are counted apart from DynamoDB Streams' of the same names.
+    RecordRequest(kinesis ? "Kinesis." + std::string(operation) : std::string(operation), seconds,
+                  wire.status,
                   response.ok() ? std::string_view() : ToWire(response.error().code()).type);
     return wire;
   };

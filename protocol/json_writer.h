@@ -53,6 +53,10 @@ class JsonWriter {
     Sep();
     out_ += b ? "true" : "false";
   }
+  void Null() {
+    Sep();
+    out_ += "null";
+  }
 
   // A member written only when it has a value (a response's optional members): Key(key),
   // then the value as String, Int, Double or the enum's wire name (EnumName).

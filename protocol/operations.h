@@ -20,6 +20,30 @@ using OperationHandler = Result<std::string> (*)(Engine& engine, const RequestCo
                                                  const JsonObject& request);
 
 Result<std::string> HandleCreateTable(Engine&, const RequestContext&, const JsonObject&);
+// DynamoDB's Kinesis streaming destinations (kinesis_destination_operations.cc).
+Result<std::string> HandleEnableKinesisStreamingDestination(Engine&, const RequestContext&,
+                                                            const JsonObject&);
+Result<std::string> HandleDisableKinesisStreamingDestination(Engine&, const RequestContext&,
+                                                             const JsonObject&);
+Result<std::string> HandleUpdateKinesisStreamingDestination(Engine&, const RequestContext&,
+                                                            const JsonObject&);
+Result<std::string> HandleDescribeKinesisStreamingDestination(Engine&, const RequestContext&,
+                                                              const JsonObject&);
+// Kinesis Data Streams, target prefix Kinesis_20131202. (kinesis_operations.cc).
+Result<std::string> HandleKinesisCreateStream(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisDeleteStream(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisDescribeStream(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisDescribeStreamSummary(Engine&, const RequestContext&,
+                                                       const JsonObject&);
+Result<std::string> HandleKinesisListStreams(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisListShards(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisGetShardIterator(Engine&, const RequestContext&,
+                                                  const JsonObject&);
+Result<std::string> HandleKinesisGetRecords(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisPutRecord(Engine&, const RequestContext&, const JsonObject&);
+Result<std::string> HandleKinesisPutRecords(Engine&, const RequestContext&, const JsonObject&);
+// "Stream <name> under account <account> not found." (ResourceNotFoundException).
+Error KinesisNotFound(const std::string& name, std::string_view account);
 Result<std::string> HandleDescribeTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleDeleteTable(Engine&, const RequestContext&, const JsonObject&);
 Result<std::string> HandleUpdateTable(Engine&, const RequestContext&, const JsonObject&);

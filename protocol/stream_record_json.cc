@@ -71,4 +71,49 @@ void WriteLambdaStreamRecord(JsonWriter& w, const StreamRecord& r,
   w.EndObject();
 }
 
+void WriteKinesisTableChange(JsonWriter& w, const KinesisTableChange& c, std::string_view region) {
+  const bool micro = c.precision == KinesisTimePrecision::kMicrosecond;
+  w.BeginObject();
+  w.Key("awsRegion");
+  w.String(region);
+  w.Key("eventID");
+  w.String(c.event_id);
+  w.Key("eventName");
+  w.String(c.event_name);
+  if (c.by_time_to_live) {
+    WriteTtlIdentity(w, "type", "principalId");
+  } else {
+    w.Key("userIdentity");
+    w.Null();
+  }
+  w.Key("recordFormat");
+  w.String("application/json");
+  w.Key("tableName");
+  w.String(c.table_name);
+  w.Key("dynamodb");
+  w.BeginObject();
+  w.Key("ApproximateCreationDateTime");
+  w.Int(static_cast<int64_t>(micro ? c.creation_us : c.creation_us / 1000));
+  w.Key("Keys");
+  WriteAttributeMap(w, c.keys);
+  if (c.new_image) {
+    w.Key("NewImage");
+    WriteAttributeMap(w, *c.new_image);
+  }
+  if (c.old_image) {
+    w.Key("OldImage");
+    WriteAttributeMap(w, *c.old_image);
+  }
+  w.Key("SizeBytes");
+  w.Int(c.size_bytes);
+  if (c.precision_set) {
+    w.Key("ApproximateCreationDateTimePrecision");
+    w.String(micro ? "MICROSECOND" : "MILLISECOND");
+  }
+  w.EndObject();
+  w.Key("eventSource");
+  w.String("aws:dynamodb");
+  w.EndObject();
+}
+
 }  // namespace ddb::protocol

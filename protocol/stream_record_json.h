@@ -1,5 +1,6 @@
 // A DynamoDB stream record on the wire, as GetRecords answers it and as a Lambda event
-// carries it (protocol/lambda.h): one writer, so that the two cannot drift apart.
+// carries it (protocol/lambda.h): one writer, so that the two cannot drift apart; and the
+// record a Kinesis streaming destination writes, which shares its parts.
 // Internal to protocol/. Thread safety: pure functions.
 #pragma once
 
@@ -18,5 +19,10 @@ void WriteStreamRecord(JsonWriter& w, const StreamRecord& r);
 // it ({"type","principalId"}), then eventSourceARN.
 void WriteLambdaStreamRecord(JsonWriter& w, const StreamRecord& r,
                              std::string_view event_source_arn);
+
+// The record a table's Kinesis streaming destination puts in its stream (the Data of a
+// Kinesis record): the service's format, members in its order, ApproximateCreationDateTime
+// an integer of milliseconds or, at MICROSECOND precision, microseconds.
+void WriteKinesisTableChange(JsonWriter& w, const KinesisTableChange& c, std::string_view region);
 
 }  // namespace ddb::protocol

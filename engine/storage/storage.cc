@@ -36,8 +36,8 @@ namespace ddb {
 namespace {
 
 constexpr const char* kCfNames[] = {"default", "items",   "changes", "meta",
-                                    "indexes", "streams", "history"};
-constexpr size_t kCfCount = 7;
+                                    "indexes", "streams", "history", "kinesis"};
+constexpr size_t kCfCount = 8;
 
 std::string EncodeInt64(int64_t v) {
   std::string s(8, '\0');
@@ -680,7 +680,7 @@ rocksdb::DBOptions BoundedDbOptions() {
   db_options.max_total_wal_size = 256 << 20;
   // Recovery loads each column family's table files with this many threads, and starts them
   // even for a family without files: RocksDB's 16 made every open create and join 105
-  // threads (seven families), half of the stateful fuzz campaign's time. Two match the
+  // threads (seven families then), half of the stateful fuzz campaign's time. Two match the
   // machines ddb is sized for, and still overlap the reads of a store with many files.
   db_options.max_file_opening_threads = 2;
   return db_options;

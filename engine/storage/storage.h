@@ -44,6 +44,7 @@ enum class Cf : uint8_t {
   kIndexes = 4,
   kStreams = 5,
   kHistory = 6,
+  kKinesis = 7,  // Kinesis Data Streams' records (engine/kinesis/kinesis_streams.h)
 };
 
 // Range deletions one family's memtable takes before it is flushed (Storage::DeleteRange).

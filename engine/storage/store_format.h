@@ -30,7 +30,9 @@ namespace ddb {
 // 2: the format record, versioned table, index and change records.
 // 3: the history column family and backup records (backups and point-in-time recovery); a
 //    format 2 store opens as it is (the family is created, empty) and is marked 3.
-inline constexpr uint32_t kStoreFormat = 3;
+// 4: the kinesis column family (Kinesis Data Streams' records, engine/kinesis/); a format 3
+//    store opens as it is (the family is created, empty) and is marked 4.
+inline constexpr uint32_t kStoreFormat = 4;
 // Table records: 1 (key format 1, readable by every build), 2 (a "KeyFormat" member) or 3 (a
 // global table's: "Replicas", and stream records carrying replication stamps, streams.h).
 inline constexpr int64_t kTableRecordFormat = 3;

@@ -344,6 +344,47 @@ class Engine {
   Status SaveReplicationCheckpoint(const std::string& table, const std::string& region,
                                    uint64_t position);
 
+  // Kinesis Data Streams (ddb/kinesis.h, docs/kinesis.md). Streams are named within this
+  // engine (one account and Region); the protocol layer checks the requests' shapes.
+  // Errors: kResourceInUse (exists), kLimitExceeded (the account's shards), kInvalidArgument.
+  Status CreateKinesisStream(const RequestContext& ctx, const CreateKinesisStreamRequest& req);
+  // Errors: kResourceNotFound.
+  Status DeleteKinesisStream(const RequestContext& ctx, const std::string& name);
+  Result<KinesisStreamInfo> DescribeKinesisStream(const RequestContext& ctx,
+                                                  const std::string& name);
+  // Every stream, by name (at most kMaxKinesisShardsPerAccount of them).
+  std::vector<KinesisStreamInfo> ListKinesisStreams(const RequestContext& ctx);
+  // Errors: kResourceNotFound (stream, shard), kInvalidArgument (sequence numbers).
+  Result<std::string> GetKinesisShardIterator(const RequestContext& ctx,
+                                              const KinesisShardIteratorRequest& req);
+  // At most `limit` records and kMaxKinesisGetRecordsBytes of data from the iterator on.
+  // Errors: kInvalidArgument (not an iterator), kExpiredIterator, kResourceNotFound.
+  Result<KinesisGetRecordsResult> GetKinesisRecords(const RequestContext& ctx,
+                                                    const std::string& iterator, int limit);
+  // The entries in one write, each to the shard its hash key falls in; results in order.
+  // Errors: kResourceNotFound, kInvalidArgument (an explicit hash key out of range).
+  Result<std::vector<KinesisPutResult>> PutKinesisRecords(const RequestContext& ctx,
+                                                          const std::string& stream,
+                                                          const std::vector<KinesisPutEntry>& e);
+
+  // DynamoDB's Kinesis streaming destinations of a table (`table`: its name or ARN). Each
+  // call answers the destination as it now is; the service's transitions (ENABLING,
+  // DISABLING, UPDATING) are instant here. Errors: kResourceNotFound (the table),
+  // kValidation (the state machine's refusals, in the service's words).
+  Result<KinesisDestination> EnableKinesisStreamingDestination(
+      const RequestContext& ctx, const std::string& table, const std::string& stream_arn,
+      std::optional<KinesisTimePrecision> precision);
+  Result<KinesisDestination> DisableKinesisStreamingDestination(const RequestContext& ctx,
+                                                                const std::string& table,
+                                                                const std::string& stream_arn);
+  Result<KinesisDestination> UpdateKinesisStreamingDestination(const RequestContext& ctx,
+                                                               const std::string& table,
+                                                               const std::string& stream_arn,
+                                                               KinesisTimePrecision precision);
+  // The table's name and its destinations, newest first.
+  Result<std::pair<std::string, std::vector<KinesisDestination>>>
+  DescribeKinesisStreamingDestination(const RequestContext& ctx, const std::string& table);
+
   // The partition model's figures (consumed units, throttles, sizes, hot keys) per table
   // and index, item counts, and the background jobs' counters (ddb/metrics.h).
   EngineMetrics GetMetrics();

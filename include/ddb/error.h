@@ -62,6 +62,7 @@ enum class ErrorCode : uint8_t {
   kGlobalTableNotFound,  // global tables version 2017.11.29: none exist
   // A multi-Region strongly consistent table's item being written in another Region.
   kReplicatedWriteConflict,
+  kInvalidArgument,  // Kinesis: a request its state refuses (InvalidArgumentException)
   kInternal,
 };
 

@@ -13,6 +13,7 @@
 #include "ddb/attribute_value.h"
 #include "ddb/capacity.h"
 #include "ddb/enum_names.h"
+#include "ddb/kinesis.h"
 
 // Exported from libddb.so (the library is built with hidden visibility).
 #pragma GCC visibility push(default)
@@ -471,6 +472,9 @@ struct TableDescription {
   // Multi-Region strong consistency (MultiRegionConsistency STRONG), and its witness.
   bool multi_region_strong = false;
   std::vector<WitnessDescription> witnesses;
+  // Kinesis streaming destinations (ddb/kinesis.h), newest first; not part of DescribeTable
+  // (DescribeKinesisStreamingDestination lists them, as the service does).
+  std::vector<KinesisDestination> kinesis_destinations;
   // Replica auto scaling in this Region (empty: none); cleared when the table becomes
   // PAY_PER_REQUEST, an index's when the index is deleted.
   TableAutoScaling auto_scaling;
