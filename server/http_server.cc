@@ -294,16 +294,24 @@ constexpr size_t kMaxInflatedBody = 16 * 1024 * 1024;
 // service does.
 constexpr size_t kCompressAbove = 4096;
 
+bool IsLambdaRequest(const HttpRequest& request);
+
 // The caller of a DynamoDB request: verified (--auth verify), or read leniently from the
 // Authorization header. Errors: why the request may not go on (the verifier's, or
 // kMissingAuthenticationToken).
 Result<RequestContext> Caller(const HttpRequest& request, const SignatureVerifier* verifier) {
   if (verifier) {
+    // The scope names the service the client signed for: Lambda's REST requests, Kinesis'
+    // targets, DynamoDB's (and DynamoDB Streams') otherwise.
+    const SignedService service = IsLambdaRequest(request) ? SignedService::kLambda
+                                  : request.amz_target.starts_with("Kinesis_20131202.")
+                                      ? SignedService::kKinesis
+                                      : SignedService::kDynamoDb;
     Result<VerifiedCaller> caller = verifier->Verify(SignedRequest{.method = request.method,
                                                                    .target = request.target,
                                                                    .headers = request.headers,
                                                                    .body = request.body},
-                                                     std::chrono::system_clock::now());
+                                                     std::chrono::system_clock::now(), service);
     if (!caller.ok()) return caller.error();
     RequestContext ctx;
     ctx.region = std::move(caller->region);

@@ -327,7 +327,10 @@ Result<VerifiedCaller> SignatureVerifier::Verify(const SignedRequest& request,
                                                  std::chrono::system_clock::time_point now,
                                                  SignedService signed_service) const {
   const bool s3 = signed_service == SignedService::kS3;
-  const std::string_view service_name = s3 ? kS3Service : kService;
+  const std::string_view service_name = s3                                          ? kS3Service
+                                        : signed_service == SignedService::kLambda  ? "lambda"
+                                        : signed_service == SignedService::kKinesis ? "kinesis"
+                                                                                    : kService;
   // 1. and 2.: a signature, complete.
   const size_t q = request.target.find('?');
   const std::vector<QueryParam> query = q == std::string_view::npos

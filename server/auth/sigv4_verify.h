@@ -75,7 +75,9 @@ Result<std::string> CanonicalRequest(const SignedRequest& request,
 // x-amz-content-sha256 as sent (a hex SHA-256 must match the body: kInvalidSignature with
 // "XAmzContentSHA256Mismatch" at the start of the message; STREAMING-* and UNSIGNED-PAYLOAD
 // are taken as they are, chunk signatures unchecked); presigned URLs sign UNSIGNED-PAYLOAD.
-enum class SignedService { kDynamoDb, kS3 };
+// The service a request's credential scope must name: DynamoDB's JSON API (and DynamoDB
+// Streams), S3, the Lambda API's event source mappings, Kinesis.
+enum class SignedService { kDynamoDb, kS3, kLambda, kKinesis };
 
 // "AWS4-HMAC-SHA256\n<amz date>\n<scope>\n<hex sha256 of the canonical request>".
 std::string StringToSign(std::string_view amz_date, std::string_view scope,

@@ -18,6 +18,7 @@ from botocore.auth import SigV4Auth, SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
+from botocore.exceptions import ClientError
 
 from conftest import REGION, TARGET_PREFIX, ServerProcess, aws_cli_path, expect_error
 
@@ -254,3 +255,29 @@ def test_verify_refuses_to_start_without_keys(tmp_path):
                            "--credentials", str(bad)], env=env, capture_output=True, text=True,
                           timeout=30)
     assert proc.returncode == 2 and "has no aws_secret_access_key" in proc.stderr
+
+
+def test_kinesis_and_lambda_requests_are_verified_for_their_services(verifying_server):
+    """A Kinesis request is signed for `kinesis` and a Lambda one for `lambda`: verified as
+    such, and the account of the key owns the stream."""
+    session = boto3.session.Session()
+    kinesis = session.client(
+        "kinesis", endpoint_url=verifying_server.endpoint, region_name=REGION,
+        aws_access_key_id=ALICE[0], aws_secret_access_key=ALICE[1],
+        config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+    kinesis.create_stream(StreamName="verified", ShardCount=1)
+    arn = kinesis.describe_stream_summary(
+        StreamName="verified")["StreamDescriptionSummary"]["StreamARN"]
+    assert arn == f"arn:aws:kinesis:{REGION}:111122223333:stream/verified"
+    lam = session.client(
+        "lambda", endpoint_url=verifying_server.endpoint, region_name=REGION,
+        aws_access_key_id=ALICE[0], aws_secret_access_key=ALICE[1],
+        config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+    assert lam.list_event_source_mappings()["EventSourceMappings"] == []
+    wrong = session.client(
+        "kinesis", endpoint_url=verifying_server.endpoint, region_name=REGION,
+        aws_access_key_id=ALICE[0], aws_secret_access_key="not-the-secret",
+        config=Config(retries={"max_attempts": 1, "total_max_attempts": 1}))
+    with pytest.raises(ClientError) as e:
+        wrong.list_streams()
+    assert e.value.response["Error"]["Code"] == "InvalidSignatureException"
