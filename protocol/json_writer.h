@@ -57,6 +57,11 @@ class JsonWriter {
     Sep();
     out_ += "null";
   }
+  // A value already in JSON (REQUIRES: valid JSON, e.g. simdjson::minify's).
+  void Raw(std::string_view json) {
+    Sep();
+    out_ += json;
+  }
 
   // A member written only when it has a value (a response's optional members): Key(key),
   // then the value as String, Int, Double or the enum's wire name (EnumName).

@@ -118,6 +118,25 @@ LambdaResponse HandleLambdaRequest(TriggerCoordinator* triggers, const RequestCo
 std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
                               const std::string& event_source_arn);
 
+// A tumbling window's invocation (TumblingWindowInSeconds): the window [start, end) in epoch
+// seconds, the state the function answered last in it (JSON, "{}" at first), the shard.
+struct WindowInvocation {
+  int64_t start_s = 0;
+  int64_t end_s = 0;
+  std::string state = "{}";
+  std::string shard_id;
+  bool final = false;
+  bool terminated_early = false;
+};
+// The service's time-window event: Records, then window {start, end}, state, shardId,
+// eventSourceARN, isFinalInvokeForWindow, isWindowTerminatedEarly.
+std::string RenderWindowEvent(const std::vector<StreamRecord>& records,
+                              const std::string& event_source_arn, const WindowInvocation& w);
+// The `state` of a time-window function's answer ({"state": {...}, "batchItemFailures": []}),
+// as compact JSON; nullopt when there is none, which the service counts as a failed
+// invocation.
+std::optional<std::string> ReadWindowState(std::string& body);
+
 // A function's answer under ReportBatchItemFailures: the itemIdentifiers of
 // {"batchItemFailures":[{"itemIdentifier":"<sequence number>"}]}. Empty: all succeeded, as
 // the service counts an empty or null list, an object without one, null, [] and {} (an

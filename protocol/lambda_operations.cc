@@ -653,6 +653,54 @@ std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
   return w.Take();
 }
 
+std::string RenderWindowEvent(const std::vector<StreamRecord>& records,
+                              const std::string& event_source_arn, const WindowInvocation& win) {
+  auto iso = [](int64_t s) {
+    const std::string ms = util::FormatIso8601Millis(s * 1000);
+    return ms.substr(0, ms.size() - 5) + "Z";  // whole seconds, as the service's example
+  };
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("Records");
+  w.BeginArray();
+  for (const StreamRecord& r : records) WriteLambdaStreamRecord(w, r, event_source_arn);
+  w.EndArray();
+  w.Key("window");
+  w.BeginObject();
+  w.Key("start");
+  w.String(iso(win.start_s));
+  w.Key("end");
+  w.String(iso(win.end_s));
+  w.EndObject();
+  w.Key("state");
+  w.Raw(win.state);
+  w.Key("shardId");
+  w.String(win.shard_id);
+  w.Key("eventSourceARN");
+  w.String(event_source_arn);
+  w.Key("isFinalInvokeForWindow");
+  w.Bool(win.final);
+  w.Key("isWindowTerminatedEarly");
+  w.Bool(win.terminated_early);
+  w.EndObject();
+  return w.Take();
+}
+
+std::optional<std::string> ReadWindowState(std::string& body) {
+  static thread_local simdjson::dom::parser parser;
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  JsonElement root;
+  JsonObject answer;
+  JsonElement state;
+  if (parser.parse(body.data(), body.size(), false).get(root) != simdjson::SUCCESS ||
+      root.get_object().get(answer) != simdjson::SUCCESS ||
+      answer.at_key("state").get(state) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  // Re-serialised by simdjson, so that what goes into the next event is valid JSON.
+  return simdjson::minify(state);
+}
+
 std::string RenderFailureRecord(const FailureRecord& r) {
   // The arrival times are whole seconds, the timestamp has milliseconds (recorded).
   auto seconds = [](double t) {

@@ -744,5 +744,25 @@ TEST(LambdaMappingsFile, AnythingElseIsASerializationError) {
   EXPECT_TRUE(DecodeMappings(copy).ok());
 }
 
+TEST(WindowEvents, TheServicesMembersInOrderAndTheStateAsAnswered) {
+  WindowInvocation w;
+  w.start_s = 1596128400;  // 2020-07-30T17:00:00Z, the developer guide's example
+  w.end_s = w.start_s + 300;
+  w.state = R"({"1":"state1"})";
+  w.shard_id = "shard123456789";
+  w.final = true;
+  EXPECT_EQ(RenderWindowEvent({}, "stream-ARN", w),
+            R"({"Records":[],"window":{"start":"2020-07-30T17:00:00Z","end":)"
+            R"("2020-07-30T17:05:00Z"},"state":{"1":"state1"},"shardId":"shard123456789",)"
+            R"("eventSourceARN":"stream-ARN","isFinalInvokeForWindow":true,)"
+            R"("isWindowTerminatedEarly":false})");
+  std::string answer = R"({"state": {"n": [1, 2]}, "batchItemFailures": []})";
+  EXPECT_EQ(ReadWindowState(answer), std::optional<std::string>(R"({"n":[1,2]})"));
+  for (std::string missing : {std::string("{}"), std::string("null"), std::string("[]"),
+                              std::string("not json"), std::string(R"({"State":{}})")}) {
+    EXPECT_EQ(ReadWindowState(missing), std::nullopt) << missing;
+  }
+}
+
 }  // namespace
 }  // namespace ddb::protocol

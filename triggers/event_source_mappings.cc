@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ddb/stored_item.h"
 #include "util/arn.h"
 #include "util/uuid.h"
 
@@ -26,6 +27,8 @@ struct EventSourceMappings::Mapping {
   std::condition_variable wake;
   // The poller's own: each shard's next iterator.
   std::map<std::string, std::string> iterators;
+  // The poller's own: each shard's open tumbling window.
+  std::map<std::string, Window> windows;
   std::atomic<uint64_t> invocations{0};
   std::atomic<uint64_t> errors{0};
   std::atomic<int64_t> iterator_age_ms{0};
@@ -45,6 +48,8 @@ constexpr size_t kMaxMappings = 256;
 // old and new images in JSON, stays within the service's 6 MB invocation payload. A page of
 // GetRecords holds at most 1 MB, so a batch ends below 4 MB of records.
 constexpr int64_t kMaxBatchItemBytes = 3 * 1024 * 1024;
+// A window's state past this ends it early (isWindowTerminatedEarly), as in the service.
+constexpr size_t kMaxWindowState = 1024 * 1024;
 
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -121,11 +126,7 @@ void ApplySettings(const EventSourceMappingChange& c, EventSourceMapping* m) {
 // What this first version of the pollers does not do is refused rather than ignored: a
 // mapping that accepted a filter and delivered everything would lie.
 Status CheckSupported(const EventSourceMapping& m) {
-  auto refuse = [](const std::string& what) {
-    return Error::Validation(what + " is not supported by ddb's event source mappings yet");
-  };
-  if (m.tumbling_window_s > 0) return refuse("TumblingWindowInSeconds");
-  if (m.parallelization_factor > 1) return refuse("ParallelizationFactor above 1");
+  (void)m;
   return Status::Ok();
 }
 
@@ -561,6 +562,7 @@ void EventSourceMappings::Poll(Mapping* m) {
   // Every start reads on from the checkpoints: what an earlier poller read past them without
   // delivering is read again.
   m->iterators.clear();
+  m->windows.clear();  // an unfinished window is delivered again, from a fresh state
   while (!m->stop) {
     bool busy = false;
     Result<Engine*> engine =
@@ -634,12 +636,18 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
     // checkpointed as it goes.
     int reads = 0;
     int64_t batch_bytes = 0;
-    while (static_cast<int64_t>(batch.size()) < settings.batch_size && !m->stop && reads < 100 &&
-           batch_bytes < kMaxBatchItemBytes) {
+    // ParallelizationFactor N: N concurrent batches of the shard, so N times the records.
+    const int64_t wanted =
+        settings.batch_size * std::max<int64_t>(1, settings.parallelization_factor);
+    const int64_t max_bytes =
+        kMaxBatchItemBytes * std::max<int64_t>(1, settings.parallelization_factor);
+    bool drained = false;  // read to the shard's end for now
+    while (static_cast<int64_t>(batch.size()) < wanted && !m->stop && reads < 100 &&
+           batch_bytes < max_bytes) {
       GetRecordsRequest get;
       get.shard_iterator = iterator;
-      get.limit = static_cast<int>(
-          std::min<int64_t>(1000, settings.batch_size - static_cast<int64_t>(batch.size())));
+      get.limit =
+          static_cast<int>(std::min<int64_t>(1000, wanted - static_cast<int64_t>(batch.size())));
       Result<GetRecordsResult> r = engine->GetRecords(ctx, get);
       if (!r.ok()) {
         iterator.clear();  // expired or trimmed: a new one from the checkpoint next pass
@@ -662,12 +670,25 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
       }
       iterator = *r.value().next_shard_iterator;
       if (r.value().records.empty()) {
+        drained = true;
         if (batch.empty() || std::chrono::steady_clock::now() >= window_end) break;
         if (!m->Sleep(options_.idle_poll)) return false;
+      } else {
+        drained = false;
       }
     }
+    if (iterator == "-") drained = true;
+    if (settings.tumbling_window_s > 0) {
+      if (!DeliverWindows(m, shard.shard_id, std::move(batch), last_read, drained)) return false;
+      continue;
+    }
     const std::string delivered_to = batch.empty() ? "" : batch.back().sequence_number;
-    if (!batch.empty() && !Deliver(m, shard.shard_id, std::move(batch))) return false;  // stopped
+    if (!batch.empty()) {
+      const bool done = settings.parallelization_factor > 1
+                            ? DeliverParallel(m, shard.shard_id, std::move(batch))
+                            : Deliver(m, shard.shard_id, std::move(batch));
+      if (!done) return false;  // stopped
+    }
     if (!last_read.empty() && last_read != delivered_to) {
       Checkpoint(m, shard.shard_id, last_read, std::nullopt);
     }
@@ -675,10 +696,169 @@ bool EventSourceMappings::PollOnce(Mapping* m, Engine* engine, const RequestCont
   return found;
 }
 
+// ParallelizationFactor: the batch's records split into that many lanes by their keys, so
+// that one item's records stay in order in one lane; the lanes are delivered concurrently,
+// each in batches of at most BatchSize, and the shard is checkpointed once all are done.
+bool EventSourceMappings::DeliverParallel(Mapping* m, const std::string& shard,
+                                          std::vector<StreamRecord> batch) {
+  EventSourceMapping settings;
+  {
+    std::lock_guard lock(mu_);
+    settings = m->m();
+  }
+  const size_t lanes = static_cast<size_t>(settings.parallelization_factor);
+  const std::string last = batch.back().sequence_number;
+  std::vector<std::vector<StreamRecord>> lane(lanes);
+  for (StreamRecord& r : batch) {
+    std::string key;
+    EncodeItem(r.keys, &key);
+    lane[std::hash<std::string>{}(key) % lanes].push_back(std::move(r));
+  }
+  std::atomic<bool> stopped{false};
+  std::vector<std::thread> workers;
+  for (std::vector<StreamRecord>& records : lane) {
+    if (records.empty()) continue;
+    workers.emplace_back([&, records = std::move(records)]() mutable {
+      const size_t size = static_cast<size_t>(settings.batch_size);
+      for (size_t at = 0; at < records.size() && !stopped; at += size) {
+        const size_t end = std::min(records.size(), at + size);
+        std::vector<StreamRecord> part(std::make_move_iterator(records.begin() + at),
+                                       std::make_move_iterator(records.begin() + end));
+        if (!Deliver(m, shard, std::move(part), /*checkpoints=*/false)) stopped = true;
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  if (stopped) return false;
+  Checkpoint(m, shard, last, "OK");
+  return true;
+}
+
+// TumblingWindowInSeconds: records go to the function window by window (by their creation
+// time), each invocation with the state the function answered last in that window; once
+// the window's end has passed and its records are delivered, a final invocation
+// (isFinalInvokeForWindow) closes it, and only then is the shard checkpointed, so that a
+// restart delivers an unfinished window again from a fresh state.
+bool EventSourceMappings::DeliverWindows(Mapping* m, const std::string& shard,
+                                         std::vector<StreamRecord> batch,
+                                         const std::string& last_read, bool drained) {
+  EventSourceMapping settings;
+  {
+    std::lock_guard lock(mu_);
+    settings = m->m();
+  }
+  const int64_t width = settings.tumbling_window_s;
+  Window& w = m->windows[shard];
+  auto close = [&](bool early) {
+    if (!InvokeWindow(m, settings, shard, {}, &w, /*final=*/true, early)) return false;
+    if (!w.last_read.empty()) Checkpoint(m, shard, w.last_read, "OK");
+    w = Window();
+    return true;
+  };
+  size_t at = 0;
+  while (at < batch.size()) {
+    const int64_t start =
+        static_cast<int64_t>(batch[at].approximate_creation_date_time) / width * width;
+    if (w.open && w.start_s != start && !close(false)) return false;
+    if (!w.open) {
+      w.open = true;
+      w.start_s = start;
+    }
+    size_t end = at;
+    while (end < batch.size() && end - at < static_cast<size_t>(settings.batch_size) &&
+           static_cast<int64_t>(batch[end].approximate_creation_date_time) / width * width ==
+               start) {
+      ++end;
+    }
+    std::vector<StreamRecord> part(std::make_move_iterator(batch.begin() + at),
+                                   std::make_move_iterator(batch.begin() + end));
+    const std::string part_last = part.back().sequence_number;
+    if (!InvokeWindow(m, settings, shard, std::move(part), &w, false, false)) return false;
+    w.last_read = part_last;
+    // The service ends a window early when its state passes 1 MB.
+    if (w.state.size() > kMaxWindowState && !close(true)) return false;
+    at = end;
+  }
+  if (!last_read.empty()) {
+    if (w.open) {
+      w.last_read = last_read;  // filtered-out records: done when the window closes
+    } else if (batch.empty()) {
+      Checkpoint(m, shard, last_read, std::nullopt);
+    }
+  }
+  // The window's end has passed and nothing more of it is waiting to be read.
+  const int64_t now_s = NowMs() / 1000;
+  if (w.open && drained && now_s >= w.start_s + width && !close(false)) return false;
+  return true;
+}
+
+// One invocation of a window, retried as a batch is (MaximumRetryAttempts,
+// MaximumRecordAgeInSeconds); an answer without `state` is a failure, as in the service.
+// The window's state becomes the answer's. Records given up are dropped with the window's
+// state. False when stopped.
+bool EventSourceMappings::InvokeWindow(Mapping* m, const EventSourceMapping& settings,
+                                       const std::string& shard, std::vector<StreamRecord> records,
+                                       Window* w, bool final, bool early) {
+  const std::string function = FunctionNameOf(settings.function_arn);
+  protocol::WindowInvocation win;
+  win.start_s = w->start_s;
+  win.end_s = w->start_s + settings.tumbling_window_s;
+  win.shard_id = shard;
+  win.final = final;
+  win.terminated_early = early;
+  int64_t failures = 0;
+  std::chrono::milliseconds backoff{100};
+  while (true) {
+    if (m->stop) return false;
+    win.state = w->state;
+    m->invocations++;
+    InvokeOutcome outcome = invoker_.Invoke(
+        function, protocol::RenderWindowEvent(records, settings.event_source_arn, win),
+        settings.uuid);
+    if (m->stop && !outcome.delivered) return false;
+    std::optional<std::string> state;
+    if (outcome.delivered) state = protocol::ReadWindowState(outcome.body);
+    if (state) {
+      w->state = std::move(*state);
+      if (!records.empty()) {
+        m->iterator_age_ms =
+            NowMs() - static_cast<int64_t>(records.back().approximate_creation_date_time * 1000);
+      }
+      std::lock_guard lock(mu_);
+      m->m().last_processing_result = "OK";
+      return true;
+    }
+    m->errors++;
+    if (outcome.status != 0) ++failures;
+    const bool out_of_retries =
+        settings.maximum_retry_attempts >= 0 && failures > settings.maximum_retry_attempts;
+    const bool too_old = !records.empty() && settings.maximum_record_age_s >= 0 &&
+                         NowSeconds() - records.front().approximate_creation_date_time >
+                             settings.maximum_record_age_s;
+    if (out_of_retries || too_old) {
+      if (settings.on_failure_destination && !records.empty()) {
+        RecordFailure(settings, shard, records, outcome, std::max<int64_t>(failures, 1),
+                      too_old && !out_of_retries);
+      }
+      std::lock_guard lock(mu_);
+      m->m().last_processing_result = "PROBLEM: Function call failed";
+      return true;
+    }
+    {
+      std::lock_guard lock(mu_);
+      m->m().last_processing_result =
+          "PROBLEM: Function call failed (" +
+          (outcome.error.empty() ? std::string("no state in the answer") : outcome.error) + ")";
+    }
+    if (!m->Sleep(backoff)) return false;
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+}
+
 // Invokes the function with `batch` until it is done (delivered, or given up by the retry
 // limits); checkpoints what is done. False when stopped first.
 bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
-                                  std::vector<StreamRecord> batch) {
+                                  std::vector<StreamRecord> batch, bool checkpoints) {
   EventSourceMapping settings;
   {
     std::lock_guard lock(mu_);
@@ -686,7 +866,12 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
   }
   const std::string function = FunctionNameOf(settings.function_arn);
   auto checkpoint = [&](const std::string& sequence, const std::string& result) {
-    Checkpoint(m, shard, sequence, result);
+    if (checkpoints) {
+      Checkpoint(m, shard, sequence, result);
+      return;
+    }
+    std::lock_guard lock(mu_);
+    m->m().last_processing_result = result;
   };
   int64_t failures = 0;
   std::chrono::milliseconds backoff{100};

@@ -79,7 +79,22 @@ class EventSourceMappings final : public protocol::TriggerCoordinator {
   struct Mapping;
   void Poll(Mapping* m);
   bool PollOnce(Mapping* m, Engine* engine, const RequestContext& ctx);
-  bool Deliver(Mapping* m, const std::string& shard, std::vector<StreamRecord> batch);
+  // `checkpoints`: false for a lane of a parallel batch (DeliverParallel checkpoints).
+  bool Deliver(Mapping* m, const std::string& shard, std::vector<StreamRecord> batch,
+               bool checkpoints = true);
+  bool DeliverParallel(Mapping* m, const std::string& shard, std::vector<StreamRecord> batch);
+  // A shard's open tumbling window (TumblingWindowInSeconds); the poller's own.
+  struct Window {
+    bool open = false;
+    int64_t start_s = 0;
+    std::string state = "{}";
+    std::string last_read;  // the shard's checkpoint once the window closes
+  };
+  bool DeliverWindows(Mapping* m, const std::string& shard, std::vector<StreamRecord> batch,
+                      const std::string& last_read, bool drained);
+  bool InvokeWindow(Mapping* m, const protocol::EventSourceMapping& settings,
+                    const std::string& shard, std::vector<StreamRecord> records, Window* w,
+                    bool final, bool early);
   // Records of `shard` up to `sequence` are done; `result` becomes LastProcessingResult.
   void Checkpoint(Mapping* m, const std::string& shard, const std::string& sequence,
                   const std::optional<std::string>& result);

@@ -11,6 +11,7 @@ Lambda model, the Lambda developer guide's pages on DynamoDB streams.
 import json
 import threading
 import time
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import boto3
@@ -366,3 +367,93 @@ def test_batches_stay_within_the_invocation_payload_and_names_are_checked(srv, f
     expect_error(lambda: lam.create_event_source_mapping(
         FunctionName="bad/name", EventSourceArn=stream, StartingPosition="LATEST"),
         "InvalidParameterValueException", contains="Invalid function name")
+
+
+def test_tumbling_windows_carry_state_and_close_with_a_final_invocation(srv, function):
+    """TumblingWindowInSeconds: each invocation gets the state the last one answered in its
+    window; once the window's end has passed, a final invocation closes it."""
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+
+    def count(event):
+        n = event["state"].get("n", 0) + len(event["Records"])
+        return 200, json.dumps({"state": {"n": n}, "batchItemFailures": []}), {}
+    function.behaviour = count
+    lam.create_event_source_mapping(FunctionName="win", EventSourceArn=stream,
+                                    StartingPosition="TRIM_HORIZON", BatchSize=2,
+                                    TumblingWindowInSeconds=1)
+    put(ddb, name, *[f"k{i}" for i in range(7)])
+
+    def finals():
+        with function.lock:
+            return [e for _, e in function.events if e["isFinalInvokeForWindow"]]
+    wait_for(lambda: sum(e["state"]["n"] for e in finals()) == 7, "the windows' final counts")
+    with function.lock:
+        events = [e for _, e in function.events]
+    for e in events:
+        start = datetime.fromisoformat(e["window"]["start"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(e["window"]["end"].replace("Z", "+00:00"))
+        assert (end - start).total_seconds() == 1
+        assert e["shardId"].startswith("shardId-") and e["eventSourceARN"] == stream
+        assert e["isWindowTerminatedEarly"] is False and len(e["Records"]) <= 2
+    assert all(e["Records"] == [] for e in finals())
+    # Every record once, in order.
+    keys = [r["dynamodb"]["Keys"]["pk"]["S"] for e in events for r in e["Records"]]
+    assert keys == [f"k{i}" for i in range(7)]
+
+
+def test_a_window_answer_without_state_is_a_failure(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    calls = {"n": 0}
+
+    def flaky(event):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return 200, "{}", {}  # no state: retried
+        return 200, json.dumps({"state": {"seen": len(event["Records"])}}), {}
+    function.behaviour = flaky
+    m = lam.create_event_source_mapping(FunctionName="win2", EventSourceArn=stream,
+                                        StartingPosition="TRIM_HORIZON",
+                                        TumblingWindowInSeconds=1)
+    put(ddb, name, "only")
+    wait_for(lambda: any(e["isFinalInvokeForWindow"] for _, e in list(function.events)),
+             "the final invocation")
+    with function.lock:
+        first, second = function.events[0][1], function.events[1][1]
+    assert first["Records"] == second["Records"] and len(first["Records"]) == 1
+    assert second["state"] == {}  # the failed answer's (missing) state was not kept
+    assert lam.get_event_source_mapping(UUID=m["UUID"])["TumblingWindowInSeconds"] == 1
+
+
+def test_parallelization_factor_runs_batches_concurrently_in_order_per_key(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    state = {"inflight": 0, "most": 0}
+    gate = threading.Lock()
+
+    def slow(event):
+        with gate:
+            state["inflight"] += 1
+            state["most"] = max(state["most"], state["inflight"])
+        time.sleep(0.1)
+        with gate:
+            state["inflight"] -= 1
+        return 200, "null", {}
+    function.behaviour = slow
+    for k in range(8):  # written before the mapping: one read, split over the lanes
+        for n in range(5):
+            ddb.put_item(TableName=name, Item={"pk": {"S": f"key{k}"}, "n": {"N": str(n)}})
+    m = lam.create_event_source_mapping(FunctionName="par", EventSourceArn=stream,
+                                        StartingPosition="TRIM_HORIZON", BatchSize=2,
+                                        ParallelizationFactor=4)
+    assert m["ParallelizationFactor"] == 4
+    wait_for(lambda: len(function.records()) == 40, "every record", timeout=30)
+    wait_for(lambda: lam.get_event_source_mapping(UUID=m["UUID"])["LastProcessingResult"] == "OK",
+             "a checkpoint", timeout=30)
+    assert state["most"] >= 2  # lanes ran side by side
+    by_key = {}
+    for r in function.records():
+        by_key.setdefault(r["dynamodb"]["Keys"]["pk"]["S"], []).append(
+            int(r["dynamodb"]["NewImage"]["n"]["N"]))
+    assert all(v == sorted(v) for v in by_key.values())
