@@ -4,7 +4,9 @@
 // gathers batches (BatchSize, MaximumBatchingWindowInSeconds) and invokes the function
 // (FunctionInvoker) until it succeeds or the batch runs out of retries
 // (MaximumRetryAttempts, MaximumRecordAgeInSeconds), checkpointing the last record done in
-// each shard. ReportBatchItemFailures resumes at the lowest failed record. Mappings and
+// each shard. ReportBatchItemFailures resumes at the lowest failed record;
+// ParallelizationFactor delivers lanes of a shard (by item key) concurrently;
+// TumblingWindowInSeconds carries the function's state through each window. Mappings and
 // checkpoints are kept in a file of the data directory, so a restart resumes where it was.
 //
 // Uses only the embedding API (include/ddb), protocol/handler.h and protocol/lambda.h.
