@@ -1,13 +1,17 @@
-// The console's entry: tabs (#tables, #items, #partitions, #stream), the table picker, and
-// the shared state each view reads. Each view module exports mount(ctx) and, for views that
-// poll, show()/hide() so that nothing is fetched while a view is not on screen.
+// The console's entry: tabs (#tables, #items, #partitions, #stream, #triggers), the table
+// picker, and the shared state each view reads. Each view module exports mount(ctx) and, for
+// views that poll, show()/hide() so that nothing is fetched while a view is not on screen.
 import { consoleApi } from './ddb_client.js';
 import * as tablesView from './tables.js';
 import * as itemsView from './items.js';
 import * as partitionsView from './partitions.js';
 import * as streamView from './stream.js';
+import * as triggersView from './triggers.js';
 
-const views = { tables: tablesView, items: itemsView, partitions: partitionsView, stream: streamView };
+const views = {
+  tables: tablesView, items: itemsView, partitions: partitionsView, stream: streamView,
+  triggers: triggersView,
+};
 
 const ctx = {
   tables: [],        // /console/api/tables' entries

@@ -80,6 +80,11 @@ class TriggerCoordinator {
                                                    const std::string& uuid) = 0;
   // The mappings' figures for GET /metrics, in Prometheus' text format ("" for none).
   virtual std::string RenderMetrics() const { return ""; }
+  // Every mapping with its figures for the console (GET /console/api/triggers):
+  // {"mappings":[{uuid, function, eventSourceArn, state, batchSize, parallelizationFactor,
+  // tumblingWindowInSeconds, lastProcessingResult, invocations, errors, retries,
+  // iteratorAgeMs}]}.
+  virtual std::string RenderConsoleJson() const { return R"({"mappings":[]})"; }
 };
 
 // FilterCriteria: the EventBridge pattern syntax Lambda applies to stream records (values,
@@ -117,6 +122,18 @@ LambdaResponse HandleLambdaRequest(TriggerCoordinator* triggers, const RequestCo
 // eventSourceARN, userIdentity (TTL deletes)}]}.
 std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
                               const std::string& event_source_arn);
+
+// A mapping with its poller's figures, for the console.
+struct MappingFigures {
+  EventSourceMapping mapping;
+  std::string function;  // its name
+  uint64_t invocations = 0;
+  uint64_t errors = 0;
+  uint64_t retries = 0;
+  int64_t iterator_age_ms = 0;
+};
+// TriggerCoordinator::RenderConsoleJson's document for these mappings.
+std::string RenderConsoleMappings(const std::vector<MappingFigures>& mappings);
 
 // A tumbling window's invocation (TumblingWindowInSeconds): the window [start, end) in epoch
 // seconds, the state the function answered last in it (JSON, "{}" at first), the shard.

@@ -653,6 +653,45 @@ std::string RenderStreamEvent(const std::vector<StreamRecord>& records,
   return w.Take();
 }
 
+std::string RenderConsoleMappings(const std::vector<MappingFigures>& mappings) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("mappings");
+  w.BeginArray();
+  for (const MappingFigures& f : mappings) {
+    const EventSourceMapping& m = f.mapping;
+    w.BeginObject();
+    w.Key("uuid");
+    w.String(m.uuid);
+    w.Key("function");
+    w.String(f.function);
+    w.Key("eventSourceArn");
+    w.String(m.event_source_arn);
+    w.Key("state");
+    w.String(m.state);
+    w.Key("batchSize");
+    w.Int(m.batch_size);
+    w.Key("parallelizationFactor");
+    w.Int(m.parallelization_factor);
+    w.Key("tumblingWindowInSeconds");
+    w.Int(m.tumbling_window_s);
+    w.Key("lastProcessingResult");
+    w.String(m.last_processing_result);
+    w.Key("invocations");
+    w.Int(static_cast<int64_t>(f.invocations));
+    w.Key("errors");
+    w.Int(static_cast<int64_t>(f.errors));
+    w.Key("retries");
+    w.Int(static_cast<int64_t>(f.retries));
+    w.Key("iteratorAgeMs");
+    w.Int(f.iterator_age_ms);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Take();
+}
+
 std::string RenderWindowEvent(const std::vector<StreamRecord>& records,
                               const std::string& event_source_arn, const WindowInvocation& win) {
   auto iso = [](int64_t s) {

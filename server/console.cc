@@ -85,8 +85,14 @@ HttpResponse ServeConsole(Namespaces& namespaces, const HttpRequest& request, st
     return response;
   }
   if (path.starts_with(kApiPrefix)) {
+    // The event source mappings are the server's (triggers/), not an engine's.
     protocol::WireResponse wire =
-        protocol::RenderConsoleApi(namespaces.Sources(), path.substr(kApiPrefix.size()), query);
+        path.substr(kApiPrefix.size()) == "triggers"
+            ? protocol::WireResponse{200, namespaces.triggers()
+                                              ? namespaces.triggers()->RenderConsoleJson()
+                                              : R"({"mappings":[]})"}
+            : protocol::RenderConsoleApi(namespaces.Sources(), path.substr(kApiPrefix.size()),
+                                         query);
     HttpResponse response;
     response.status = wire.status;
     response.content_type = "application/json";

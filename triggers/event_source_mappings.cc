@@ -31,6 +31,7 @@ struct EventSourceMappings::Mapping {
   std::map<std::string, Window> windows;
   std::atomic<uint64_t> invocations{0};
   std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> retries{0};  // invocations of records already tried once
   std::atomic<int64_t> iterator_age_ms{0};
 
   EventSourceMapping& m() { return stored.mapping; }
@@ -441,6 +442,21 @@ Result<EventSourceMapping> EventSourceMappings::DeleteMapping(const RequestConte
   return answer;
 }
 
+std::string EventSourceMappings::RenderConsoleJson() const {
+  std::lock_guard lock(mu_);
+  std::vector<const Mapping*> ordered;
+  for (const auto& [uuid, m] : mappings_) ordered.push_back(m.get());
+  std::sort(ordered.begin(), ordered.end(),
+            [](const Mapping* a, const Mapping* b) { return a->order < b->order; });
+  std::vector<protocol::MappingFigures> figures;
+  for (const Mapping* m : ordered) {
+    figures.push_back({m->stored.mapping, FunctionNameOf(m->stored.mapping.function_arn),
+                       m->invocations.load(), m->errors.load(), m->retries.load(),
+                       m->iterator_age_ms.load()});
+  }
+  return protocol::RenderConsoleMappings(figures);
+}
+
 std::string EventSourceMappings::RenderMetrics() const {
   std::lock_guard lock(mu_);
   if (mappings_.empty()) return "";
@@ -455,6 +471,8 @@ std::string EventSourceMappings::RenderMetrics() const {
        &Mapping::invocations},
       {"ddb_event_source_mapping_errors_total", "counter",
        "Invocations that failed (function errors, no answer).", &Mapping::errors},
+      {"ddb_event_source_mapping_retries_total", "counter",
+       "Invocations of records already tried (retries, bisected halves).", &Mapping::retries},
   };
   auto labels = [](const Mapping& m) {
     return "{uuid=\"" + m.stored.mapping.uuid + "\",function=\"" +
@@ -808,8 +826,9 @@ bool EventSourceMappings::InvokeWindow(Mapping* m, const EventSourceMapping& set
   win.terminated_early = early;
   int64_t failures = 0;
   std::chrono::milliseconds backoff{100};
-  while (true) {
+  for (bool retrying = false;; retrying = true) {
     if (m->stop) return false;
+    if (retrying) m->retries++;
     win.state = w->state;
     m->invocations++;
     InvokeOutcome outcome = invoker_.Invoke(
@@ -876,8 +895,10 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
   int64_t failures = 0;
   std::chrono::milliseconds backoff{100};
   size_t limit = batch.size();  // the records invoked: the first half once bisected
+  bool retrying = false;        // the next invocation sends records already tried
   while (!batch.empty()) {
     if (m->stop) return false;
+    if (retrying) m->retries++;
     limit = std::min(limit, batch.size());
     const std::vector<StreamRecord> part =
         limit == batch.size() ? std::vector<StreamRecord>()
@@ -915,10 +936,12 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
       limit = batch.size();
       failures = 0;
       backoff = std::chrono::milliseconds(100);
+      retrying = false;
       continue;
     }
     limit -= done;
     m->errors++;
+    retrying = true;
     // BisectBatchOnFunctionError: a batch the function failed is split in two and its first
     // half retried, without counting against MaximumRetryAttempts (developer guide).
     if (settings.bisect_batch_on_function_error && outcome.status != 0 && limit > 1) {
@@ -942,6 +965,7 @@ bool EventSourceMappings::Deliver(Mapping* m, const std::string& shard,
             std::vector<StreamRecord>(batch.begin(), batch.begin() + static_cast<ptrdiff_t>(limit)),
             outcome, std::max<int64_t>(failures, 1), too_old && !out_of_retries);
       }
+      retrying = false;  // what comes next was not tried
       checkpoint(batch[limit - 1].sequence_number,
                  "PROBLEM: Function call failed" +
                      (outcome.error.empty() ? std::string() : " (" + outcome.error + ")"));

@@ -73,9 +73,11 @@ class EventSourceMappings final : public protocol::TriggerCoordinator {
                                                      const std::string& uuid) override;
 
   // Per mapping: ddb_event_source_mapping_invocations_total, _errors_total (function
-  // errors) and _iterator_age_milliseconds (the age of the last record delivered, when it
+  // errors), _retries_total (invocations of records already tried) and
+  // _iterator_age_milliseconds (the age of the last record delivered, when it
   // was: the service's IteratorAge), labelled uuid and function.
   std::string RenderMetrics() const override;
+  std::string RenderConsoleJson() const override;
 
  private:
   struct Mapping;

@@ -5,10 +5,14 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CreateTableCommand, PutItemCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { startServer, uniqueName } from "./helpers/server.mjs";
+import {
+  CreateTableCommand, DescribeTableCommand, GetItemCommand, PutItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import { CreateEventSourceMappingCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { CREDENTIALS, REGION, startServer, uniqueName } from "./helpers/server.mjs";
 import { haveChromium, launchBrowser } from "./helpers/browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -18,7 +22,7 @@ const TABLE = uniqueName("console");
 // Without Chromium the tests are skipped, except under CI (tools/install-deps.sh installs it).
 const skip = haveChromium() || process.env.CI ? false : "no chromium (apt-get install chromium)";
 
-let srv, ddb, browser, page;
+let srv, ddb, browser, page, fn;
 const foreign = [];  // requests to anything but the server
 
 async function shot(name) {
@@ -28,7 +32,11 @@ async function shot(name) {
 before(async () => {
   if (skip) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  srv = await startServer(["--simulate-capacity"]);
+  // A function for the triggers view's mapping: answers every invocation with success.
+  fn = http.createServer((req, res) => { req.resume(); req.on("end", () => res.end("null")); });
+  await new Promise((r) => fn.listen(0, "127.0.0.1", r));
+  srv = await startServer(["--simulate-capacity", "--lambda-endpoint",
+    `http://127.0.0.1:${fn.address().port}`]);
   ddb = srv.client();
   await ddb.send(new CreateTableCommand({
     TableName: TABLE,
@@ -65,6 +73,7 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close();
   if (srv) await srv.stop();
+  fn?.close();
 });
 
 test("the page loads, paints and lists the table", { skip }, async () => {
@@ -164,6 +173,29 @@ test("a hot key shows in the partition view under load", { skip }, async () => {
   await load;
   const events = await page.locator("#p-events").innerText();
   assert.match(events, /throttled/);
+});
+
+test("the triggers view shows each mapping with its figures", { skip }, async () => {
+  const lambda = new LambdaClient({ endpoint: srv.endpoint, region: REGION,
+    credentials: CREDENTIALS, maxAttempts: 1 });
+  const { Table } = await ddb.send(new DescribeTableCommand({ TableName: TABLE }));
+  await lambda.send(new CreateEventSourceMappingCommand({
+    FunctionName: "console-fn", EventSourceArn: Table.LatestStreamArn,
+    StartingPosition: "TRIM_HORIZON", BatchSize: 5 }));
+  await page.goto(`${srv.endpoint}/console/#triggers`);
+  const row = page.locator("#trigger-list tbody tr", { hasText: "console-fn" });
+  await row.waitFor();
+  // The poller delivers the table's records: its invocations show within a few refreshes.
+  const invocations = row.locator("td:nth-child(5)");
+  for (let i = 0; i < 50 && (await invocations.innerText()) === "0"; i++) {
+    await page.waitForTimeout(200);
+  }
+  assert.notEqual(await invocations.innerText(), "0");
+  const text = await row.innerText();
+  assert.match(text, new RegExp(TABLE));
+  assert.match(text, /Enabled/);
+  await shot("console-triggers");
+  assert.deepEqual(foreign, []);
 });
 
 test("the stream tail shows the records with their images", { skip }, async () => {

@@ -8,6 +8,7 @@ Sources for the service's answers: LocalStack's AWS-recorded snapshots of these 
 Lambda model, the Lambda developer guide's pages on DynamoDB streams.
 """
 
+import http.client
 import json
 import threading
 import time
@@ -457,3 +458,35 @@ def test_parallelization_factor_runs_batches_concurrently_in_order_per_key(srv, 
         by_key.setdefault(r["dynamodb"]["Keys"]["pk"]["S"], []).append(
             int(r["dynamodb"]["NewImage"]["n"]["N"]))
     assert all(v == sorted(v) for v in by_key.values())
+
+
+def test_metrics_and_the_console_count_invocations_errors_and_retries(srv, function):
+    ddb, lam = clients(srv)
+    name, stream = table_with_stream(ddb)
+    calls = {"n": 0}
+
+    def fails_twice(event):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            return 200, '{"errorMessage":"no"}', {"X-Amz-Function-Error": "Unhandled"}
+        return 200, "null", {}
+    function.behaviour = fails_twice
+    m = lam.create_event_source_mapping(FunctionName="counted", EventSourceArn=stream,
+                                        StartingPosition="TRIM_HORIZON")
+    put(ddb, name, "x")
+    wait_for(lambda: calls["n"] >= 3, "the third invocation")
+    wait_for(lambda: lam.get_event_source_mapping(UUID=m["UUID"])["LastProcessingResult"] == "OK",
+             "the checkpoint")
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    conn.request("GET", "/console/api/triggers")
+    (entry,) = [e for e in json.loads(conn.getresponse().read())["mappings"]
+                if e["uuid"] == m["UUID"]]
+    assert (entry["function"], entry["invocations"], entry["errors"], entry["retries"]) == (
+        "counted", 3, 2, 2)
+    assert entry["state"] == "Enabled" and entry["lastProcessingResult"] == "OK"
+    conn.request("GET", "/metrics")
+    metrics = conn.getresponse().read().decode()
+    conn.close()
+    labels = f'{{uuid="{m["UUID"]}",function="counted"}}'
+    assert f"ddb_event_source_mapping_retries_total{labels} 2" in metrics
+    assert f"ddb_event_source_mapping_errors_total{labels} 2" in metrics
