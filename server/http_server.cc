@@ -9,6 +9,8 @@
 
 #include "server/http_server.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -34,6 +36,7 @@
 #include <exception>
 #include <mutex>
 #include <random>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -46,6 +49,7 @@
 #include "server/console.h"
 #include "server/content_coding.h"
 #include "server/engine_slots.h"
+#include "server/h2c_connection.h"
 #include "server/log.h"
 #include "server/namespaces.h"
 #include "server/request_watchdog.h"
@@ -590,6 +594,9 @@ class HttpServer::Impl {
   ByteBudget& body_budget() { return body_budget_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
+  // Serves a connection that opened with the HTTP/2 preface (h2c_connection.h) on a thread
+  // of its own; closes `fd` instead when the server is stopping or has kMaxH2cConnections.
+  void StartH2c(int fd, std::string received, bool from_loopback);
   // `refused`: the session was over options.max_connections (not counted in admitted_).
   void Unregister(Session* session, bool refused);
 
@@ -607,6 +614,7 @@ class HttpServer::Impl {
   std::mutex mu_;
   std::condition_variable cv_;                                     // sessions_ or stop
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions_;  // guarded by mu_
+  std::set<std::shared_ptr<H2cConnection>> h2c_;                   // guarded by mu_
   bool stop_requested_ = false;                                    // guarded by mu_
   std::atomic<bool> stopping_{false};  // mirrors stop_requested_ for lock-free reads
   // Sessions admitted under options.max_connections and not yet destroyed. Incremented on
@@ -822,6 +830,16 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   // Feeds buffer_ to the parser, then handles the request, sends "100 Continue" or reads more.
   void ParseBuffered() {
+    if (first_bytes_) {
+      // A connection that opens with the HTTP/2 preface goes to H2cConnection.
+      const std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+      if (data.size() < kH2Preface.size() && kH2Preface.starts_with(data)) {
+        if (!data.empty()) return DoRead();
+      } else {
+        first_bytes_ = false;
+        if (data.starts_with(kH2Preface)) return HandOverToH2c(data);
+      }
+    }
     while (buffer_.size() > 0 && !parser_->is_done()) {
       beast::error_code ec;
       const size_t used = parser_->put(buffer_.data(), ec);
@@ -883,6 +901,22 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (reserved_body_ == 0) return;
     server_.body_budget().Release(reserved_body_);
     reserved_body_ = 0;
+  }
+
+  // The socket, and what was read from it, to an H2cConnection; this session ends.
+  void HandOverToH2c(std::string_view received) {
+    std::string bytes(received);
+    buffer_.consume(buffer_.size());
+    idle_ = true;
+    beast::error_code ec;
+    // A descriptor of its own (Boost 1.74 has no release()), in blocking mode: the
+    // connection's thread reads and writes it directly.
+    const int fd = ::dup(socket_.native_handle());
+    socket_.close(ec);
+    if (fd < 0) return;
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    server_.StartH2c(fd, std::move(bytes), from_loopback_);
   }
 
   void DoRead() {
@@ -1207,6 +1241,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   HeaderArena header_arena_;  // the parser's header fields; reset per message
   std::optional<RequestParser> parser_;
   bool header_seen_ = false;   // the current message's header was parsed
+  bool first_bytes_ = true;    // nothing but (a prefix of) the HTTP/2 preface seen yet
   std::string body_;           // request body storage, reused across messages
   std::string head_;           // response head (or "100 Continue"), reused
   std::string response_body_;  // the body being written
@@ -1226,6 +1261,35 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   size_t reserved_body_ = 0;  // this request's share of the server's body_budget()
   const bool refused_;        // over --max-connections: answered 503 and closed
 };
+
+void HttpServer::Impl::StartH2c(int fd, std::string received, bool from_loopback) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_requested_ || h2c_.size() >= static_cast<size_t>(kMaxH2cConnections)) {
+    ::close(fd);
+    return;
+  }
+  auto handler = [this](HttpRequest* request) {
+    try {
+      return Handle(request);
+    } catch (...) {
+      Log(LogLevel::kError, "request " + std::string(request->amz_target) +
+                                " failed with an exception: " + DescribeCurrentException());
+      return DynamoErrorResponse(Error::Internal("Internal server error"), request->content_type);
+    }
+  };
+  auto connection =
+      std::make_shared<H2cConnection>(fd, std::move(received), from_loopback, std::move(handler),
+                                      options_.body_limit, &body_budget_, options_.read_timeout);
+  h2c_.insert(connection);
+  // Detached: Run waits for h2c_ to empty before it returns (the engine must outlive the
+  // connection's calls).
+  std::thread([this, connection] {
+    connection->Serve();
+    std::lock_guard<std::mutex> done(mu_);
+    h2c_.erase(connection);
+    cv_.notify_all();
+  }).detach();
+}
 
 void HttpServer::Impl::Register(Session* session, std::weak_ptr<Session> weak) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -1343,7 +1407,8 @@ void HttpServer::Impl::Run() {
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return stop_requested_; });
-    drained = cv_.wait_for(lock, options_.shutdown_grace, [this] { return sessions_.empty(); });
+    drained = cv_.wait_for(lock, options_.shutdown_grace,
+                           [this] { return sessions_.empty() && h2c_.empty(); });
     if (!drained) {
       Log(LogLevel::kWarn, std::to_string(sessions_.size()) +
                                " connection(s) still busy after the shutdown grace period; "
@@ -1362,6 +1427,12 @@ void HttpServer::Impl::Run() {
   // With the acceptor closed, signals cancelled and no sessions, run() runs out of work.
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  {
+    // An HTTP/2 connection's request in an engine call finishes before the engine may close
+    // (one that never returns is cut short by the process's shutdown deadline).
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return h2c_.empty(); });
+  }
   // A spare still in a handler (after ioc_.stop()) finishes it first.
   if (watchdog_) watchdog_->Stop();
   if (spares_) spares_->Stop();
@@ -1394,6 +1465,7 @@ void HttpServer::Impl::BeginShutdown() {
     for (auto& [raw, weak] : sessions_) {
       if (std::shared_ptr<Session> session = weak.lock()) live.push_back(std::move(session));
     }
+    for (const std::shared_ptr<H2cConnection>& c : h2c_) c->Close();  // no further requests
   }
   Log(LogLevel::kInfo, "stopped accepting; closing " + std::to_string(live.size()) +
                            " connection(s) once their requests finish");

@@ -1,8 +1,8 @@
 // Kinesis with the JavaScript SDK v3 (docs/kinesis.md): a table's Kinesis streaming
 // destination (the DynamoDB client, including UpdateKinesisStreamingDestination and the
 // enable configuration, which Debian's boto3 lacks) read back by the Kinesis client.
-// The Kinesis client's default handler speaks HTTP/2, which ddb does not: it is given the
-// SDK's HTTP/1.1 handler, as docs/kinesis.md tells users to.
+// The Kinesis client's default handler speaks HTTP/2 with prior knowledge (h2c), which ddb
+// serves on its port; the SDK's HTTP/1.1 handler works too.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -25,9 +25,10 @@ after(async () => {
   await srv?.stop();
 });
 
-function kinesisClient() {
+// `http1`: the SDK's HTTP/1.1 handler instead of the default (HTTP/2).
+function kinesisClient(http1 = false) {
   return new KinesisClient({ endpoint: srv.endpoint, region: REGION, credentials: CREDENTIALS,
-    maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+    maxAttempts: 1, ...(http1 ? { requestHandler: new NodeHttpHandler() } : {}) });
 }
 
 async function readShard(kinesis, StreamName, ShardId) {
@@ -84,7 +85,7 @@ test("a table's changes reach its Kinesis stream at the precision asked for", as
 });
 
 test("PutRecords spreads keys over the shards and ListShards lists them", async () => {
-  const kinesis = kinesisClient();
+  const kinesis = kinesisClient(/* http1= */ true);
   const StreamName = uniqueName("js-kput");
   await kinesis.send(new CreateStreamCommand({ StreamName, ShardCount: 4 }));
   const { Shards } = await kinesis.send(new ListShardsCommand({ StreamName }));
@@ -103,4 +104,15 @@ test("PutRecords spreads keys over the shards and ListShards lists them", async 
     assert.deepEqual(seqs, [...seqs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   }
   assert.equal(total, 100);
+});
+
+test("a server stops promptly with an HTTP/2 connection open", async () => {
+  const own = await startServer(["--in-memory"]);
+  const kinesis = new KinesisClient({ endpoint: own.endpoint, region: REGION,
+    credentials: CREDENTIALS, maxAttempts: 1 });
+  await kinesis.send(new CreateStreamCommand({ StreamName: "open", ShardCount: 1 }));
+  const started = Date.now();
+  await own.stop();  // the connection is still open: the server closes it
+  assert.ok(Date.now() - started < 5000, `stopped after ${Date.now() - started} ms`);
+  kinesis.destroy();
 });
