@@ -42,7 +42,8 @@ Status OpenStore(EngineImpl* impl) {
                                           .in_memory = options.in_memory,
                                           .compact_on_open = options.compact_on_open,
                                           .sync_writes = options.durability == Durability::kFsync,
-                                          .logger = options.logger}));
+                                          .logger = options.logger,
+                                          .block_cache_bytes = options.block_cache_bytes}));
   DDB_RETURN_IF_ERROR(CheckStoreFormat(impl->storage.get()));
   DDB_ASSIGN_OR_RETURN(impl->catalog, Catalog::Load(impl->storage.get()));
   impl->vectors = std::make_unique<VectorIndexes>();

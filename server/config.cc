@@ -112,6 +112,12 @@ std::string Usage(std::string_view program) {
       "                   survives a power cut (concurrent writers share an fsync)" +
       (engine.durability == Durability::kFsync ? " (default)" : "") +
       "\n"
+      "  --cache-size BYTES\n"
+      "                   the block cache of the data directory's reads (data, index and\n"
+      "                   filter blocks), shared by every namespace (default " +
+      std::to_string(engine.block_cache_bytes) + ": " +
+      std::to_string(engine.block_cache_bytes >> 20) +
+      " MiB)\n"
       "  --threads N      HTTP I/O threads (default: number of CPUs)\n"
       "  --engine-threads N\n"
       "                   DynamoDB operations that may run at once (more wait their\n"
@@ -316,7 +322,7 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
         flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms" &&
         flag != "--lambda-endpoint" && flag != "--lambda-function" &&
-        flag != "--lambda-failure-dir") {
+        flag != "--lambda-failure-dir" && flag != "--cache-size") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -360,6 +366,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");
       options.max_body_memory = static_cast<size_t>(*bytes);
+    } else if (flag == "--cache-size") {
+      std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
+      if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");
+      options.engine.block_cache_bytes = static_cast<size_t>(*bytes);
     } else if (flag == "--read-timeout") {
       std::optional<int64_t> seconds = ParseInt(value, 1, 3600);
       if (!seconds) return BadValue(flag, value, "seconds in 1..3600");

@@ -40,6 +40,20 @@ TEST(ServerConfig, DurabilityFlag) {
   }
 }
 
+TEST(ServerConfig, CacheSizeFlag) {
+  Result<ServerOptions> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().engine.block_cache_bytes, size_t{256} << 20);
+  parsed = Parse({"--cache-size", "1073741824"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().engine.block_cache_bytes, size_t{1} << 30);
+  for (const char* bad : {"1000", "", "1G", "-5"}) {
+    Result<ServerOptions> refused = Parse({std::string("--cache-size=") + bad});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message().find("--cache-size"), std::string::npos);
+  }
+}
+
 TEST(ServerConfig, ShutdownAndWatchdogFlags) {
   Result<ServerOptions> parsed = Parse({});
   ASSERT_TRUE(parsed.ok());

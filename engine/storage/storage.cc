@@ -1,6 +1,7 @@
 #include "engine/storage/storage.h"
 
 #include <fcntl.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
@@ -9,6 +10,7 @@
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -686,14 +688,41 @@ rocksdb::DBOptions BoundedDbOptions() {
   return db_options;
 }
 
-// The column families (kCfNames), all with bloom filters on point reads; meta with the
-// counters' merge operator.
-std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_memory) {
+// One block cache for every column family of every store the process opens (a server has
+// a store per namespace), so that memory is bounded by one figure: its capacity is the
+// largest any store asked for.
+std::shared_ptr<rocksdb::Cache> SharedBlockCache(size_t bytes) {
+  static std::mutex mu;
+  static std::shared_ptr<rocksdb::Cache> cache;
+  std::lock_guard lock(mu);
+  if (!cache) {
+    cache = rocksdb::NewLRUCache(bytes);
+  } else if (cache->GetCapacity() < bytes) {
+    cache->SetCapacity(bytes);
+  }
+  return cache;
+}
+
+// Item and index entry keys start with a 4-byte table or index id and the partition key's
+// 8-byte token (key_codec.h, index_key.h): one partition key's items share those 12 bytes,
+// so a Query's range, which stays within them, can skip SST files by a prefix filter.
+constexpr size_t kPartitionPrefixBytes = 12;
+
+// The column families (kCfNames), all with bloom filters on point reads; items and indexes
+// with prefix filters on the partition (a Query's seek; readers use auto_prefix_mode, so a
+// range that crosses partitions reads in total order); meta with the counters' merge
+// operator. Data, index and filter blocks all go through the shared block cache, the top
+// level's index and filter blocks pinned there.
+std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_memory,
+                                                                     size_t cache_bytes) {
   rocksdb::ColumnFamilyOptions cf_options;
   rocksdb::BlockBasedTableOptions table_options;
   table_options.whole_key_filtering = true;
   // Point reads (GetItem, the old item of every write) skip SST files without the key.
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table_options.block_cache = SharedBlockCache(cache_bytes);
+  table_options.cache_index_and_filter_blocks = true;
+  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   // Memtables allocate in blocks of write_buffer_size / 8 (8 MB) by default, one at least per
   // column family from the start; each is mapped and unmapped with its memtable, a TLB
@@ -704,10 +733,14 @@ std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_mem
   // Every write merges into its table's stats key; folding the operands as they pile up
   // keeps a later read of that key (DescribeTable, /metrics) from walking thousands.
   meta_options.max_successive_merges = 64;
+  rocksdb::ColumnFamilyOptions keyed_options = cf_options;
+  keyed_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kPartitionPrefixBytes));
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (size_t i = 0; i < kCfCount; ++i) {
-    descriptors.emplace_back(kCfNames[i],
-                             i == static_cast<size_t>(Cf::kMeta) ? meta_options : cf_options);
+    const Cf cf = static_cast<Cf>(i);
+    descriptors.emplace_back(kCfNames[i], cf == Cf::kMeta                          ? meta_options
+                                          : cf == Cf::kItems || cf == Cf::kIndexes ? keyed_options
+                                                                                   : cf_options);
   }
   return descriptors;
 }
@@ -799,7 +832,8 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rep->deferred_write_options.sync = false;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(
-      db_options, path, ColumnFamilyDescriptors(options.in_memory), &rep->cfs, &raw);
+      db_options, path, ColumnFamilyDescriptors(options.in_memory, options.block_cache_bytes),
+      &rep->cfs, &raw);
   if (!s.ok()) return ToError(rep->log, s, "open");
   rep->db.reset(raw);
   if (rep->errors) rep->resumer = std::thread(ResumeWhileStopped, raw, rep->errors.get());
@@ -1028,6 +1062,9 @@ Status Storage::ForEach(Cf cf, std::string_view begin, std::string_view end,
   rocksdb::Slice upper(end.data(), end.size());
   read_options.iterate_lower_bound = &lower;
   if (!end.empty()) read_options.iterate_upper_bound = &upper;
+  // Prefix filters where the range stays in one partition (items, indexes), total order
+  // otherwise: RocksDB decides from the seek key and the upper bound.
+  read_options.auto_prefix_mode = true;
   // The change log is trimmed with range deletions of applied records only, all below any
   // reader's lower bound (the applier's watermark): its readers need not look at them, and
   // so never pay for fragmenting them (index_maintenance.h).

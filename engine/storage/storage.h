@@ -54,6 +54,9 @@ inline constexpr int kMaxMemtableRangeDeletes = 32;
 inline constexpr const char* kDiskFullMessage =
     "The server's disk is full: writes are refused until space is freed (reads still work)";
 
+// EngineOptions::block_cache_bytes' default (docs/architecture/storage.md, "Memory").
+inline constexpr size_t kDefaultBlockCacheBytes = size_t{256} << 20;
+
 // What Storage::GetHealth reports, for /metrics.
 struct StorageHealth {
   bool read_only = false;      // writes are refused after a background error
@@ -73,6 +76,9 @@ struct StorageOptions {
   // Where storage errors are described (the Error returned says only "Internal server
   // error"). Default: null, meaning StderrLogger()
   Logger logger{};
+  // The block cache (decompressed data blocks, and every index and filter block): one for
+  // all column families of every store the process opens, of the largest size asked for.
+  size_t block_cache_bytes = kDefaultBlockCacheBytes;
 };
 
 // Whether a write waits for stable storage in a store opened with sync_writes. Either way

@@ -45,6 +45,9 @@ struct EngineOptions {
   bool in_memory = false;
   // What an acknowledged write survives. Ignored when in_memory. Default: kProcess
   Durability durability = Durability::kProcess;
+  // The block cache shared by every store of the process (data blocks, index and filter
+  // blocks): what reads from a data directory keep in memory. Default: 256 MiB
+  size_t block_cache_bytes = size_t{256} << 20;
   // Minimum age of a change before the GSI applier applies it, to make GSI lag visible on
   // purpose in experiments. Default: 0 (as fast as the machine allows)
   int gsi_propagation_delay_ms = 0;

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bench/scale.sh: what a request costs as the data grows (issue "Scale and the hot path").
+# One ddb-server on a data directory holds a small table (20,000 items) and a big one (N
+# items, ~200 B each, BatchWriteItem preload over many connections); in one run it measures
+# GetItem and Query (begins_with, Limit 10) on each, so the big/small ratios come from the
+# same server, alternating small and big --runs times; then RSS, the data directory's size,
+# and the time to a first answer after a clean restart and after kill -9.
+#
+#   bench/scale.sh [--items N (1000000)] [--duration S (10)] [--runs N (2)]
+#                  [--connections N (16)] [--server-flags "..."]
+#
+# Prints one line per measurement and a summary; traffic goes to 127.0.0.1 only; the server
+# is started and stopped by its own PID. Reports, never asserts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ITEMS=1000000
+SMALL=20000
+DURATION=10
+RUNS=2
+CONNECTIONS=16
+SERVER_FLAGS=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --items) ITEMS="$2"; shift 2 ;;
+    --duration) DURATION="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --connections) CONNECTIONS="$2"; shift 2 ;;
+    --server-flags) SERVER_FLAGS="$2"; shift 2 ;;
+    *) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+DDB_SERVER="${DDB_SERVER:-$PWD/build/ddb-server}"
+LOADGEN="${LOADGEN:-$PWD/build/bench/loadgen}"
+[[ -x "$LOADGEN" ]] || LOADGEN="$PWD/build/loadgen"
+[[ -x "$LOADGEN" ]] || { echo "scale.sh: build the loadgen target first" >&2; exit 2; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/ddb-scale.XXXXXX")"
+SERVER_PID=""
+PORT=""
+stop_server() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=""
+}
+trap 'stop_server; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+
+# Starts the server on the data directory; sets SERVER_PID and PORT, and TIMES to the time
+# from exec to LISTENING and to the first answered GetItem (ms).
+start_server() {
+  local log="$WORK/server.log"
+  local t0
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086
+  "$DDB_SERVER" --data-dir "$WORK/data" --host 127.0.0.1 --port 0 --log-level warn \
+    $SERVER_FLAGS >"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 600); do grep -q '^LISTENING' "$log" && break; sleep 0.01; done
+  PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
+  [[ -n "$PORT" ]] || { echo "server did not start:" >&2; cat "$log" >&2; exit 1; }
+  local t1
+  t1=$(date +%s%N)
+  "$LOADGEN" --host 127.0.0.1 --port "$PORT" --no-create --table big --keyspace "$ITEMS" \
+    --workload get --requests 1 --connections 1 >/dev/null 2>&1 || true
+  local t2
+  t2=$(date +%s%N)
+  TIMES="$(((t1 - t0) / 1000000)) $(((t2 - t0) / 1000000))"
+}
+
+field() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k {print $2; exit}'; }
+
+run_op() {  # table keyspace workload -> "rps p50_us p99_us"
+  local line
+  line="$(timeout $((DURATION + 90)) "$LOADGEN" --host 127.0.0.1 --port "$PORT" --no-create \
+    --table "$1" --keyspace "$2" --workload "$3" --duration "$DURATION" --warmup 2 \
+    --connections "$CONNECTIONS" 2>/dev/null | grep '^RESULT' | head -1)"
+  echo "$(field rps <<<"$line") $(field p50_us <<<"$line") $(field p99_us <<<"$line")"
+}
+
+echo "# bench/scale.sh: $ITEMS items vs $SMALL, ${DURATION}s x $RUNS runs, $CONNECTIONS connections," \
+  "server flags: ${SERVER_FLAGS:-none}; $(nproc) cores"
+start_server
+for t in small big; do
+  n=$SMALL
+  [[ $t == big ]] && n=$ITEMS
+  t0=$(date +%s%N)
+  "$LOADGEN" --host 127.0.0.1 --port "$PORT" --table "$t" --workload none --preload "$n" \
+    --connections 32 >"$WORK/preload-$t.out" 2>&1
+  t1=$(date +%s%N)
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
+  echo "preload $t: $n items in ${secs}s ($(awk -v n="$n" -v s="$secs" 'BEGIN {printf "%.0f", n / s}') items/s, BatchWriteItem)"
+done
+
+declare -A SUM_RPS SUM_P99
+for op in get query; do
+  for t in small big; do SUM_RPS[$op-$t]=0; SUM_P99[$op-$t]=0; done
+  for _ in $(seq "$RUNS"); do
+    for t in small big; do
+      n=$SMALL
+      [[ $t == big ]] && n=$ITEMS
+      read -r rps p50 p99 <<<"$(run_op "$t" "$n" "$op")"
+      echo "$op $t: ${rps} req/s, p50 ${p50} us, p99 ${p99} us"
+      SUM_RPS[$op-$t]=$(awk -v a="${SUM_RPS[$op-$t]}" -v b="${rps:-0}" 'BEGIN {print a + b}')
+      SUM_P99[$op-$t]=$(awk -v a="${SUM_P99[$op-$t]}" -v b="${p99:-0}" 'BEGIN {print a + b}')
+    done
+  done
+done
+rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status")
+disk=$(du -sm "$WORK/data" | cut -f1)
+stop_server
+start_server
+read -r listen_ms first_ms <<<"$TIMES"
+stop_server
+start_server
+kill -KILL "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
+start_server
+read -r k_listen_ms k_first_ms <<<"$TIMES"
+stop_server
+
+echo "summary: items=$ITEMS" \
+  "get_ratio=$(awk -v b="${SUM_RPS[get-big]}" -v s="${SUM_RPS[get-small]}" 'BEGIN {printf "%.2f", b / s}')" \
+  "query_ratio=$(awk -v b="${SUM_RPS[query-big]}" -v s="${SUM_RPS[query-small]}" 'BEGIN {printf "%.2f", b / s}')" \
+  "get_p99_ratio=$(awk -v b="${SUM_P99[get-big]}" -v s="${SUM_P99[get-small]}" 'BEGIN {printf "%.2f", b / s}')" \
+  "query_p99_ratio=$(awk -v b="${SUM_P99[query-big]}" -v s="${SUM_P99[query-small]}" 'BEGIN {printf "%.2f", b / s}')" \
+  "rss_mb=$((rss_kb / 1024)) disk_mb=$disk" \
+  "restart_first_answer_ms=$first_ms (listening $listen_ms)" \
+  "kill9_first_answer_ms=$k_first_ms (listening $k_listen_ms)"
