@@ -95,4 +95,13 @@ std::optional<int64_t> ParseIso8601Basic(std::string_view text) {
   return static_cast<int64_t>(timegm(&tm));
 }
 
+std::string FormatJavaDateUtc(uint64_t epoch_ms) {
+  const time_t seconds = static_cast<time_t>(epoch_ms / 1000);
+  struct tm tm;
+  gmtime_r(&seconds, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S UTC %Y", &tm);
+  return buf;
+}
+
 }  // namespace ddb::util

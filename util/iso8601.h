@@ -1,4 +1,4 @@
-// ISO 8601 times in UTC, the two forms the service uses:
+// ISO 8601 times in UTC, the two forms the service uses (and Java's Date.toString()):
 // - extended, with milliseconds: "2020-11-04T07:28:34.028Z" (export manifests, S3's XML,
 //   log lines); without the 'Z' it is a stream label ("2026-11-30T13:47:12.053");
 // - basic, whole seconds: "20201104T072834Z" (SigV4's X-Amz-Date).
@@ -19,6 +19,10 @@ std::string FormatIso8601Millis(int64_t epoch_ms, bool zone = true);
 // some ms >= 0: 23 characters (24 with the 'Z'), digits in place; nullopt for anything else,
 // including dates that do not exist ("2026-02-30T...").
 std::optional<int64_t> ParseIso8601Millis(std::string_view text, bool zone = true);
+
+// Java's Date.toString() in UTC, "Thu Jan 22 01:22:02 UTC 2015", for `epoch_ms`: how the
+// services' iterator-expiry messages (DynamoDB Streams, Kinesis) write times.
+std::string FormatJavaDateUtc(uint64_t epoch_ms);
 
 // "20201104T072834Z" for `epoch_seconds`.
 std::string FormatIso8601Basic(int64_t epoch_seconds);

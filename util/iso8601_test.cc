@@ -41,5 +41,11 @@ TEST(Iso8601, BasicSeconds) {
   }
 }
 
+TEST(Iso8601, JavaDateUtc) {
+  // kinesalite's record of the service's iterator-expiry message.
+  EXPECT_EQ(FormatJavaDateUtc(uint64_t{1421889722} * 1000 + 999), "Thu Jan 22 01:22:02 UTC 2015");
+  EXPECT_EQ(FormatJavaDateUtc(0), "Thu Jan 01 00:00:00 UTC 1970");
+}
+
 }  // namespace
 }  // namespace ddb::util

@@ -4,10 +4,10 @@
 #include <xxhash.h>
 
 #include <cstdio>
-#include <ctime>
 
 #include "ddb/stored_item.h"
 #include "engine/engine_impl.h"
+#include "util/iso8601.h"
 
 namespace ddb {
 namespace {
@@ -33,16 +33,6 @@ KinesisStreamInfo InfoOf(const RequestContext& ctx, const KinesisStreamState& s)
                            FormatKinesisSequence(s.id, i, s.start_sequence)});
   }
   return info;
-}
-
-// Java's Date.toString() in UTC, as the service's iterator-expiry message writes times.
-std::string JavaDate(uint64_t ms) {
-  time_t seconds = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&seconds, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S UTC %Y", &tm);
-  return buf;
 }
 
 // A UUID-shaped id derived from the record's place, so that every read gives the same one.
@@ -217,8 +207,9 @@ Result<KinesisGetRecordsResult> Engine::GetKinesisRecords(const RequestContext& 
   const uint64_t now = impl_->NowMs();
   if (now > it.issued_ms + kKinesisIteratorLifetimeMs) {
     return Error(ErrorCode::kExpiredIterator,
-                 "Iterator expired. The iterator was created at time " + JavaDate(it.issued_ms) +
-                     " while right now it is " + JavaDate(now) +
+                 "Iterator expired. The iterator was created at time " +
+                     util::FormatJavaDateUtc(it.issued_ms) + " while right now it is " +
+                     util::FormatJavaDateUtc(now) +
                      " which is further in the future than the tolerated delay of " +
                      std::to_string(kKinesisIteratorLifetimeMs) + " milliseconds.");
   }

@@ -5,9 +5,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 
 #include "engine/engine_impl.h"
+#include "util/iso8601.h"
 
 namespace ddb {
 namespace {
@@ -28,15 +28,6 @@ Result<std::shared_ptr<const StreamInfo>> FindStream(const StreamRegistry& regis
   auto stream = registry.Find(table, label);
   if (!stream) return StreamNotFound(arn);
   return stream;
-}
-
-std::string HttpDate(uint64_t ms) {
-  time_t seconds = static_cast<time_t>(ms / 1000);
-  struct tm tm;
-  gmtime_r(&seconds, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S UTC %Y", &tm);
-  return buf;
 }
 
 std::string EventId(const StreamInfo& stream, uint64_t sequence) {
@@ -212,8 +203,9 @@ Result<GetRecordsResult> Engine::GetRecords(const RequestContext& ctx,
   uint64_t now = impl_->NowMs();
   if (now > token.issued_ms + kShardIteratorLifetimeMs) {
     return Error(ErrorCode::kExpiredIterator,
-                 "Iterator expired. The iterator was created at time " + HttpDate(token.issued_ms) +
-                     " while right now it is " + HttpDate(now) +
+                 "Iterator expired. The iterator was created at time " +
+                     util::FormatJavaDateUtc(token.issued_ms) + " while right now it is " +
+                     util::FormatJavaDateUtc(now) +
                      " which is further in the future than the tolerated delay of " +
                      std::to_string(kShardIteratorLifetimeMs) + " milliseconds.");
   }
