@@ -627,9 +627,13 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
   // Recount once the applier has applied every change logged before the walk ended: those
   // changes' deltas assumed entries this walk may already have written. Later changes find
   // the entries as their old images left them, so their deltas are exact again.
+  // "Before the walk ended" is every sequence taken by then, not SafePoint(): a write the
+  // walk saw has ended, but a lower sequence of another item may still be in flight, and
+  // SafePoint() stops below it. Such a write's change, applied after the recount, would
+  // undo an entry the walk never wrote (one item miscounted, seen in CI).
   // Each wait is bounded by the simulated lag plus a second: one that runs out means the
   // applier made no progress (counted in ddb_gsi_wait_timeouts_total), and the walk waits on.
-  uint64_t logged = sequencer->SafePoint();
+  uint64_t logged = sequencer->Peek() - 1;
   while (!stopping && !gsi_applier->WaitApplied(logged, options.gsi_propagation_delay_ms + 1000)) {
   }
   if (stopping) return;  // resumes from scratch on the next start (see Open)

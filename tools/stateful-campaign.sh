@@ -18,6 +18,9 @@ jobs=${2:-1}
 corpus=${3:-/tmp/ddb-stateful-campaign/corpus}
 artifacts=$(dirname "$corpus")/artifacts
 mkdir -p "$corpus" "$artifacts"
+# Artifacts of earlier runs stay; only this run's are counted as its findings.
+started=$(mktemp)
+trap 'rm -f "$started"' EXIT
 cp -n tests/fuzz/corpus/stateful/* "$corpus/" 2>/dev/null || true
 
 build=build-campaign
@@ -59,7 +62,7 @@ for log in "${logs[@]}"; do
   echo "$(basename "$log"): ${execs:-?} executions, ${rate:-?} exec/s"
   total=$((total + ${execs:-0}))
 done
-echo "total: $total executions; corpus $(ls "$corpus" | wc -l) inputs; crashes $(ls "$artifacts" | wc -l)"
+echo "total: $total executions; corpus $(ls "$corpus" | wc -l) inputs; findings $(find "$artifacts" -type f -newer "$started" | wc -l)"
 
 # Every corpus input once more under ASan+UBSan.
 if [[ ${SKIP_ASAN_REPLAY:-0} != 1 ]]; then
@@ -71,4 +74,4 @@ if [[ ${SKIP_ASAN_REPLAY:-0} != 1 ]]; then
     >"$(dirname "$corpus")/asan-replay.log" 2>&1 || { echo "ASan replay failed: see $(dirname "$corpus")/asan-replay.log"; rc=1; }
   echo "ASan replay of the corpus: $([[ $rc -eq 0 ]] && echo clean || echo FAILED)"
 fi
-[[ $rc -eq 0 && -z $(ls "$artifacts") ]]
+[[ $rc -eq 0 && -z $(find "$artifacts" -type f -newer "$started") ]]
