@@ -70,6 +70,20 @@ const AttributeValue* KeyAttribute(const Item& item, const std::pair<std::string
 
 }  // namespace
 
+std::optional<std::vector<const AttributeValue*>> IndexedPartitionValues(const IndexSchema& index,
+                                                                         const Item& item) {
+  std::vector<const AttributeValue*> hash;
+  for (const auto& a : index.hash_attrs) {
+    const AttributeValue* v = KeyAttribute(item, a, kMaxPartitionKeySize);
+    if (!v) return std::nullopt;
+    hash.push_back(v);
+  }
+  for (const auto& a : index.range_attrs) {
+    if (!KeyAttribute(item, a, kMaxSortKeySize)) return std::nullopt;
+  }
+  return hash;
+}
+
 namespace {
 
 // The entry key of an item in the index, or nullopt when it is not indexed.
@@ -81,10 +95,15 @@ std::optional<std::pair<std::string, int64_t>> IndexEntryKeyAndSize(const IndexS
                                                                     const Item& item) {
   std::optional<std::string> key = EntryKey(index, item);
   if (!key) return std::nullopt;
+  return std::make_pair(std::move(*key), IndexEntrySize(index, item));
+}
+
+int64_t IndexEntrySize(const IndexSchema& index, const Item& item) {
+  // The developer guide counts 100 bytes of overhead per index entry.
   int64_t size = index.projection == ProjectionType::kAll
                      ? static_cast<int64_t>(ItemSize(item))
                      : static_cast<int64_t>(ItemSize(ProjectForIndex(index, item)));
-  return std::make_pair(std::move(*key), size + 100);
+  return size + 100;
 }
 
 bool SameIndexProjection(const IndexSchema& index, const Item& a, const Item& b) {
@@ -112,20 +131,10 @@ std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& i
 namespace {
 
 std::optional<std::string> EntryKey(const IndexSchema& index, const Item& item) {
-  std::vector<const AttributeValue*> hash;
-  for (const auto& a : index.hash_attrs) {
-    const AttributeValue* v = KeyAttribute(item, a, kMaxPartitionKeySize);
-    if (!v) return std::nullopt;
-    hash.push_back(v);
-  }
-  std::vector<const AttributeValue*> range;
-  for (const auto& a : index.range_attrs) {
-    const AttributeValue* v = KeyAttribute(item, a, kMaxSortKeySize);
-    if (!v) return std::nullopt;
-    range.push_back(v);
-  }
-  std::string key = IndexPartitionPrefix(index, hash);
-  for (const AttributeValue* v : range) AppendIndexKeyComponent(&key, *v);
+  std::optional<std::vector<const AttributeValue*>> hash = IndexedPartitionValues(index, item);
+  if (!hash) return std::nullopt;
+  std::string key = IndexPartitionPrefix(index, *hash);
+  for (const auto& a : index.range_attrs) AppendIndexKeyComponent(&key, item.at(a.first));
   if (index.key_format >= kKeyFormatServiceOrder) {
     std::string bytes;
     AppendServiceKeyBytes(&bytes, item.at(index.table_hash));

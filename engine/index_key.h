@@ -63,6 +63,12 @@ std::string IndexPartitionBytes(const std::vector<const AttributeValue*>& values
 std::string IndexPartitionPrefix(const IndexSchema& index,
                                  const std::vector<const AttributeValue*>& values);
 
+// The item's values of the index's partition key attributes (one per HASH attribute), or
+// nullopt when the item is not indexed (IndexEntry's rule: every key attribute present, of
+// its type, within the key limits).
+std::optional<std::vector<const AttributeValue*>> IndexedPartitionValues(const IndexSchema& index,
+                                                                         const Item& item);
+
 struct IndexEntryData {
   std::string key;
   std::string value;  // the encoded projected item
@@ -77,6 +83,10 @@ std::optional<IndexEntryData> IndexEntry(const IndexSchema& index, const Item& i
 // encoding the entry (capacity accounting); nullopt when the item is not indexed.
 std::optional<std::pair<std::string, int64_t>> IndexEntryKeyAndSize(const IndexSchema& index,
                                                                     const Item& item);
+
+// The IndexSizeBytes size of "item"'s entry in the index (projected item size + 100 bytes),
+// without its key. REQUIRES: the item is indexed.
+int64_t IndexEntrySize(const IndexSchema& index, const Item& item);
 
 // Whether two items have the same entry content in the index (same projected attributes).
 bool SameIndexProjection(const IndexSchema& index, const Item& a, const Item& b);

@@ -229,6 +229,15 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
   single("ddb_storage_write_resumes_total", "counter",
          "Times the store resumed taking writes by itself after such a stop.",
          [](const EngineMetrics& m) { return m.storage_write_resumes; });
+  single("ddb_storage_cache_capacity_bytes", "gauge",
+         "The block cache's capacity (--cache-size), shared by every namespace.",
+         [](const EngineMetrics& m) { return m.storage_cache_capacity_bytes; });
+  single("ddb_storage_cache_usage_bytes", "gauge",
+         "What the block cache holds: cached blocks, and the memtables charged to it.",
+         [](const EngineMetrics& m) { return m.storage_cache_usage_bytes; });
+  single("ddb_storage_memtable_bytes", "gauge",
+         "Memory of every namespace's memtables (at most half the cache, at least 32 MiB).",
+         [](const EngineMetrics& m) { return m.storage_memtable_bytes; });
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");

@@ -114,7 +114,8 @@ std::string Usage(std::string_view program) {
       "\n"
       "  --cache-size BYTES\n"
       "                   the block cache of the data directory's reads (data, index and\n"
-      "                   filter blocks), shared by every namespace (default " +
+      "                   filter blocks) and of the memtables (half of it, at least\n"
+      "                   32 MiB), shared by every namespace (default " +
       std::to_string(engine.block_cache_bytes) + ": " +
       std::to_string(engine.block_cache_bytes >> 20) +
       " MiB)\n"

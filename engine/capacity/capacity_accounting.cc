@@ -27,22 +27,10 @@ ResourceCapacity IndexCapacity(const TableDescription& d, const std::string& ind
   return c;
 }
 
-// The item's values of a GSI's partition key attributes, or nullopt when it has not them all.
-std::optional<std::vector<const AttributeValue*>> IndexPartitionValues(const IndexSchema& index,
-                                                                       const Item& item) {
-  std::vector<const AttributeValue*> values;
-  for (const auto& [name, type] : index.hash_attrs) {
-    auto it = item.find(name);
-    if (it == item.end() || it->second.type() != type) return std::nullopt;
-    values.push_back(&it->second);
-  }
-  return values;
-}
-
 // The partition key (its bytes) and token of an item in a GSI, if it is indexed.
 std::optional<std::pair<std::string, uint64_t>> IndexPartitionOf(const IndexSchema& index,
                                                                  const Item& item) {
-  std::optional<std::vector<const AttributeValue*>> values = IndexPartitionValues(index, item);
+  std::optional<std::vector<const AttributeValue*>> values = IndexedPartitionValues(index, item);
   if (!values) return std::nullopt;
   std::string bytes = IndexPartitionBytes(*values);
   uint64_t token = TokenOfKey(IndexPartitionPrefix(index, *values));
@@ -90,16 +78,31 @@ void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
   for (const auto& [name, u] : cost.global_secondary_indexes) {
     const IndexSchema* index = table.FindIndex(name);
     if (!index) continue;
-    const std::optional<Item>& source = new_item ? new_item : old_item;
-    auto part = source ? IndexPartitionOf(*index, *source) : std::nullopt;
-    if (!part && old_item) part = IndexPartitionOf(*index, *old_item);
-    if (!part) continue;
-    // Membership only: no token (a hash) to compute.
-    bool in_before = old_item && IndexPartitionValues(*index, *old_item).has_value();
-    bool in_after = new_item && IndexPartitionValues(*index, *new_item).has_value();
-    partitions->Charge(index->index_id, d.table_name, name, IndexCapacity(d, name), part->second,
-                       part->first, u, true, (in_after ? 1 : 0) - (in_before ? 1 : 0), 0);
-    contributors.Record(index->index_id, part->first, nullptr, u, false);
+    // The entry's partition before and after: an item whose index partition key changed
+    // leaves one partition, its entry's bytes with it, and joins another, which is charged
+    // the units.
+    auto before = old_item ? IndexPartitionOf(*index, *old_item) : std::nullopt;
+    auto after = new_item ? IndexPartitionOf(*index, *new_item) : std::nullopt;
+    const int64_t before_bytes = before ? IndexEntrySize(*index, *old_item) : 0;
+    const int64_t after_bytes = after ? IndexEntrySize(*index, *new_item) : 0;
+    const std::string& capacity_name = name;
+    auto charge = [&](const std::pair<std::string, uint64_t>& part, double units, int64_t items,
+                      int64_t bytes) {
+      partitions->Charge(index->index_id, d.table_name, capacity_name,
+                         IndexCapacity(d, capacity_name), part.second, part.first, units, true,
+                         items, bytes);
+    };
+    if (before && after && before->first == after->first) {
+      charge(*after, u, 0, after_bytes - before_bytes);
+    } else if (after) {
+      if (before) charge(*before, 0, -1, -before_bytes);
+      charge(*after, u, 1, after_bytes);
+    } else if (before) {
+      charge(*before, u, -1, -before_bytes);
+    } else {
+      continue;
+    }
+    contributors.Record(index->index_id, after ? after->first : before->first, nullptr, u, false);
   }
 }
 
@@ -209,6 +212,9 @@ EngineMetrics Engine::GetMetrics() {
   m.storage_disk_full = health.disk_full;
   m.storage_write_stops = health.write_stops;
   m.storage_write_resumes = health.write_resumes;
+  m.storage_cache_capacity_bytes = health.cache_capacity_bytes;
+  m.storage_cache_usage_bytes = health.cache_usage_bytes;
+  m.storage_memtable_bytes = health.memtable_bytes;
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   // Only with simulated lag do GSIs lag: otherwise their entries are written with the items.

@@ -14,6 +14,7 @@
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <rocksdb/write_buffer_manager.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -642,8 +643,18 @@ void Storage::Log(LogSeverity severity, std::string_view message) const {
   rep_->log(severity, message);
 }
 
+namespace {
+std::shared_ptr<rocksdb::Cache> SharedBlockCache(size_t bytes);
+std::shared_ptr<rocksdb::WriteBufferManager> SharedWriteBufferManager(size_t cache_bytes);
+}  // namespace
+
 StorageHealth Storage::GetHealth() const {
   StorageHealth h;
+  // Process-wide figures: the cache and the memtables' budget are shared by every store.
+  const std::shared_ptr<rocksdb::Cache> cache = SharedBlockCache(0);
+  h.cache_capacity_bytes = cache->GetCapacity();
+  h.cache_usage_bytes = cache->GetUsage();
+  h.memtable_bytes = SharedWriteBufferManager(0)->memory_usage();
   if (const BackgroundErrors* e = rep_->errors.get()) {
     h.read_only = e->read_only.load();
     h.disk_full = e->disk_full.load();
@@ -673,12 +684,12 @@ rocksdb::DBOptions BoundedDbOptions() {
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
-  // Bounds that hold over hours of churn: all memtables together stay under 256 MB (the
-  // largest is flushed first), and WAL files are recycled once they pass 256 MB in all, by
-  // flushing the families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL
-  // up to four times the sum of all write buffers) let a busy server's WAL reach ~3 GB and
-  // an in-memory server's memtables most of a gigabyte.
-  db_options.db_write_buffer_size = 256 << 20;
+  // Bounds that hold over hours of churn: the memtables of every store together stay under
+  // the shared write buffer manager's budget (SharedWriteBufferManager; the largest is
+  // flushed first), and WAL files are recycled once they pass 256 MB in all, by flushing the
+  // families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL up to four
+  // times the sum of all write buffers) let a busy server's WAL reach ~3 GB and an in-memory
+  // server's memtables most of a gigabyte.
   db_options.max_total_wal_size = 256 << 20;
   // Recovery loads each column family's table files with this many threads, and starts them
   // even for a family without files: RocksDB's 16 made every open create and join 105
@@ -701,6 +712,26 @@ std::shared_ptr<rocksdb::Cache> SharedBlockCache(size_t bytes) {
     cache->SetCapacity(bytes);
   }
   return cache;
+}
+
+// The memtables of every store the process opens share one budget, half the block cache
+// (at least kMinMemtableBudget, so that a small cache does not flush at every few writes),
+// and are charged to that cache: what they take, cached blocks give up, so the cache's
+// capacity bounds both (docs/architecture/storage.md, "Memory"). Grown, as the cache, to
+// the largest any store asked for.
+constexpr size_t kMinMemtableBudget = size_t{32} << 20;
+
+std::shared_ptr<rocksdb::WriteBufferManager> SharedWriteBufferManager(size_t cache_bytes) {
+  static std::mutex mu;
+  static std::shared_ptr<rocksdb::WriteBufferManager> manager;
+  const size_t budget = std::max(cache_bytes / 2, kMinMemtableBudget);
+  std::lock_guard lock(mu);
+  if (!manager) {
+    manager = std::make_shared<rocksdb::WriteBufferManager>(budget, SharedBlockCache(cache_bytes));
+  } else if (manager->buffer_size() < budget) {
+    manager->SetBufferSize(budget);
+  }
+  return manager;
 }
 
 // Item and index entry keys start with a 4-byte table or index id and the partition key's
@@ -796,6 +827,7 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   rep->in_memory = options.in_memory;
   rep->log = options.logger ? options.logger : StderrLogger();
   rocksdb::DBOptions db_options = BoundedDbOptions();
+  db_options.write_buffer_manager = SharedWriteBufferManager(options.block_cache_bytes);
   std::string path = options.path;
   if (options.in_memory) {
     rep->mem_env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));

@@ -63,6 +63,11 @@ struct StorageHealth {
   bool disk_full = false;      // ... and that error is a full disk
   uint64_t write_stops = 0;    // times writes were stopped since open
   uint64_t write_resumes = 0;  // times they resumed by themselves
+  // Memory, for the whole process (every store shares them): the block cache's capacity and
+  // what it holds, the memtables' charges included; and the memtables alone.
+  size_t cache_capacity_bytes = 0;
+  size_t cache_usage_bytes = 0;
+  size_t memtable_bytes = 0;
 };
 
 struct StorageOptions {

@@ -137,6 +137,11 @@ struct EngineMetrics {
   bool storage_disk_full = false;
   uint64_t storage_write_stops = 0;
   uint64_t storage_write_resumes = 0;
+  // Memory of every store of the process: the block cache's capacity and what it holds (the
+  // memtables are charged to it), and the memtables alone.
+  uint64_t storage_cache_capacity_bytes = 0;
+  uint64_t storage_cache_usage_bytes = 0;
+  uint64_t storage_memtable_bytes = 0;
   std::vector<ContributorRanking> contributor_insights;
   std::vector<VectorIndexFigures> vector_indexes;
   std::vector<HousekeepingFigures> housekeeping;
