@@ -2,12 +2,20 @@
 # bench/scale.sh: what a request costs as the data grows (issue "Scale and the hot path").
 # One ddb-server on a data directory holds a small table (20,000 items) and a big one (N
 # items, ~200 B each, BatchWriteItem preload over many connections); in one run it measures
-# GetItem and Query (begins_with, Limit 10) on each, so the big/small ratios come from the
-# same server, alternating small and big --runs times; then RSS, the data directory's size,
-# and the time to a first answer after a clean restart and after kill -9.
+# --ops (GetItem, Query with begins_with and Limit 10, a Scan page of 100, PutItem of new
+# items, UpdateItem) on each, so the big/small ratios come from the same server, alternating
+# small and big --runs times; then GetItem's p99 at a fixed rate (open loop, --burst-rate)
+# while the big table is quiet and while PutItems pour into it at --burst-puts a second
+# (open loop, so that the CPU they take is the same for every build; flushes and
+# compactions run throughout), RSS (now and at its peak), the data directory's size, and the time to a
+# first answer after a clean restart and after kill -9.
+# With --gsi both tables carry one GSI (loadgen --gsis 1: ProjectionType ALL, every item
+# indexed), so every write also writes an index entry.
 #
 #   bench/scale.sh [--items N (1000000)] [--duration S (10)] [--runs N (2)]
-#                  [--connections N (16)] [--server-flags "..."]
+#                  [--connections N (16)] [--server-flags "..."] [--gsi]
+#                  [--ops "get query scan put update"] [--burst-rate R (2000)]
+#                  [--burst-puts R (10000)]
 #
 # Prints one line per measurement and a summary; traffic goes to 127.0.0.1 only; the server
 # is started and stopped by its own PID. Reports, never asserts.
@@ -20,6 +28,10 @@ DURATION=10
 RUNS=2
 CONNECTIONS=16
 SERVER_FLAGS=""
+SHAPE=""
+OPS="get query scan put update"
+BURST_RATE=2000
+BURST_PUTS=10000
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --items) ITEMS="$2"; shift 2 ;;
@@ -27,6 +39,10 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift 2 ;;
     --connections) CONNECTIONS="$2"; shift 2 ;;
     --server-flags) SERVER_FLAGS="$2"; shift 2 ;;
+    --gsi) SHAPE="--gsis 1"; shift ;;
+    --ops) OPS="$2"; shift 2 ;;
+    --burst-rate) BURST_RATE="$2"; shift 2 ;;
+    --burst-puts) BURST_PUTS="$2"; shift 2 ;;
     *) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -74,30 +90,34 @@ start_server() {
 
 field() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k {print $2; exit}'; }
 
-run_op() {  # table keyspace workload -> "rps p50_us p99_us"
-  local line
+run_op() {  # table keyspace workload [loadgen flags...] -> "rps p50_us p99_us"
+  local line table=$1 keyspace=$2 workload=$3
+  shift 3
+  # shellcheck disable=SC2086
   line="$(timeout $((DURATION + 90)) "$LOADGEN" --host 127.0.0.1 --port "$PORT" --no-create \
-    --table "$1" --keyspace "$2" --workload "$3" --duration "$DURATION" --warmup 2 \
-    --connections "$CONNECTIONS" 2>/dev/null | grep '^RESULT' | head -1)"
+    $SHAPE --table "$table" --keyspace "$keyspace" --workload "$workload" \
+    --duration "$DURATION" --warmup 2 --connections "$CONNECTIONS" --no-progress "$@" \
+    2>/dev/null | grep '^RESULT' | head -1)"
   echo "$(field rps <<<"$line") $(field p50_us <<<"$line") $(field p99_us <<<"$line")"
 }
 
 echo "# bench/scale.sh: $ITEMS items vs $SMALL, ${DURATION}s x $RUNS runs, $CONNECTIONS connections," \
-  "server flags: ${SERVER_FLAGS:-none}; $(nproc) cores"
+  "ops: $OPS, shape: ${SHAPE:-no index}, server flags: ${SERVER_FLAGS:-none}; $(nproc) cores"
 start_server
 for t in small big; do
   n=$SMALL
   [[ $t == big ]] && n=$ITEMS
   t0=$(date +%s%N)
-  "$LOADGEN" --host 127.0.0.1 --port "$PORT" --table "$t" --workload none --preload "$n" \
-    --connections 32 >"$WORK/preload-$t.out" 2>&1
+  # shellcheck disable=SC2086
+  "$LOADGEN" --host 127.0.0.1 --port "$PORT" $SHAPE --table "$t" --workload none \
+    --preload "$n" --connections 32 --no-progress >"$WORK/preload-$t.out" 2>&1
   t1=$(date +%s%N)
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
   echo "preload $t: $n items in ${secs}s ($(awk -v n="$n" -v s="$secs" 'BEGIN {printf "%.0f", n / s}') items/s, BatchWriteItem)"
 done
 
 declare -A SUM_RPS SUM_P99
-for op in get query; do
+for op in $OPS; do
   for t in small big; do SUM_RPS[$op-$t]=0; SUM_P99[$op-$t]=0; done
   for _ in $(seq "$RUNS"); do
     for t in small big; do
@@ -110,6 +130,20 @@ for op in get query; do
     done
   done
 done
+# GetItem's p99 at a fixed rate on the big table, quiet and then under a burst of PutItems
+# (new items, at a fixed rate) that keeps flushes and compactions running.
+read -r _ _ quiet_p99 <<<"$(run_op big "$ITEMS" get --rate "$BURST_RATE" --connections 4)"
+# shellcheck disable=SC2086
+"$LOADGEN" --host 127.0.0.1 --port "$PORT" --no-create $SHAPE --table big --workload put \
+  --duration $((DURATION + 6)) --warmup 1 --connections 8 --rate "$BURST_PUTS" --no-progress \
+  >"$WORK/burst.out" 2>&1 &
+burst_pid=$!
+sleep 3
+read -r _ _ burst_p99 <<<"$(run_op big "$ITEMS" get --rate "$BURST_RATE" --connections 4)"
+wait "$burst_pid" || true
+burst_puts=$(grep '^RESULT' "$WORK/burst.out" | head -1 | field rps)
+echo "get big at $BURST_RATE req/s: p99 ${quiet_p99} us quiet, ${burst_p99} us during ${burst_puts} PutItems/s"
+rss_peak_kb=$(awk '/^VmHWM/ {print $2}' "/proc/$SERVER_PID/status")
 rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status")
 disk=$(du -sm "$WORK/data" | cut -f1)
 stop_server
@@ -124,11 +158,13 @@ start_server
 read -r k_listen_ms k_first_ms <<<"$TIMES"
 stop_server
 
-echo "summary: items=$ITEMS" \
-  "get_ratio=$(awk -v b="${SUM_RPS[get-big]}" -v s="${SUM_RPS[get-small]}" 'BEGIN {printf "%.2f", b / s}')" \
-  "query_ratio=$(awk -v b="${SUM_RPS[query-big]}" -v s="${SUM_RPS[query-small]}" 'BEGIN {printf "%.2f", b / s}')" \
-  "get_p99_ratio=$(awk -v b="${SUM_P99[get-big]}" -v s="${SUM_P99[get-small]}" 'BEGIN {printf "%.2f", b / s}')" \
-  "query_p99_ratio=$(awk -v b="${SUM_P99[query-big]}" -v s="${SUM_P99[query-small]}" 'BEGIN {printf "%.2f", b / s}')" \
-  "rss_mb=$((rss_kb / 1024)) disk_mb=$disk" \
+ratios=""
+for op in $OPS; do
+  ratios+=" ${op}_ratio=$(awk -v b="${SUM_RPS[$op-big]}" -v s="${SUM_RPS[$op-small]}" 'BEGIN {printf "%.2f", s ? b / s : 0}')"
+  ratios+=" ${op}_p99_ratio=$(awk -v b="${SUM_P99[$op-big]}" -v s="${SUM_P99[$op-small]}" 'BEGIN {printf "%.2f", s ? b / s : 0}')"
+done
+echo "summary: items=$ITEMS${SHAPE:+ gsi=1}$ratios" \
+  "burst_get_p99_us=$burst_p99 quiet_get_p99_us=$quiet_p99" \
+  "rss_mb=$((rss_kb / 1024)) rss_peak_mb=$((rss_peak_kb / 1024)) disk_mb=$disk" \
   "restart_first_answer_ms=$first_ms (listening $listen_ms)" \
   "kill9_first_answer_ms=$k_first_ms (listening $k_listen_ms)"

@@ -686,11 +686,13 @@ rocksdb::DBOptions BoundedDbOptions() {
   db_options.IncreaseParallelism(2);
   // Bounds that hold over hours of churn: the memtables of every store together stay under
   // the shared write buffer manager's budget (SharedWriteBufferManager; the largest is
-  // flushed first), and WAL files are recycled once they pass 256 MB in all, by flushing the
+  // flushed first), and WAL files are recycled once they pass 64 MB in all, by flushing the
   // families that pin the oldest one. RocksDB's defaults (no memtable cap; WAL up to four
   // times the sum of all write buffers) let a busy server's WAL reach ~3 GB and an in-memory
-  // server's memtables most of a gigabyte.
-  db_options.max_total_wal_size = 256 << 20;
+  // server's memtables most of a gigabyte. The WAL is what an open replays (after a clean
+  // stop too: nothing is flushed then), so its cap bounds the time to the first answer:
+  // 100 MB of it took 0.75 s, 250 MB after a write burst 2.3 s (bench/scale.sh).
+  db_options.max_total_wal_size = 64 << 20;
   // Recovery loads each column family's table files with this many threads, and starts them
   // even for a family without files: RocksDB's 16 made every open create and join 105
   // threads (seven families then), half of the stateful fuzz campaign's time. Two match the
