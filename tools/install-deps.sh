@@ -8,7 +8,7 @@ set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config librocksdb-dev libboost-dev libsimdjson-dev
             libxxhash-dev zlib1g-dev libzstd-dev libssl-dev libgtest-dev libhnswlib-dev
-            libnghttp2-dev)
+            libnghttp2-dev libjemalloc-dev)
 # clang, libclang-rt-14-dev: the fuzz targets and the sanitizer smoke; fuse3, libfuse3-dev: the
 # power-cut test's file system; ccache: the extra builds those need; chromium: the web
 # console's browser test (tests/js/console.test.mjs, driven by playwright-core).
