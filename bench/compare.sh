@@ -12,7 +12,8 @@
 #
 #   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N] [--runs N]
 #                    [--item-size B] [--threads N] [--client-threads N]
-#                    [--ops "get put query update"] [--servers "ddb floor dynalite"]
+#                    [--ops "get put query update"]
+#                    [--servers "ddb floor floor-beast dynalite"]
 #                    [--keys uniform|zipf] [--gsi] [--sign] [--csv FILE] [--raw FILE]
 #
 # Ops are loadgen workloads: get put update query scan batchwrite transact. An op with a
@@ -24,6 +25,9 @@
 # same server; every table an op needs is preloaded after the server starts, before the first
 # op, so all cases of a run see the same data. --raw FILE keeps every run's RESULT line (with
 # run= and load1=, the 1-minute load average before the case).
+# Server floor-beast is floor_server --http beast, the textbook Beast session (http::async_read,
+# http::response and its serializer) that issue 34's targets are stated against; with it in
+# --servers the table adds the ratio ddb/floor-beast.
 # Server ddb-verify is ddb-server --auth verify (signatures checked against a key in its
 # environment); with it in --servers, or with --sign, loadgen signs every request for real
 # (for every server, so that the client's cost is the same), and the table adds the ratio
@@ -58,7 +62,7 @@ KEYS=uniform
 SIGN=""
 
 usage() {
-  sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 
@@ -117,7 +121,7 @@ trap 'exit 130' INT TERM
 missing=()
 [[ -x "$LOADGEN" ]] || missing+=(loadgen)
 [[ " $SERVERS " == *" ddb "* && ! -x "$DDB_SERVER" ]] && missing+=(ddb-server)
-[[ " $SERVERS " == *" floor "* && ! -x "$FLOOR_SERVER" ]] && missing+=(floor_server)
+[[ " $SERVERS " == *" floor"* && ! -x "$FLOOR_SERVER" ]] && missing+=(floor_server)
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "compare.sh: building ${missing[*]} in $BUILD_DIR" >&2
   cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -163,6 +167,12 @@ start_server() {
       ;;
     floor)
       "$FLOOR_SERVER" --host 127.0.0.1 --port 0 --threads "$THREADS" >"$log" 2>&1 &
+      SERVER_PID=$!
+      wait_for "$log" '^LISTENING [0-9]+' 10
+      PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
+      ;;
+    floor-beast)
+      "$FLOOR_SERVER" --host 127.0.0.1 --port 0 --threads "$THREADS" --http beast >"$log" 2>&1 &
       SERVER_PID=$!
       wait_for "$log" '^LISTENING [0-9]+' 10
       PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
@@ -316,6 +326,8 @@ awk -v servers="$SERVERS" '
     printf "%-16s %-13s", "op", "metric"
     for (i = 1; i <= n; i++) printf " %11s", sv[i]
     printf " %11s %13s", "ddb/floor", "ddb/dynalite"
+    beast = index(" " servers " ", " floor-beast ") > 0
+    if (beast) printf " %12s", "ddb/f-beast"
     verify = index(" " servers " ", " ddb-verify ") > 0
     if (verify) printf " %11s", "verify/ddb"
     printf "\n"
@@ -350,6 +362,7 @@ awk -v servers="$SERVERS" '
         if (metric == "errors" || metric == "load1") printf "\n"
         else {
           printf " %11s %13s", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
+          if (beast) printf " %12s", ratio(val["ddb"], val["floor-beast"])
           if (verify) printf " %11s", ratio(val["ddb-verify"], val["ddb"])
           printf "\n"
         }
@@ -396,7 +409,7 @@ if grep -q ' op=[A-Za-z]*-gsi[0-9]' "$MEDIANS"; then
         first = 1
         for (i = 1; i <= n; i++) {
           s = sv[i]
-          if (s == "floor") continue
+          if (s ~ /^floor/) continue
           for (m = 1; m <= nm; m++) {
             metric = metrics[m]
             printf "%-12s %-13s %-11s", (first ? base : ""), (m == 1 ? s : ""), metric

@@ -202,39 +202,92 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
   // Each write stands alone, as in the service: a batch is not a transaction.
   BatchWriteItemResult result;
   std::map<std::string, ConsumedCapacity> capacity;
-  size_t processed = 0;
   std::optional<Error> throttle;
-  for (const auto& p : planned) {
-    const std::string& name = p.table->description.table_name;
-    // A throttled request is left for the caller to retry, as the service does.
+  // Whether the partitions admit p's write; a throttled write is left for the caller to
+  // retry, as the service does. Each write is admitted after the one before it is charged,
+  // so that a batch cannot overdraw a partition.
+  auto admit = [&](const Planned& p) -> Result<bool> {
     Status admitted = impl_->AdmitKey(*p.table, p.write->item, /*write=*/true);
-    if (!admitted.ok()) {
-      if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
-        return admitted.error();
-      }
-      if (!throttle) throttle = admitted.error();
-      EntryFor(&result.unprocessed_items, name).push_back(*p.write);
-      continue;
+    if (admitted.ok()) return true;
+    if (admitted.error().code() != ErrorCode::kProvisionedThroughputExceeded) {
+      return admitted.error();
     }
-    std::optional<Item> updated =
-        p.write->is_put ? std::optional<Item>(p.write->item) : std::optional<Item>();
-    DDB_ASSIGN_OR_RETURN(
-        std::optional<Item> old,
-        impl_->Mutate(
-            *p.table, p.key,
-            [&](const std::optional<Item>&) { return Result<std::optional<Item>>(updated); },
-            nullptr, WriteOrigin::kRequest, WriteSync::kDeferred));
-    ++processed;
+    if (!throttle) throttle = admitted.error();
+    EntryFor(&result.unprocessed_items, p.table->description.table_name).push_back(*p.write);
+    return false;
+  };
+  auto charge = [&](const Planned& p, const std::optional<Item>& old,
+                    const std::optional<Item>& updated) {
+    const std::string& name = p.table->description.table_name;
     auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
     ConsumedCapacity cost(name);
     AddWriteCapacity(*p.table, old, updated, false, &cost);
     impl_->ChargeWrite(*p.table, p.write->item, old, updated, cost);
     it->second.Merge(cost);
-    std::optional<ItemCollectionMetrics> metrics =
-        impl_->CollectionMetrics(*p.table, p.write->item, req.return_item_collection_metrics);
-    if (metrics) EntryFor(&result.item_collection_metrics, name).push_back(std::move(*metrics));
+  };
+  std::vector<const Planned*> grouped, one_by_one, written;
+  for (const auto& p : planned) {
+    // A multi-Region strongly consistent table's write is claimed in every Region first
+    // (EngineImpl::Mutate), item by item.
+    (p.table->description.multi_region_strong ? one_by_one : grouped).push_back(&p);
   }
-  // One fsync for the whole batch (under --durability fsync), before it is acknowledged: its
+  // The others commit in one WriteBatch under their items' locks, as a transaction does:
+  // one trip through RocksDB's write queue and one merge into each table's stats for the
+  // whole call instead of one per item (bulk loads are made of these calls). They are
+  // charged before the commit, so that each admission sees the writes before it.
+  if (!grouped.empty()) {
+    std::vector<std::string> keys;
+    keys.reserve(grouped.size());
+    for (const Planned* p : grouped) keys.push_back(p->key);
+    StripeLocks locks(*impl_, keys);
+    Storage::Batch batch(*impl_->storage);
+    std::vector<uint64_t> sequences;
+    auto abandon = [&](const Error& e) {
+      for (uint64_t s : sequences) impl_->sequencer->End(s);
+      return e;
+    };
+    for (const Planned* p : grouped) {
+      Result<bool> admitted = admit(*p);
+      if (!admitted.ok()) return abandon(admitted.error());
+      if (!*admitted) continue;
+      Result<std::optional<Item>> old = impl_->ReadItem(p->key);
+      if (!old.ok()) return abandon(old.error());
+      std::optional<Item> updated =
+          p->write->is_put ? std::optional<Item>(p->write->item) : std::optional<Item>();
+      if (*old || updated) {
+        Status added = impl_->AddWrite(p->table->id, p->key, *old, updated, &batch, &sequences,
+                                       WriteOrigin::kRequest);
+        if (!added.ok()) return abandon(added.error());
+      }
+      charge(*p, *old, updated);
+      written.push_back(p);
+    }
+    DDB_RETURN_IF_ERROR(impl_->Commit(batch, sequences, WriteSync::kDeferred));
+  }
+  for (const Planned* p : one_by_one) {
+    DDB_ASSIGN_OR_RETURN(bool admitted, admit(*p));
+    if (!admitted) continue;
+    std::optional<Item> updated =
+        p->write->is_put ? std::optional<Item>(p->write->item) : std::optional<Item>();
+    DDB_ASSIGN_OR_RETURN(
+        std::optional<Item> old,
+        impl_->Mutate(
+            *p->table, p->key,
+            [&](const std::optional<Item>&) { return Result<std::optional<Item>>(updated); },
+            nullptr, WriteOrigin::kRequest, WriteSync::kDeferred));
+    charge(*p, old, updated);
+    written.push_back(p);
+  }
+  const size_t processed = written.size();
+  for (const Planned* p : written) {
+    std::optional<ItemCollectionMetrics> metrics =
+        impl_->CollectionMetrics(*p->table, p->write->item, req.return_item_collection_metrics);
+    if (metrics) {
+      EntryFor(&result.item_collection_metrics, p->table->description.table_name)
+          .push_back(std::move(*metrics));
+    }
+  }
+  // One fsync for the whole call (under --durability fsync), before it is acknowledged: its
   // writes were deferred, and a synced write makes every write before it durable.
   if (processed > 0) DDB_RETURN_IF_ERROR(impl_->storage->Sync());
   if (processed == 0 && throttle) return *throttle;

@@ -50,6 +50,54 @@ TEST(StorageTest, EveryInMemoryOpenStartsEmpty) {
   }
 }
 
+// A batch sums its AddToStats deltas per key (one merge each at Write), yet every write to
+// the meta family keeps its place in the batch's order.
+TEST(StorageTest, StatsDeltasOfABatchAddUpInOrderWithOtherMetaWrites) {
+  auto opened = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(opened.ok());
+  Storage& storage = **opened;
+  auto stats = [&](std::string_view key) {
+    auto v = storage.GetStats(key);
+    EXPECT_TRUE(v.ok());
+    return v.ok() ? v.value() : std::pair<int64_t, int64_t>{-1, -1};
+  };
+  {
+    Storage::Batch batch(storage);
+    for (int i = 0; i < 25; ++i) {
+      batch.Put(Cf::kItems, "item" + std::to_string(i), "v");
+      batch.AddToStats("a", 1, 10);
+      batch.AddToStats("b", 2, -5);
+    }
+    ASSERT_TRUE(storage.Write(batch).ok());
+  }
+  EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{25, 250}));
+  EXPECT_EQ(stats("b"), (std::pair<int64_t, int64_t>{50, -125}));
+  {
+    // A delta, then a value set: the value wins. A value set, then a delta: both count.
+    Storage::Batch batch(storage);
+    batch.AddToStats("a", 7, 7);
+    batch.SetStats("a", 1, 100);
+    batch.SetStats("b", 3, 30);
+    batch.AddToStats("b", 1, 1);
+    batch.AddToStats("c", 5, 5);
+    batch.Delete(Cf::kMeta, "c");
+    batch.AddToStats("d", 4, 4);
+    batch.Delete(Cf::kItems, "d");  // another family: the pending delta stays
+    ASSERT_TRUE(storage.Write(batch).ok());
+  }
+  EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{1, 100}));
+  EXPECT_EQ(stats("b"), (std::pair<int64_t, int64_t>{4, 31}));
+  EXPECT_EQ(stats("c"), (std::pair<int64_t, int64_t>{0, 0}));
+  EXPECT_EQ(stats("d"), (std::pair<int64_t, int64_t>{4, 4}));
+  // Past max_successive_merges, the folded figure is the same.
+  for (int i = 0; i < 100; ++i) {
+    Storage::Batch batch(storage);
+    batch.AddToStats("a", 1, 2);
+    ASSERT_TRUE(storage.Write(batch).ok());
+  }
+  EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{101, 300}));
+}
+
 // The change log is read ignoring range deletions: records a trim range-deleted must not
 // come back in the next store.
 TEST(StorageTest, TrimmedChangesDoNotReappearInTheNextInMemoryStore) {
