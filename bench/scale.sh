@@ -8,14 +8,16 @@
 # while the big table is quiet and while PutItems pour into it at --burst-puts a second
 # (open loop, so that the CPU they take is the same for every build; flushes and
 # compactions run throughout), RSS (now and at its peak), the data directory's size, and the time to a
-# first answer after a clean restart and after kill -9.
+# first answer after a clean restart and after kill -9; then the bulk paths on the big table
+# (bench/scale_bulk.py): a full export, an ImportTable of it into a new table and `ddb load` of
+# --load-items of its items into another, each as items/s (--no-bulk skips them).
 # With --gsi both tables carry one GSI (loadgen --gsis 1: ProjectionType ALL, every item
 # indexed), so every write also writes an index entry.
 #
 #   bench/scale.sh [--items N (1000000)] [--duration S (10)] [--runs N (2)]
 #                  [--connections N (16)] [--server-flags "..."] [--gsi]
 #                  [--ops "get query scan put update"] [--burst-rate R (2000)]
-#                  [--burst-puts R (10000)]
+#                  [--burst-puts R (10000)] [--load-items N (1000000)] [--no-bulk]
 #
 # Prints one line per measurement and a summary; traffic goes to 127.0.0.1 only; the server
 # is started and stopped by its own PID. Reports, never asserts.
@@ -32,6 +34,8 @@ SHAPE=""
 OPS="get query scan put update"
 BURST_RATE=2000
 BURST_PUTS=10000
+LOAD_ITEMS=1000000
+BULK=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --items) ITEMS="$2"; shift 2 ;;
@@ -43,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     --ops) OPS="$2"; shift 2 ;;
     --burst-rate) BURST_RATE="$2"; shift 2 ;;
     --burst-puts) BURST_PUTS="$2"; shift 2 ;;
+    --load-items) LOAD_ITEMS="$2"; shift 2 ;;
+    --no-bulk) BULK=""; shift ;;
     *) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -52,6 +58,7 @@ LOADGEN="${LOADGEN:-$PWD/build/bench/loadgen}"
 [[ -x "$LOADGEN" ]] || { echo "scale.sh: build the loadgen target first" >&2; exit 2; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ddb-scale.XXXXXX")"
+mkdir -p "$WORK/s3"
 SERVER_PID=""
 PORT=""
 stop_server() {
@@ -73,8 +80,8 @@ start_server() {
   local t0
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
-  "$DDB_SERVER" --data-dir "$WORK/data" --host 127.0.0.1 --port 0 --log-level warn \
-    $SERVER_FLAGS >"$log" 2>&1 &
+  "$DDB_SERVER" --data-dir "$WORK/data" --s3-dir "$WORK/s3" --host 127.0.0.1 --port 0 \
+    --log-level warn $SERVER_FLAGS >"$log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 600); do grep -q '^LISTENING' "$log" && break; sleep 0.01; done
   PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
@@ -156,6 +163,13 @@ wait "$SERVER_PID" 2>/dev/null || true
 SERVER_PID=""
 start_server
 read -r k_listen_ms k_first_ms <<<"$TIMES"
+bulk=""
+if [[ -n "$BULK" ]]; then
+  mkdir -p "$WORK/s3"
+  bulk="$(/usr/bin/python3 bench/scale_bulk.py --port "$PORT" --s3-dir "$WORK/s3" --table big \
+    --load-items "$LOAD_ITEMS" --cli "$(dirname "$DDB_SERVER")/ddb" | sed -n 's/^bulk: //p')"
+  echo "bulk (export, ImportTable of it, ddb load): $bulk"
+fi
 stop_server
 
 ratios=""
@@ -167,4 +181,4 @@ echo "summary: items=$ITEMS${SHAPE:+ gsi=1}$ratios" \
   "burst_get_p99_us=$burst_p99 quiet_get_p99_us=$quiet_p99" \
   "rss_mb=$((rss_kb / 1024)) rss_peak_mb=$((rss_peak_kb / 1024)) disk_mb=$disk" \
   "restart_first_answer_ms=$first_ms (listening $listen_ms)" \
-  "kill9_first_answer_ms=$k_first_ms (listening $k_listen_ms)"
+  "kill9_first_answer_ms=$k_first_ms (listening $k_listen_ms)" $bulk
