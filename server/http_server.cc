@@ -109,12 +109,14 @@ std::string_view MediaType(std::string_view content_type) {
 
 // The content types the service takes a DynamoDB request in; it answers in the same one.
 bool AcceptedContentType(std::string_view content_type) {
+  if (content_type == kJson10) return true;  // what the SDKs send: no case-blind compares
   const std::string_view media = MediaType(content_type);
   return util::EqualsIgnoreCase(media, kJson10) || util::EqualsIgnoreCase(media, kJson11) ||
          util::EqualsIgnoreCase(media, kJson);
 }
 
 std::string_view ResponseContentType(std::string_view request_content_type) {
+  if (request_content_type == kJson10) return kJson10;
   const std::string_view media = MediaType(request_content_type);
   if (util::EqualsIgnoreCase(media, kJson11)) return kJson11;
   if (util::EqualsIgnoreCase(media, kJson)) return kJson;

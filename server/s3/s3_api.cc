@@ -710,7 +710,14 @@ bool IsS3Signed(std::optional<std::string_view> authorization, std::string_view 
   if (authorization) {
     const std::string_view auth = *authorization;
     if (auth.starts_with("AWS ")) return true;
-    return auth.starts_with("AWS4-HMAC-SHA256") && auth.find("/s3/aws4_request") != auth.npos;
+    if (!auth.starts_with("AWS4-HMAC-SHA256")) return false;
+    // The scope is in the Credential parameter, which every SDK puts first: look no further
+    // than its end (the rest is the signed headers and a signature, the longest part).
+    constexpr std::string_view kCredentialFirst = "AWS4-HMAC-SHA256 Credential=";
+    const std::string_view scope = auth.starts_with(kCredentialFirst)
+                                       ? auth.substr(0, auth.find(',', kCredentialFirst.size()))
+                                       : auth;
+    return scope.find("/s3/aws4_request") != scope.npos;
   }
   const size_t question = target.find('?');
   if (question == std::string_view::npos) return false;
