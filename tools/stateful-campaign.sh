@@ -8,7 +8,8 @@
 #   tools/stateful-campaign.sh [SECONDS (default 3600)] [JOBS (default 1)] [CORPUS_DIR]
 #
 # CORPUS_DIR (default /tmp/ddb-stateful-campaign) is kept between runs, so campaigns add up;
-# it starts from tests/fuzz/corpus/stateful. Crash inputs go to CORPUS_DIR/../artifacts.
+# it starts from tests/fuzz/corpus/stateful and tests/fuzz/campaign/stateful-corpus.tar.xz.
+# Crash inputs go to CORPUS_DIR/../artifacts.
 # In-memory inputs share one engine (DDB_FUZZ_REUSE_ENGINE=1, docs/FUZZING.md).
 # Prints the executions, exec/s and crashes of each job; exits non-zero on any crash.
 set -euo pipefail
@@ -22,6 +23,10 @@ mkdir -p "$corpus" "$artifacts"
 started=$(mktemp)
 trap 'rm -f "$started"' EXIT
 cp -n tests/fuzz/corpus/stateful/* "$corpus/" 2>/dev/null || true
+# The corpus earlier campaigns grew, kept in the repo minimized (tools/stateful-corpus-pack.sh):
+# a fresh machine starts where the last one stopped, not from the seeds.
+archive=tests/fuzz/campaign/stateful-corpus.tar.xz
+[[ -f $archive ]] && tar -xJf "$archive" -C "$corpus" --skip-old-files
 
 build=build-campaign
 if [[ ! -f $build/CMakeCache.txt ]]; then
