@@ -19,6 +19,12 @@
 #                  [--connections N (16)] [--server-flags "..."] [--gsi]
 #                  [--ops "get query scan put update"] [--burst-rate R (2000)]
 #                  [--burst-puts R (10000)] [--load-items N (1000000)] [--no-bulk]
+#                  [--settle S (600)]
+#
+# After the load the measurements wait (at most --settle seconds; 0: not at all) until the
+# compactions the load left are done (/metrics: ddb_storage_pending_compaction_bytes and
+# ddb_storage_running_compactions at 0), so that they see the store as it stays; the wait is
+# reported.
 #
 # Prints one line per measurement and a summary; traffic goes to 127.0.0.1 only; the server
 # is started and stopped by its own PID. Reports, never asserts.
@@ -36,6 +42,7 @@ OPS="get query scan put update"
 BURST_RATE=2000
 BURST_PUTS=10000
 LOAD_ITEMS=1000000
+SETTLE=600
 BULK=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -50,6 +57,7 @@ while [[ $# -gt 0 ]]; do
     --burst-puts) BURST_PUTS="$2"; shift 2 ;;
     --load-items) LOAD_ITEMS="$2"; shift 2 ;;
     --no-bulk) BULK=""; shift ;;
+    --settle) SETTLE="$2"; shift 2 ;;
     *) echo "scale.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -124,6 +132,21 @@ for t in small big; do
   echo "preload $t: $n items in ${secs}s ($(awk -v n="$n" -v s="$secs" 'BEGIN {printf "%.0f", n / s}') items/s, BatchWriteItem)"
 done
 
+compaction_debt() {
+  curl -s "http://127.0.0.1:$PORT/metrics" |
+    awk '/^ddb_storage_(pending_compaction_bytes|running_compactions)/ {s += $NF} END {print s + 0}'
+}
+t0=$(date +%s%N)
+debt="$(compaction_debt)"
+for _ in $(seq $((SETTLE * 2))); do
+  [[ "$debt" == 0 ]] && break
+  sleep 0.5
+  debt="$(compaction_debt)"
+done
+t1=$(date +%s%N)
+settle_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
+echo "settle: compactions done ${settle_s}s after the load (debt left: $debt)"
+
 declare -A SUM_RPS SUM_P99
 for op in $OPS; do
   for t in small big; do SUM_RPS[$op-$t]=0; SUM_P99[$op-$t]=0; done
@@ -184,7 +207,7 @@ for op in $OPS; do
   ratios+=" ${op}_ratio=$(awk -v b="${SUM_RPS[$op-big]}" -v s="${SUM_RPS[$op-small]}" 'BEGIN {printf "%.2f", s ? b / s : 0}')"
   ratios+=" ${op}_p99_ratio=$(awk -v b="${SUM_P99[$op-big]}" -v s="${SUM_P99[$op-small]}" 'BEGIN {printf "%.2f", s ? b / s : 0}')"
 done
-echo "summary: items=$ITEMS${SHAPE:+ gsi=1}$ratios" \
+echo "summary: items=$ITEMS${SHAPE:+ gsi=1} settle_s=$settle_s$ratios" \
   "burst_get_p99_us=$burst_p99 quiet_get_p99_us=$quiet_p99" \
   "rss_mb=$((rss_kb / 1024)) rss_peak_mb=$((rss_peak_kb / 1024)) disk_mb=$disk" \
   "restart_first_answer_ms=$first_ms (listening $listen_ms)" \

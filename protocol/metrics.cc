@@ -238,6 +238,12 @@ std::string RenderMetrics(const std::vector<MetricsSource>& sources) {
   single("ddb_storage_memtable_bytes", "gauge",
          "Memory of every namespace's memtables (at most half the cache, at least 32 MiB).",
          [](const EngineMetrics& m) { return m.storage_memtable_bytes; });
+  single("ddb_storage_pending_compaction_bytes", "gauge",
+         "Bytes RocksDB estimates the store's compactions still have to rewrite: a bulk load "
+         "leaves such a debt, which reads pay for until it is worked off.",
+         [](const EngineMetrics& m) { return m.storage_pending_compaction_bytes; });
+  single("ddb_storage_running_compactions", "gauge", "Compactions of the store running now.",
+         [](const EngineMetrics& m) { return m.storage_running_compactions; });
 
   Header(&out, "ddb_consumed_capacity_units_total", "counter",
          "Capacity units consumed by a table or index, by kind (read, write).");

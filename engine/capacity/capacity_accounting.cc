@@ -215,6 +215,8 @@ EngineMetrics Engine::GetMetrics() {
   m.storage_cache_capacity_bytes = health.cache_capacity_bytes;
   m.storage_cache_usage_bytes = health.cache_usage_bytes;
   m.storage_memtable_bytes = health.memtable_bytes;
+  m.storage_pending_compaction_bytes = health.pending_compaction_bytes;
+  m.storage_running_compactions = health.running_compactions;
   uint64_t safe = impl_->sequencer->SafePoint();
   uint64_t applied = impl_->gsi_applier->watermark();
   // Only with simulated lag do GSIs lag: otherwise their entries are written with the items.

@@ -694,6 +694,11 @@ StorageHealth Storage::GetHealth() const {
   h.cache_capacity_bytes = cache->GetCapacity();
   h.cache_usage_bytes = cache->GetUsage();
   h.memtable_bytes = SharedWriteBufferManager(0)->memory_usage();
+  uint64_t v = 0;
+  if (rep_->db->GetAggregatedIntProperty("rocksdb.estimate-pending-compaction-bytes", &v)) {
+    h.pending_compaction_bytes = v;
+  }
+  if (rep_->db->GetIntProperty("rocksdb.num-running-compactions", &v)) h.running_compactions = v;
   if (const BackgroundErrors* e = rep_->errors.get()) {
     h.read_only = e->read_only.load();
     h.disk_full = e->disk_full.load();

@@ -68,6 +68,10 @@ struct StorageHealth {
   size_t cache_capacity_bytes = 0;
   size_t cache_usage_bytes = 0;
   size_t memtable_bytes = 0;
+  // This store's compactions: the bytes RocksDB estimates they still have to rewrite, and how
+  // many run now. A bulk load leaves a debt that reads pay for until it is worked off.
+  uint64_t pending_compaction_bytes = 0;
+  uint64_t running_compactions = 0;
 };
 
 struct StorageOptions {

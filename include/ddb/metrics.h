@@ -142,6 +142,10 @@ struct EngineMetrics {
   uint64_t storage_cache_capacity_bytes = 0;
   uint64_t storage_cache_usage_bytes = 0;
   uint64_t storage_memtable_bytes = 0;
+  // This namespace's store: compaction bytes still to rewrite (RocksDB's estimate), and the
+  // compactions running now.
+  uint64_t storage_pending_compaction_bytes = 0;
+  uint64_t storage_running_compactions = 0;
   std::vector<ContributorRanking> contributor_insights;
   std::vector<VectorIndexFigures> vector_indexes;
   std::vector<HousekeepingFigures> housekeeping;
