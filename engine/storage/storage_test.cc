@@ -98,6 +98,29 @@ TEST(StorageTest, StatsDeltasOfABatchAddUpInOrderWithOtherMetaWrites) {
   EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{101, 300}));
 }
 
+// Deltas that add up to nothing (an overwrite by an item of the same size) merge nothing.
+TEST(StorageTest, StatsDeltasThatCancelWriteNothing) {
+  auto opened = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(opened.ok());
+  Storage& storage = **opened;
+  {
+    Storage::Batch batch(storage);
+    batch.AddToStats("zero", 0, 0);
+    batch.AddToStats("cancel", 3, -40);
+    batch.AddToStats("cancel", -3, 40);
+    batch.AddToStats("kept", 0, 5);
+    ASSERT_TRUE(storage.Write(batch).ok());
+  }
+  for (const char* key : {"zero", "cancel"}) {
+    auto raw = storage.Get(Cf::kMeta, key);
+    ASSERT_TRUE(raw.ok());
+    EXPECT_FALSE(raw.value().has_value()) << key;
+  }
+  auto kept = storage.GetStats("kept");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept.value(), (std::pair<int64_t, int64_t>{0, 5}));
+}
+
 // The change log is read ignoring range deletions: records a trim range-deleted must not
 // come back in the next store.
 TEST(StorageTest, TrimmedChangesDoNotReappearInTheNextInMemoryStore) {
