@@ -13,7 +13,7 @@
 #   bench/compare.sh [--duration S] [--warmup S] [--connections N] [--preload N] [--runs N]
 #                    [--item-size B] [--threads N] [--client-threads N]
 #                    [--ops "get put query update"]
-#                    [--servers "ddb floor floor-beast dynalite"]
+#                    [--servers "ddb floor floor-beast dynalite ddb-base ddb-verify"]
 #                    [--keys uniform|zipf] [--gsi] [--sign] [--csv FILE] [--raw FILE]
 #
 # Ops are loadgen workloads: get put update query scan batchwrite transact. An op with a
@@ -28,6 +28,8 @@
 # Server floor-beast is floor_server --http beast, the textbook Beast session (http::async_read,
 # http::response and its serializer) that issue 34's targets are stated against; with it in
 # --servers the table adds the ratio ddb/floor-beast.
+# Server ddb-base is another ddb-server build, $DDB_BASE_SERVER (bench/feature_tax.sh sets it
+# to the build before a change); with it in --servers the table adds the ratio ddb/base.
 # Server ddb-verify is ddb-server --auth verify (signatures checked against a key in its
 # environment); with it in --servers, or with --sign, loadgen signs every request for real
 # (for every server, so that the client's cost is the same), and the table adds the ratio
@@ -62,7 +64,7 @@ KEYS=uniform
 SIGN=""
 
 usage() {
-  sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit "${1:-0}"
 }
 
@@ -150,8 +152,10 @@ start_server() {
   local log="$WORK/$1-$((++STARTS)).log"
   rm -f "$log"
   case "$1" in
-    ddb)
-      "$DDB_SERVER" --in-memory --host 127.0.0.1 --port 0 --threads "$THREADS" \
+    ddb | ddb-base)
+      local binary="$DDB_SERVER"
+      [[ "$1" == ddb ]] || binary="${DDB_BASE_SERVER:?compare.sh: ddb-base needs DDB_BASE_SERVER}"
+      "$binary" --in-memory --host 127.0.0.1 --port 0 --threads "$THREADS" \
         --log-level warn >"$log" 2>&1 &
       SERVER_PID=$!
       wait_for "$log" '^LISTENING [0-9]+' 10
@@ -301,6 +305,7 @@ echo
 echo "machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, Linux $(uname -r); load average" \
   "$load_first at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "ddb: $DDB_SERVER (checkout $commit)"
+[[ " $SERVERS " != *" ddb-base "* ]] || echo "ddb-base: $DDB_BASE_SERVER"
 echo "run: median of $RUNS run(s), ${DURATION}s per case after ${WARMUP}s warmup," \
   "$CONNECTIONS connections, $CLIENT_THREADS client thread(s), server threads $THREADS" \
   "(dynalite: 1, Node.js), $PRELOAD items of ~$ITEM_SIZE B preloaded, $KEYS keys"
@@ -328,6 +333,8 @@ awk -v servers="$SERVERS" '
     printf " %11s %13s", "ddb/floor", "ddb/dynalite"
     beast = index(" " servers " ", " floor-beast ") > 0
     if (beast) printf " %12s", "ddb/f-beast"
+    based = index(" " servers " ", " ddb-base ") > 0
+    if (based) printf " %11s", "ddb/base"
     verify = index(" " servers " ", " ddb-verify ") > 0
     if (verify) printf " %11s", "verify/ddb"
     printf "\n"
@@ -363,6 +370,7 @@ awk -v servers="$SERVERS" '
         else {
           printf " %11s %13s", ratio(val["ddb"], val["floor"]), ratio(val["ddb"], val["dynalite"])
           if (beast) printf " %12s", ratio(val["ddb"], val["floor-beast"])
+          if (based) printf " %11s", ratio(val["ddb"], val["ddb-base"])
           if (verify) printf " %11s", ratio(val["ddb-verify"], val["ddb"])
           printf "\n"
         }

@@ -8,6 +8,9 @@
 #   bench/profile_callgrind.sh [--preload N] [--requests N] [--connections N]
 #                              [--ops "get put"] [--out DIR] [--top N]
 #
+# Ops are loadgen workloads, optionally with a -gsi1 or -gsi2 suffix (put-gsi1: PutItem on a
+# table with one GSI, as in compare.sh).
+#
 # Callgrind counts instructions (Ir) in user space only: the kernel's share (sockets, epoll,
 # futex) is not in it, and the server runs ~50x slower, so keep --requests small.
 # Environment: DDB_SERVER, LOADGEN (as compare.sh).
@@ -32,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --ops) OPS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --top) TOP="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "profile_callgrind.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -57,10 +60,24 @@ PORT="$(awk '/^LISTENING/ {print $2; exit}' "$log")"
 [[ -n "$PORT" ]] || { echo "ddb-server did not start under valgrind:" >&2; cat "$log" >&2; exit 1; }
 
 common=(--host 127.0.0.1 --port "$PORT" --connections "$CONNECTIONS" --item-size 200)
-timeout 600 "$LOADGEN" "${common[@]}" --workload none --preload "$PRELOAD" >"$OUT/preload.out" 2>&1
+# An op with the suffix -gsi1 or -gsi2 runs on a table with that many GSIs (as in compare.sh);
+# every table the ops need is preloaded first, unprofiled.
+op_gsis() { if [[ "$1" =~ -gsi([0-9])$ ]]; then echo "${BASH_REMATCH[1]}"; else echo 0; fi; }
+shape_table() { if [[ "$1" == 0 ]]; then echo bench; else echo "bench_gsi$1"; fi; }
+shapes=""
 for op in $OPS; do
+  g="$(op_gsis "$op")"
+  [[ " $shapes " == *" $g "* ]] || shapes="$shapes $g"
+done
+for g in $shapes; do
+  timeout 600 "$LOADGEN" "${common[@]}" --workload none --preload "$PRELOAD" \
+    --table "$(shape_table "$g")" --gsis "$g" >"$OUT/preload-$g.out" 2>&1
+done
+for op in $OPS; do
+  g="$(op_gsis "$op")"
   callgrind_control --zero "$PID" >/dev/null
-  timeout 900 "$LOADGEN" "${common[@]}" --no-create --keyspace "$PRELOAD" --workload "$op" \
+  timeout 900 "$LOADGEN" "${common[@]}" --no-create --keyspace "$PRELOAD" \
+    --workload "${op%-gsi[0-9]}" --table "$(shape_table "$g")" --gsis "$g" \
     --requests "$REQUESTS" --warmup 0 >"$OUT/$op.out" 2>&1
   grep '^RESULT' "$OUT/$op.out" | grep -v ' op=all ' || true
   callgrind_control --dump="$op" "$PID" >/dev/null

@@ -34,9 +34,9 @@ Status CheckDeletable(EngineImpl& impl, const std::string& name, const TableInfo
 Result<std::shared_ptr<const TableInfo>> EngineImpl::DropTableRecord(const std::string& name,
                                                                      bool keep_items) {
   return catalog->Drop(name, [keep_items](const TableInfo& table, Storage::Batch* batch) {
-    batch->Delete(Cf::kMeta, StatsKey(table.id));
+    batch->DeleteStats(StatsKey(table.id));
     for (const IndexSchema& index : table.indexes) {
-      batch->Delete(Cf::kMeta, StatsKey(index.index_id));
+      batch->DeleteStats(StatsKey(index.index_id));
     }
     if (keep_items) batch->Put(Cf::kMeta, RetainedKey(table.id), "");
   });
@@ -49,7 +49,7 @@ Status EngineImpl::RemoveTableData(const TableInfo& table, bool keep_items) {
     DDB_RETURN_IF_ERROR(
         storage->DeleteRange(Cf::kHistory, HistoryPrefix(table.id, 0), HistoryEnd(table.id)));
     Storage::Batch stats(*storage);
-    stats.Delete(Cf::kMeta, HistoryStatsKey(table.id));
+    stats.DeleteStats(HistoryStatsKey(table.id));
     DDB_RETURN_IF_ERROR(storage->Write(stats));
   }
   for (const IndexSchema& index : table.indexes) {

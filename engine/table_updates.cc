@@ -468,7 +468,7 @@ Status RemoveDroppedIndexes(EngineImpl& impl, const TableInfo& before, const Tab
   for (const IndexSchema& index : before.indexes) {
     if (after.FindIndex(index.name)) continue;
     Storage::Batch batch(*impl.storage);
-    batch.Delete(Cf::kMeta, StatsKey(index.index_id));
+    batch.DeleteStats(StatsKey(index.index_id));
     DDB_RETURN_IF_ERROR(impl.storage->Write(batch));
     DDB_RETURN_IF_ERROR(impl.storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
                                                   TablePrefixEnd(index.index_id)));

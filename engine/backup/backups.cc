@@ -600,7 +600,7 @@ Status EngineImpl::ReleaseIfUnpinned(uint32_t id) {
   DDB_RETURN_IF_ERROR(storage->DeleteRange(Cf::kHistory, HistoryPrefix(id, 0), HistoryEnd(id)));
   Storage::Batch batch(*storage);
   batch.Delete(Cf::kMeta, RetainedKey(id));
-  batch.Delete(Cf::kMeta, HistoryStatsKey(id));
+  batch.DeleteStats(HistoryStatsKey(id));
   batch.Delete(Cf::kMeta, PitrFloorKey(id));
   DDB_RETURN_IF_ERROR(storage->Write(batch));
   std::lock_guard lock(history_mu);

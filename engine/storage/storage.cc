@@ -36,6 +36,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/storage/memory_stats.h"
+
 namespace ddb {
 namespace {
 
@@ -462,6 +464,10 @@ struct Storage::Batch::Rep {
     int64_t items = 0, bytes = 0;
   };
   std::vector<PendingStats> pending_stats;
+  // In-memory stores: the pairs live in MemoryStats, and the batch's operations on them wait
+  // here, in order, for Storage::Write.
+  MemoryStats* memory_stats = nullptr;
+  std::vector<MemoryStats::Op> stats_ops;
   rocksdb::ColumnFamilyHandle* Handle(Cf cf) const { return (*cfs)[static_cast<size_t>(cf)]; }
   // Before a write to `cf`: the meta family's pending stats go into the batch first.
   rocksdb::ColumnFamilyHandle* Before(Cf cf) {
@@ -474,6 +480,10 @@ struct Storage::Batch::Rep {
       // the same size, changes that cancel) merge nothing: a merge costs about what an item's
       // own insert does.
       if (p.items == 0 && p.bytes == 0) continue;
+      if (memory_stats) {
+        stats_ops.push_back({MemoryStats::Op::Kind::kAdd, p.key, p.items, p.bytes});
+        continue;
+      }
       batch.Merge(Handle(Cf::kMeta), rocksdb::Slice(p.key), EncodePair(p.items, p.bytes))
           .PermitUncheckedError();
     }
@@ -489,6 +499,7 @@ struct Storage::Rep {
   rocksdb::WriteOptions write_options;           // WriteSync::kAsOpened
   rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
   bool in_memory = false;
+  std::unique_ptr<MemoryStats> memory_stats;  // in memory: the stats pairs (memory_stats.h)
   int opens = 1;  // Storage::Open calls this store has served
   // Range deletions written to each family since its memtable was last asked to flush
   // (DeleteRange): every new iterator fragments all of a memtable's range tombstones.
@@ -564,6 +575,7 @@ struct Storage::Rep {
 
 Storage::Batch::Batch(Storage& storage) : rep_(std::make_unique<Rep>()) {
   rep_->cfs = &storage.rep_->cfs;
+  rep_->memory_stats = storage.rep_->memory_stats.get();
 }
 Storage::Batch::~Batch() = default;
 
@@ -611,10 +623,22 @@ void Storage::Batch::AddToStats(std::string_view key, int64_t items, int64_t byt
 }
 
 void Storage::Batch::SetStats(std::string_view key, int64_t items, int64_t bytes) {
-  rep_->batch
-      .Put(rep_->Before(Cf::kMeta), rocksdb::Slice(key.data(), key.size()),
-           EncodePair(items, bytes))
+  rocksdb::ColumnFamilyHandle* meta = rep_->Before(Cf::kMeta);
+  if (rep_->memory_stats) {
+    rep_->stats_ops.push_back({MemoryStats::Op::Kind::kSet, std::string(key), items, bytes});
+    return;
+  }
+  rep_->batch.Put(meta, rocksdb::Slice(key.data(), key.size()), EncodePair(items, bytes))
       .PermitUncheckedError();
+}
+
+void Storage::Batch::DeleteStats(std::string_view key) {
+  rocksdb::ColumnFamilyHandle* meta = rep_->Before(Cf::kMeta);
+  if (rep_->memory_stats) {
+    rep_->stats_ops.push_back({MemoryStats::Op::Kind::kDelete, std::string(key), 0, 0});
+    return;
+  }
+  rep_->batch.Delete(meta, rocksdb::Slice(key.data(), key.size())).PermitUncheckedError();
 }
 
 // Opening an in-memory store costs about a millisecond of RocksDB's own work (its
@@ -717,6 +741,7 @@ Storage::~Storage() {
       !WipeForReuse(*rep_->db, rep_->cfs, IdleStores::kMaxReusedBytes)) {
     return;
   }
+  rep_->memory_stats->Clear();
   IdleStores& idle = Idle();
   std::lock_guard lock(idle.mu);
   if (idle.stores.size() < IdleStores::kMaxIdle) idle.stores.push_back(std::move(rep_));
@@ -901,6 +926,7 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StorageOptions& options) {
   }
   auto rep = std::make_unique<Rep>();
   rep->in_memory = options.in_memory;
+  if (options.in_memory) rep->memory_stats = std::make_unique<MemoryStats>();
   rep->log = options.logger ? options.logger : StderrLogger();
   rocksdb::DBOptions db_options = BoundedDbOptions();
   db_options.write_buffer_manager = SharedWriteBufferManager(options.block_cache_bytes);
@@ -971,6 +997,7 @@ Result<std::optional<std::string>> Storage::LastKey(Cf cf, std::string_view lowe
 }
 
 Result<std::pair<int64_t, int64_t>> Storage::GetStats(std::string_view key) {
+  if (rep_->memory_stats) return rep_->memory_stats->Get(key);
   DDB_ASSIGN_OR_RETURN(std::optional<std::string> v, Get(Cf::kMeta, key));
   if (!v) return std::pair<int64_t, int64_t>{0, 0};
   return DecodePair(rocksdb::Slice(*v));
@@ -989,7 +1016,17 @@ Status Storage::Write(Batch& batch, WriteSync sync) {
                                              ? rep_->deferred_write_options
                                              : rep_->write_options;
   batch.rep_->EmitStats();
-  rocksdb::Status s = RocksDbWrite(*rep_->db, options, &batch.rep_->batch);
+  rocksdb::Status s;
+  auto write = [&] {
+    s = RocksDbWrite(*rep_->db, options, &batch.rep_->batch);
+    return s.ok();
+  };
+  if (std::vector<MemoryStats::Op>& ops = batch.rep_->stats_ops; !ops.empty()) {
+    rep_->memory_stats->Commit(ops, write);
+    ops.clear();
+  } else {
+    write();
+  }
   if (!s.ok()) return rep_->WriteError(s, "write");
   for (auto& f : batch.after_commit) f();
   batch.after_commit.clear();

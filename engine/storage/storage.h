@@ -116,10 +116,12 @@ class Storage {
     void AddToCounter(std::string_view key, int64_t delta);
     // Sets the int64 counter at "key" (meta family only).
     void SetCounter(std::string_view key, int64_t value);
-    // Adds to / sets the (item count, byte size) pair at "key" (meta family only): one
-    // merge per write keeps both figures of a table or index.
+    // Adds to / sets / deletes the (item count, byte size) pair at "key": on disk a key of
+    // the meta family, where one merge per write keeps both figures of a table or index; in
+    // an in-memory store a map beside RocksDB (memory_stats.h). Read with GetStats only.
     void AddToStats(std::string_view key, int64_t items, int64_t bytes);
     void SetStats(std::string_view key, int64_t items, int64_t bytes);
+    void DeleteStats(std::string_view key);
 
     // The commit time (ms) of this batch's history records (history.h), taken once for the
     // whole batch so that a restore sees all of a transaction or none; 0 until taken.
@@ -150,7 +152,7 @@ class Storage {
   Result<std::optional<std::string>> Get(Cf cf, std::string_view key);
   // The last key of a column family at or above "lower" (empty: no bound), if any.
   Result<std::optional<std::string>> LastKey(Cf cf, std::string_view lower = "");
-  // Reads a pair written with Batch::AddToStats ({0, 0} when absent).
+  // Reads a pair written with Batch::AddToStats or SetStats ({0, 0} when absent).
   Result<std::pair<int64_t, int64_t>> GetStats(std::string_view key);
   // Reads an int64 counter written with Batch::AddToCounter (0 when absent).
   Result<int64_t> GetCounter(std::string_view key);

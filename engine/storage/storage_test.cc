@@ -10,7 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "engine/temp_dir_testing.h"
 
 namespace ddb {
 namespace {
@@ -50,17 +53,30 @@ TEST(StorageTest, EveryInMemoryOpenStartsEmpty) {
   }
 }
 
-// A batch sums its AddToStats deltas per key (one merge each at Write), yet every write to
-// the meta family keeps its place in the batch's order.
-TEST(StorageTest, StatsDeltasOfABatchAddUpInOrderWithOtherMetaWrites) {
-  auto opened = Storage::Open(StorageOptions{"", true});
-  ASSERT_TRUE(opened.ok());
-  Storage& storage = **opened;
-  auto stats = [&](std::string_view key) {
+// The stats pairs live in RocksDB merges on disk and in MemoryStats in memory; both keep the
+// same figures. Each case opens a store of its mode.
+class StatsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  std::unique_ptr<Storage> OpenStore() {
+    auto opened = Storage::Open(StorageOptions{GetParam() ? "" : dir_.path(), GetParam()});
+    EXPECT_TRUE(opened.ok());
+    return opened.ok() ? std::move(opened.value()) : nullptr;
+  }
+  static std::pair<int64_t, int64_t> Stats(Storage& storage, std::string_view key) {
     auto v = storage.GetStats(key);
     EXPECT_TRUE(v.ok());
     return v.ok() ? v.value() : std::pair<int64_t, int64_t>{-1, -1};
-  };
+  }
+  testing::TempDir dir_;
+};
+
+// A batch sums its AddToStats deltas per key (one merge each at Write), yet every write to
+// the pairs keeps its place in the batch's order.
+TEST_P(StatsTest, DeltasOfABatchAddUpInOrderWithOtherStatsWrites) {
+  std::unique_ptr<Storage> opened = OpenStore();
+  ASSERT_TRUE(opened);
+  Storage& storage = *opened;
+  auto stats = [&](std::string_view key) { return Stats(storage, key); };
   {
     Storage::Batch batch(storage);
     for (int i = 0; i < 25; ++i) {
@@ -80,15 +96,20 @@ TEST(StorageTest, StatsDeltasOfABatchAddUpInOrderWithOtherMetaWrites) {
     batch.SetStats("b", 3, 30);
     batch.AddToStats("b", 1, 1);
     batch.AddToStats("c", 5, 5);
-    batch.Delete(Cf::kMeta, "c");
+    batch.DeleteStats("c");
     batch.AddToStats("d", 4, 4);
     batch.Delete(Cf::kItems, "d");  // another family: the pending delta stays
+    batch.SetCounter("e", 1);       // a counter of the meta family: the deltas go first
+    batch.AddToStats("f", 2, 2);
+    batch.DeleteStats("f");
+    batch.AddToStats("f", 1, 3);
     ASSERT_TRUE(storage.Write(batch).ok());
   }
   EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{1, 100}));
   EXPECT_EQ(stats("b"), (std::pair<int64_t, int64_t>{4, 31}));
   EXPECT_EQ(stats("c"), (std::pair<int64_t, int64_t>{0, 0}));
   EXPECT_EQ(stats("d"), (std::pair<int64_t, int64_t>{4, 4}));
+  EXPECT_EQ(stats("f"), (std::pair<int64_t, int64_t>{1, 3}));
   // Past max_successive_merges, the folded figure is the same.
   for (int i = 0; i < 100; ++i) {
     Storage::Batch batch(storage);
@@ -98,11 +119,11 @@ TEST(StorageTest, StatsDeltasOfABatchAddUpInOrderWithOtherMetaWrites) {
   EXPECT_EQ(stats("a"), (std::pair<int64_t, int64_t>{101, 300}));
 }
 
-// Deltas that add up to nothing (an overwrite by an item of the same size) merge nothing.
-TEST(StorageTest, StatsDeltasThatCancelWriteNothing) {
-  auto opened = Storage::Open(StorageOptions{"", true});
-  ASSERT_TRUE(opened.ok());
-  Storage& storage = **opened;
+// Deltas that add up to nothing (an overwrite by an item of the same size) write nothing.
+TEST_P(StatsTest, DeltasThatCancelWriteNothing) {
+  std::unique_ptr<Storage> opened = OpenStore();
+  ASSERT_TRUE(opened);
+  Storage& storage = *opened;
   {
     Storage::Batch batch(storage);
     batch.AddToStats("zero", 0, 0);
@@ -115,10 +136,51 @@ TEST(StorageTest, StatsDeltasThatCancelWriteNothing) {
     auto raw = storage.Get(Cf::kMeta, key);
     ASSERT_TRUE(raw.ok());
     EXPECT_FALSE(raw.value().has_value()) << key;
+    EXPECT_EQ(Stats(storage, key), (std::pair<int64_t, int64_t>{0, 0})) << key;
   }
-  auto kept = storage.GetStats("kept");
-  ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(kept.value(), (std::pair<int64_t, int64_t>{0, 5}));
+  EXPECT_EQ(Stats(storage, "kept"), (std::pair<int64_t, int64_t>{0, 5}));
+}
+
+// Writers adding to one pair from several threads lose nothing, whatever the mode; a pair
+// set meanwhile is a figure the adds then build on.
+TEST_P(StatsTest, ConcurrentAddsAllCount) {
+  std::unique_ptr<Storage> opened = OpenStore();
+  ASSERT_TRUE(opened);
+  Storage& storage = *opened;
+  constexpr int kThreads = 4, kWrites = 500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&storage, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        Storage::Batch batch(storage);
+        batch.Put(Cf::kItems, "k" + std::to_string(t) + "-" + std::to_string(i), "v");
+        batch.AddToStats("pair", 1, 3);
+        EXPECT_TRUE(storage.Write(batch).ok());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(Stats(storage, "pair"), (std::pair<int64_t, int64_t>{kThreads * kWrites,
+                                                                  3 * kThreads * kWrites}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, StatsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "InMemory" : "OnDisk";
+                         });
+
+// An in-memory store kept for reuse forgets its pairs with its keys.
+TEST(StorageTest, AReusedInMemoryStoreHasNoStats) {
+  for (int round = 0; round < 3; ++round) {
+    auto storage = Storage::Open(StorageOptions{"", true});
+    ASSERT_TRUE(storage.ok());
+    auto v = (*storage)->GetStats("pair");
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(v.value(), (std::pair<int64_t, int64_t>{0, 0})) << "round " << round;
+    Storage::Batch batch(**storage);
+    batch.AddToStats("pair", 1, 1);
+    ASSERT_TRUE((*storage)->Write(batch).ok());
+  }
 }
 
 // The change log is read ignoring range deletions: records a trim range-deleted must not
