@@ -26,7 +26,8 @@ MemoryStats::Order::Order(MemoryStats* stats, bool alone) : stats_(stats) {
 MemoryStats::Order::~Order() { pthread_rwlock_unlock(&stats_->order_); }
 
 bool MemoryStats::OnlyAdds(const std::vector<Op>& ops) {
-  return std::all_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == Op::Kind::kAdd; });
+  return std::all_of(ops.begin(), ops.end(),
+                     [](const Op& op) { return op.kind == Op::Kind::kAdd; });
 }
 
 void MemoryStats::Apply(const std::vector<Op>& ops) {

@@ -500,7 +500,7 @@ struct Storage::Rep {
   rocksdb::WriteOptions deferred_write_options;  // WriteSync::kDeferred: never synced
   bool in_memory = false;
   std::unique_ptr<MemoryStats> memory_stats;  // in memory: the stats pairs (memory_stats.h)
-  int opens = 1;  // Storage::Open calls this store has served
+  int opens = 1;                              // Storage::Open calls this store has served
   // Range deletions written to each family since its memtable was last asked to flush
   // (DeleteRange): every new iterator fragments all of a memtable's range tombstones.
   std::atomic<int> range_deletes[std::size(kCfNames)] = {};

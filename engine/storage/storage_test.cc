@@ -160,8 +160,8 @@ TEST_P(StatsTest, ConcurrentAddsAllCount) {
     });
   }
   for (std::thread& t : threads) t.join();
-  EXPECT_EQ(Stats(storage, "pair"), (std::pair<int64_t, int64_t>{kThreads * kWrites,
-                                                                  3 * kThreads * kWrites}));
+  EXPECT_EQ(Stats(storage, "pair"),
+            (std::pair<int64_t, int64_t>{kThreads * kWrites, 3 * kThreads * kWrites}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, StatsTest, ::testing::Bool(),
