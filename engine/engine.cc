@@ -384,11 +384,14 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   const auto size = static_cast<int64_t>(ItemSize(req.item));
   DDB_RETURN_IF_ERROR(ValidateItemSize(static_cast<size_t>(size)));
   DDB_ASSIGN_OR_RETURN(auto table, impl_->FindTable(req.table_name));
-  DDB_RETURN_IF_ERROR(BindWrite(table, req.item, &write));
+  // Nothing needs the old item but its size: no decoding, no copy of the new item.
+  const bool plain =
+      !write.condition && req.return_values == ReturnValues::kNone && table->indexes.empty();
+  DDB_RETURN_IF_ERROR(BindWrite(table, req.item, &write, /*check_keys=*/true,
+                                /*keep_item=*/!plain));
   DDB_RETURN_IF_ERROR(impl_->AdmitKey(*table, req.item, /*write=*/true));
   PutItemResult result;
-  if (!write.condition && req.return_values == ReturnValues::kNone && table->indexes.empty()) {
-    // Nothing needs the old item but its size: no decoding, no copy of the new item.
+  if (plain) {
     DDB_ASSIGN_OR_RETURN(std::optional<int64_t> old_size,
                          impl_->PutWithoutIndexes(table->id, write.key, req.item, size));
     if (old_size) {
@@ -401,6 +404,7 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
       }
       return result;
     }
+    write.item_or_key = req.item;  // the table needs the general path after all
   }
   DDB_ASSIGN_OR_RETURN(std::optional<Item> old, impl_->Write(write, nullptr));
   result.item_collection_metrics =

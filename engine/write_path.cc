@@ -82,7 +82,7 @@ Status ValidatePutItemKeys(const TableInfo& table, const Item& item) {
 }
 
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key, PreparedWrite* p,
-                 bool check_keys) {
+                 bool check_keys, bool keep_item) {
   const TableDescription& d = table->description;
   if (p->kind == PreparedWrite::Kind::kPut) {
     if (check_keys) DDB_RETURN_IF_ERROR(ValidatePutItemKeys(*table, item_or_key));
@@ -100,7 +100,7 @@ Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key
     }
   }
   p->key = ItemKeyOf(*table, item_or_key);
-  p->item_or_key = item_or_key;
+  if (keep_item) p->item_or_key = item_or_key;
   p->table = std::move(table);
   return Status::Ok();
 }

@@ -1147,42 +1147,44 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // x-amzn-RequestId, x-amz-crc32, Allow, Date (as the service sends it), Connection
   // ("keep-alive" or "close", always, as the service sends it), Content-Length.
   void WriteHead(const HttpResponse& response, unsigned version, bool keep_alive) {
+    // Literals as string_views: append(const char*) runs strlen on each at run time.
+    using namespace std::string_view_literals;
     head_.clear();
-    head_ += "HTTP/1.1 ";
+    head_ += "HTTP/1.1 "sv;
     head_[5] = static_cast<char>('0' + version / 10 % 10);
     head_[7] = static_cast<char>('0' + version % 10);
     AppendDecimal(&head_, static_cast<unsigned>(response.status));
     head_ += ' ';
     head_ += http::obsolete_reason(static_cast<http::status>(response.status));
     // The service names itself "Server".
-    head_ += "\r\nServer: Server\r\nContent-Type: ";
+    head_ += "\r\nServer: Server\r\nContent-Type: "sv;
     head_ += response.content_type;
-    head_ += "\r\nx-amzn-RequestId: ";
+    head_ += "\r\nx-amzn-RequestId: "sv;
     const size_t id_at = head_.size();
     head_.resize(id_at + kRequestIdSize);
     WriteRequestId(head_.data() + id_at);
     if (response.crc32) {
-      head_ += "\r\nx-amz-crc32: ";
+      head_ += "\r\nx-amz-crc32: "sv;
       // zlib's CRC32 (the IEEE polynomial), in decimal: what the SDKs check.
       AppendDecimal(&head_, Crc32(response.body));
     }
     if (!response.content_encoding.empty()) {
-      head_ += "\r\nContent-Encoding: ";
+      head_ += "\r\nContent-Encoding: "sv;
       head_ += response.content_encoding;
     }
     if (!response.allow.empty()) {
-      head_ += "\r\nAllow: ";
+      head_ += "\r\nAllow: "sv;
       head_ += response.allow;
     }
-    head_ += "\r\nDate: ";
+    head_ += "\r\nDate: "sv;
     AppendHttpDate(&head_);
     // The service states the connection's fate on every response.
-    head_ += keep_alive ? "\r\nConnection: keep-alive" : "\r\nConnection: close";
-    head_ += "\r\n";
+    head_ += keep_alive ? "\r\nConnection: keep-alive"sv : "\r\nConnection: close"sv;
+    head_ += "\r\n"sv;
     head_ += response.extra_headers;
-    head_ += "Content-Length: ";
+    head_ += "Content-Length: "sv;
     AppendDecimal(&head_, response.head_content_length.value_or(response.body.size()));
-    head_ += "\r\n\r\n";
+    head_ += "\r\n\r\n"sv;
   }
 
   void WriteResponse(HttpResponse response, unsigned version, bool keep_alive) {

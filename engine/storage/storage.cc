@@ -867,6 +867,14 @@ std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_mem
   meta_options.max_successive_merges = 8;
   rocksdb::ColumnFamilyOptions keyed_options = cf_options;
   keyed_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kPartitionPrefixBytes));
+  // A bloom filter over each memtable's keys: every write reads its old item first, and for a
+  // new item that read walked the whole skip list (a sixth of PutItem's instructions in
+  // memory, callgrind) to find nothing. 2.7M bits (335 KB, allocated and zeroed with each
+  // memtable, in its budget): 10 bits per key for the ~250k items of 200 B a 64 MB memtable
+  // holds. Range reads do not use it (auto_prefix_mode: RocksDB's memtables filter only
+  // plain prefix seeks).
+  keyed_options.memtable_whole_key_filtering = true;
+  keyed_options.memtable_prefix_bloom_size_ratio = 0.005;
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (size_t i = 0; i < kCfCount; ++i) {
     const Cf cf = static_cast<Cf>(i);

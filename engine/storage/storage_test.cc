@@ -1,6 +1,8 @@
 #include "engine/storage/storage.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -181,6 +183,49 @@ TEST(StorageTest, AReusedInMemoryStoreHasNoStats) {
     batch.AddToStats("pair", 1, 1);
     ASSERT_TRUE((*storage)->Write(batch).ok());
   }
+}
+
+// Items and index entries have a bloom filter in their memtables: a point read of a key that
+// is not there (every new item's write reads its old one) skips the skip list, while range
+// reads, within a partition or across partitions the memtable has never seen, find every key.
+TEST(StorageTest, MemtableBloomFiltersPointReadsNotRanges) {
+  auto storage = Storage::Open(StorageOptions{"", true});
+  ASSERT_TRUE(storage.ok());
+  // 12-byte partition prefixes (table id and token) "p0..." to "p9...", two items each.
+  auto key = [](int partition, int item) {
+    return "p" + std::to_string(partition) + std::string(10, 'x') + "/" + std::to_string(item);
+  };
+  Storage::Batch batch(**storage);
+  for (int p = 0; p < 10; p += 2) {
+    for (int i = 0; i < 2; ++i) batch.Put(Cf::kItems, key(p, i), "v");
+  }
+  ASSERT_TRUE((*storage)->Write(batch).ok());
+
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  auto absent = (*storage)->Get(Cf::kItems, key(4, 7));
+  auto present = (*storage)->Get(Cf::kItems, key(4, 1));
+  const uint64_t skipped = rocksdb::get_perf_context()->bloom_memtable_miss_count;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  ASSERT_TRUE(absent.ok() && present.ok());
+  EXPECT_FALSE(absent->has_value());
+  EXPECT_EQ(present->value_or(""), "v");
+  EXPECT_EQ(skipped, 1u);
+
+  // From a partition not in the memtable (p1) to the end, and within one partition.
+  std::vector<std::string> seen;
+  auto collect = [&](std::string_view k, std::string_view) {
+    seen.emplace_back(k);
+    return true;
+  };
+  ASSERT_TRUE((*storage)->ForEach(Cf::kItems, key(1, 0), "", collect).ok());
+  EXPECT_EQ(seen.size(), 8u);
+  seen.clear();
+  ASSERT_TRUE((*storage)->ForEach(Cf::kItems, key(3, 0), key(7, 0), collect, true).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{key(6, 1), key(6, 0), key(4, 1), key(4, 0)}));
+  seen.clear();
+  ASSERT_TRUE((*storage)->ForEach(Cf::kItems, key(8, 0), key(8, 9), collect).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{key(8, 0), key(8, 1)}));
 }
 
 // The change log is read ignoring range deletions: records a trim range-deleted must not
