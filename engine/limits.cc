@@ -25,9 +25,11 @@ std::string_view TableNameOf(std::string_view name_or_arn) {
 
 void TableNameViolations(std::string_view name, std::string_view path,
                          std::vector<std::string>* violations) {
+  const bool bad_chars = !std::all_of(name.begin(), name.end(), IsNameChar);
+  if (!bad_chars && name.size() >= 3 && name.size() <= 255) return;  // no message to build
   std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(path) +
                        "' failed to satisfy constraint: Member must ";
-  if (!std::all_of(name.begin(), name.end(), IsNameChar)) {
+  if (bad_chars) {
     violations->push_back(prefix + "satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   }
   if (name.size() < 3) {
