@@ -55,9 +55,9 @@ Result<PreparedWrite> CompileWriteExpressions(PreparedWrite::Kind kind,
 Status ValidatePutItemKeys(const TableInfo& table, const Item& item);
 // Step 2: the write bound to its table: the key validated (a Put's item: its size and its
 // keys), no key attribute updated. `check_keys` false: the caller validated the keys itself
-// (ValidatePutItemKeys, or ValidateKeyShape and ValidateKeyValues). `keep_item` false: the
-// caller writes the item itself and never applies the write, which then holds no copy of it
-// (write->item_or_key stays empty). Errors: kValidation.
+// (ValidatePutItemKeys, or ValidateKeyShape and ValidateKeyValues). `keep_item` false:
+// write->item_or_key stays empty, no copy of the item (a caller that applies the write after
+// all sets it first). Errors: kValidation.
 Status BindWrite(std::shared_ptr<const TableInfo> table, const Item& item_or_key,
                  PreparedWrite* write, bool check_keys = true, bool keep_item = true);
 
