@@ -1,8 +1,6 @@
 #include "engine/storage/storage.h"
 
 #include <gtest/gtest.h>
-#include <rocksdb/perf_context.h>
-#include <rocksdb/perf_level.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -185,10 +183,11 @@ TEST(StorageTest, AReusedInMemoryStoreHasNoStats) {
   }
 }
 
-// Items and index entries have a bloom filter in their memtables: a point read of a key that
-// is not there (every new item's write reads its old one) skips the skip list, while range
-// reads, within a partition or across partitions the memtable has never seen, find every key.
-TEST(StorageTest, MemtableBloomFiltersPointReadsNotRanges) {
+// Items and index entries have a bloom filter in their memtables (storage.cc; what it saves
+// is measured in bench/RESULTS.md, the layer check keeps RocksDB's own counters out of
+// tests): point reads of keys that are and are not there, and range reads within a partition
+// or from partitions the memtable has never seen, all find exactly the keys written.
+TEST(StorageTest, ReadsFindEveryKeyBesideTheMemtableFilter) {
   auto storage = Storage::Open(StorageOptions{"", true});
   ASSERT_TRUE(storage.ok());
   // 12-byte partition prefixes (table id and token) "p0..." to "p9...", two items each.
@@ -201,16 +200,13 @@ TEST(StorageTest, MemtableBloomFiltersPointReadsNotRanges) {
   }
   ASSERT_TRUE((*storage)->Write(batch).ok());
 
-  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
-  rocksdb::get_perf_context()->Reset();
-  auto absent = (*storage)->Get(Cf::kItems, key(4, 7));
-  auto present = (*storage)->Get(Cf::kItems, key(4, 1));
-  const uint64_t skipped = rocksdb::get_perf_context()->bloom_memtable_miss_count;
-  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
-  ASSERT_TRUE(absent.ok() && present.ok());
-  EXPECT_FALSE(absent->has_value());
-  EXPECT_EQ(present->value_or(""), "v");
-  EXPECT_EQ(skipped, 1u);
+  for (int p = 0; p < 10; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      auto got = (*storage)->Get(Cf::kItems, key(p, i));
+      ASSERT_TRUE(got.ok());
+      EXPECT_EQ(got->has_value(), p % 2 == 0 && i < 2) << key(p, i);
+    }
+  }
 
   // From a partition not in the memtable (p1) to the end, and within one partition.
   std::vector<std::string> seen;
