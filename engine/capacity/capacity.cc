@@ -58,21 +58,28 @@ void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_ite
     if (!before && !after) continue;
     // The entry keys only matter when both items are indexed (a new item's, with its hashes,
     // would cost a PutItem on a table with a GSI ~5k instructions for nothing).
-    const bool moved = before && after &&
-                       IndexEntryKeyAndSize(index, *old_item)->first !=
-                           IndexEntryKeyAndSize(index, *new_item)->first;
+    std::optional<std::pair<std::string, int64_t>> old_entry, new_entry;
+    if (before && after) {
+      old_entry = IndexEntryKeyAndSize(index, *old_item);
+      new_entry = IndexEntryKeyAndSize(index, *new_item);
+    }
+    const bool moved = old_entry && new_entry && old_entry->first != new_entry->first;
     if (before && after && !moved && SameIndexProjection(index, *old_item, *new_item)) {
       continue;  // the entry does not change: no index write
     }
-    // Entry sizes count the 100-byte overhead only for IndexSizeBytes, not for capacity.
-    auto entry_units = [&](const Item& item) {
-      return WriteUnits(static_cast<size_t>(IndexEntrySize(index, item) - 100), transactional);
+    // Entry sizes count the 100-byte overhead only for IndexSizeBytes, not for capacity; a
+    // size already computed with the key is not computed again.
+    auto entry_units = [&](const std::optional<std::pair<std::string, int64_t>>& entry,
+                           const Item& item) {
+      const int64_t size = entry ? entry->second : IndexEntrySize(index, item);
+      return WriteUnits(static_cast<size_t>(size - 100), transactional);
     };
     double units = 0;
     if (moved) {
-      units = entry_units(*old_item) + entry_units(*new_item);
+      units = entry_units(old_entry, *old_item) + entry_units(new_entry, *new_item);
     } else {
-      units = std::max(before ? entry_units(*old_item) : 0.0, after ? entry_units(*new_item) : 0.0);
+      units = std::max(before ? entry_units(old_entry, *old_item) : 0.0,
+                       after ? entry_units(new_entry, *new_item) : 0.0);
     }
     out->AddIndex(index.name, index.global, units, /*write=*/true);
   }
