@@ -221,8 +221,8 @@ Result<BatchWriteItemResult> Engine::BatchWriteItem(const BatchWriteItemRequest&
     const std::string& name = p.table->description.table_name;
     auto [it, fresh] = capacity.try_emplace(name, ConsumedCapacity{name});
     ConsumedCapacity cost(name);
-    AddWriteCapacity(*p.table, old, updated, false, &cost);
-    impl_->ChargeWrite(*p.table, p.write->item, old, updated, cost);
+    const WriteSizes sizes = AddWriteCapacity(*p.table, old, updated, false, &cost);
+    impl_->ChargeWrite(*p.table, p.write->item, old, updated, cost, sizes, p.key);
     it->second.Merge(cost);
   };
   std::vector<const Planned*> grouped, one_by_one, written;

@@ -410,8 +410,8 @@ Result<PutItemResult> Engine::PutItem(const PutItemRequest& req) {
   result.item_collection_metrics =
       impl_->CollectionMetrics(*table, req.item, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
-  AddWriteCapacity(*table, old, req.item, false, &cost);
-  impl_->ChargeWrite(*table, req.item, old, req.item, cost);
+  const WriteSizes sizes = AddWriteCapacity(*table, old, req.item, false, &cost);
+  impl_->ChargeWrite(*table, req.item, old, req.item, cost, sizes, write.key);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     result.consumed_capacity = std::move(cost);
   }
@@ -467,8 +467,8 @@ Result<DeleteItemResult> Engine::DeleteItem(const DeleteItemRequest& req) {
   result.item_collection_metrics =
       impl_->CollectionMetrics(*table, req.key, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
-  AddWriteCapacity(*table, old, std::nullopt, false, &cost);
-  impl_->ChargeWrite(*table, req.key, old, std::nullopt, cost);
+  const WriteSizes sizes = AddWriteCapacity(*table, old, std::nullopt, false, &cost);
+  impl_->ChargeWrite(*table, req.key, old, std::nullopt, cost, sizes, write.key);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     result.consumed_capacity = std::move(cost);
   }
@@ -489,8 +489,8 @@ Result<UpdateItemResult> Engine::UpdateItem(const UpdateItemRequest& req) {
   result.item_collection_metrics =
       impl_->CollectionMetrics(*table, req.key, req.return_item_collection_metrics);
   ConsumedCapacity cost(req.table_name);
-  AddWriteCapacity(*table, old, new_item, false, &cost);
-  impl_->ChargeWrite(*table, req.key, old, new_item, cost);
+  const WriteSizes sizes = AddWriteCapacity(*table, old, new_item, false, &cost);
+  impl_->ChargeWrite(*table, req.key, old, new_item, cost, sizes, write.key);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     result.consumed_capacity = std::move(cost);
   }

@@ -35,6 +35,7 @@
 #include "engine/backup/history.h"
 #include "engine/capacity/contributor_insights.h"
 #include "engine/capacity/partition_model.h"
+#include "engine/capacity/write_capacity.h"
 #include "engine/catalog.h"
 #include "engine/change_log.h"
 #include "engine/expression/expression.h"
@@ -406,11 +407,12 @@ class EngineImpl {
   // The partition model's view of requests (capacity_accounting.cc). Admit* answer
   // whether a request may run (only throttles when simulating); Charge* record its cost.
   Status AdmitKey(const TableInfo& table, const Item& item_or_key, bool write);
+  // "sizes" are the items' (AddWriteCapacity's answer); "item_key" (key_codec.h), when the
+  // caller has it, saves hashing the partition key again.
   void ChargeWrite(const TableInfo& table, const Item& item_or_key,
                    const std::optional<Item>& old_item, const std::optional<Item>& new_item,
-                   const ConsumedCapacity& cost);
-  // The table's share of ChargeWrite, from item sizes (-1: no item). "item_key", when the
-  // caller has it, saves hashing the partition key again.
+                   const ConsumedCapacity& cost, WriteSizes sizes, std::string_view item_key = {});
+  // The table's share of ChargeWrite, from item sizes (-1: no item).
   void ChargeTableWrite(const TableInfo& table, const Item& item_or_key, int64_t old_size,
                         int64_t new_size, double units, std::string_view item_key = {});
   void ChargeRead(const TableInfo& table, const IndexSchema* index, uint64_t token,

@@ -47,11 +47,14 @@ double WriteUnits(size_t bytes, bool transactional) {
   return Units(bytes, kWriteUnitBytes) * (transactional ? 2 : 1);
 }
 
-void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
-                      const std::optional<Item>& new_item, bool transactional,
-                      ConsumedCapacity* out) {
-  size_t size = std::max(old_item ? ItemSize(*old_item) : 0, new_item ? ItemSize(*new_item) : 0);
-  out->AddTable(WriteUnits(size, transactional), /*write=*/true);
+WriteSizes AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
+                            const std::optional<Item>& new_item, bool transactional,
+                            ConsumedCapacity* out) {
+  WriteSizes sizes;
+  if (old_item) sizes.old_size = static_cast<int64_t>(ItemSize(*old_item));
+  if (new_item) sizes.new_size = static_cast<int64_t>(ItemSize(*new_item));
+  const int64_t size = std::max<int64_t>({sizes.old_size, sizes.new_size, 0});
+  out->AddTable(WriteUnits(static_cast<size_t>(size), transactional), /*write=*/true);
   for (const IndexSchema& index : table.indexes) {
     const bool before = old_item && IndexedPartitionValues(index, *old_item);
     const bool after = new_item && IndexedPartitionValues(index, *new_item);
@@ -83,6 +86,7 @@ void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_ite
     }
     out->AddIndex(index.name, index.global, units, /*write=*/true);
   }
+  return sizes;
 }
 
 }  // namespace ddb

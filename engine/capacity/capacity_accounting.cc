@@ -68,13 +68,13 @@ Status EngineImpl::AdmitKey(const TableInfo& table, const Item& item_or_key, boo
 
 void EngineImpl::ChargeWrite(const TableInfo& table, const Item& item_or_key,
                              const std::optional<Item>& old_item,
-                             const std::optional<Item>& new_item, const ConsumedCapacity& cost) {
+                             const std::optional<Item>& new_item, const ConsumedCapacity& cost,
+                             WriteSizes sizes, std::string_view item_key) {
   const TableDescription& d = table.description;
   // LSI writes land in the table's partition (an LSI shares its partition key).
   double units = cost.table_units;
   for (const auto& [name, u] : cost.local_secondary_indexes) units += u;
-  ChargeTableWrite(table, item_or_key, old_item ? static_cast<int64_t>(ItemSize(*old_item)) : -1,
-                   new_item ? static_cast<int64_t>(ItemSize(*new_item)) : -1, units);
+  ChargeTableWrite(table, item_or_key, sizes.old_size, sizes.new_size, units, item_key);
   for (const auto& [name, u] : cost.global_secondary_indexes) {
     const IndexSchema* index = table.FindIndex(name);
     if (!index) continue;

@@ -2,6 +2,7 @@
 // ddb/capacity.h). Internal. Thread safety: pure function.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "ddb/capacity.h"
@@ -9,8 +10,15 @@
 
 namespace ddb {
 
-void AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
-                      const std::optional<Item>& new_item, bool transactional,
-                      ConsumedCapacity* out);
+// The sizes (ItemSize) of a write's old and new items; -1: no such item.
+struct WriteSizes {
+  int64_t old_size = -1;
+  int64_t new_size = -1;
+};
+
+// Returns the items' sizes it measured, for a caller that needs them again (ChargeWrite).
+WriteSizes AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
+                            const std::optional<Item>& new_item, bool transactional,
+                            ConsumedCapacity* out);
 
 }  // namespace ddb
