@@ -4,7 +4,9 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -49,6 +51,34 @@ inline void PutVarint64(std::string* dst, uint64_t v) {
 inline void PutLengthPrefixed(std::string* dst, std::string_view s) {
   PutVarint64(dst, s.size());
   dst->append(s);
+}
+
+// Byte order, as memcmp then the shorter first (std::string_view::compare), eight bytes at a
+// time: the store's keys differ within their first 12 bytes (a table id, then a partition
+// token), where libc's memcmp spends more on choosing a method than on comparing.
+inline int CompareBytes(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  if (i < n) {
+    if (n >= 8) {
+      // The last eight bytes, overlapping ones already found equal.
+      uint64_t x, y;
+      std::memcpy(&x, a.data() + n - 8, 8);
+      std::memcpy(&y, b.data() + n - 8, 8);
+      if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    } else {
+      for (; i < n; ++i) {
+        if (a[i] != b[i]) return static_cast<uint8_t>(a[i]) < static_cast<uint8_t>(b[i]) ? -1 : 1;
+      }
+    }
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
 }  // namespace ddb
