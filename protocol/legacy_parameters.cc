@@ -259,6 +259,33 @@ Result<Condition> ReadExpectedCondition(std::string_view attribute, const JsonEl
   return c;
 }
 
+// parts[begin, end) joined, each part in parentheses, grouped in halves: "((a) AND (b)) AND
+// ((c) AND (d))". AND and OR are associative, so the grouping changes no answer, and a map of
+// n conditions nests log2(n) deep: a flat "(a) AND (b) AND ..." parsed into a chain as deep as
+// the map is long, which evaluating it walked recursively (25,000 ScanFilter entries overflowed
+// the stack).
+void AppendBalanced(const std::vector<std::string>& parts, size_t begin, size_t end,
+                    std::string_view joiner, std::string* out) {
+  if (end - begin == 1) {
+    *out += "(" + parts[begin] + ")";
+    return;
+  }
+  const size_t mid = begin + (end - begin) / 2;
+  for (auto [b, e] : {std::pair{begin, mid}, std::pair{mid, end}}) {
+    if (b != begin) *out += joiner;
+    if (e - b > 1) *out += "(";
+    AppendBalanced(parts, b, e, joiner, out);
+    if (e - b > 1) *out += ")";
+  }
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view joiner) {
+  if (parts.size() == 1) return parts[0];
+  std::string out;
+  AppendBalanced(parts, 0, parts.size(), joiner, &out);
+  return out;
+}
+
 // The condition as expression text.
 std::string ConditionText(Condition c, LegacyPlaceholders* p) {
   const std::string n = p->Name(c.attribute);
@@ -299,32 +326,20 @@ std::string ConditionText(Condition c, LegacyPlaceholders* p) {
       // such limit (the service took 27,500 values in a ScanFilter), so a longer list is
       // an OR of IN conditions of 100 each.
       constexpr size_t kPerIn = 100;
-      std::string text;
+      std::vector<std::string> chunks;
       for (size_t start = 0; start < v.size(); start += kPerIn) {
-        const bool several = v.size() > kPerIn;
-        text += start ? (several ? " OR (" : "") : (several ? "(" : "");
-        text += n + " IN (";
+        std::string text = n + " IN (";
         for (size_t i = start; i < std::min(v.size(), start + kPerIn); ++i) {
           text += (i > start ? ", " : "") + v[i];
         }
-        text += several ? "))" : ")";
+        chunks.push_back(text + ")");
       }
-      return text;
+      return Join(chunks, " OR ");
     }
     case Op::kBetween:
       return n + " BETWEEN " + v[0] + " AND " + v[1];
   }
   return "";
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view joiner) {
-  if (parts.size() == 1) return parts[0];
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += joiner;
-    out += "(" + parts[i] + ")";
-  }
-  return out;
 }
 
 // ConditionalOperator for a map of "count" conditions (0 when absent or empty): " AND "

@@ -652,6 +652,40 @@ def test_scan_filter_conditional_operator(ddb, scan_table):
     assert scan_pks(ddb, scan_table, f) == []
 
 
+# A map of many conditions (issue 29: 25,000 ScanFilter entries were evaluated as a chain that
+# deep, recursively, and overflowed the stack). Raw JSON: boto3 would spend minutes on it.
+@pytest.mark.parametrize("entries", [25000, 60000])
+@pytest.mark.parametrize("operator", ["AND", "OR"])
+def test_scan_filter_of_many_conditions(raw, scan_table, entries, operator):
+    scan_filter = {f"a{i}": {"ComparisonOperator": "NULL"} for i in range(entries)}
+    # i3 has "flag": with OR, the first condition decides; with AND, the last one does.
+    scan_filter["flag" if operator == "OR" else "zzz"] = {"ComparisonOperator": "NOT_NULL"}
+    r = raw("Scan", {"TableName": scan_table, "ScanFilter": scan_filter,
+                     "ConditionalOperator": operator, "ConsistentRead": True})
+    assert r.status == 200, r.body[:300]
+    pks = sorted(i["pk"]["S"] for i in r.json()["Items"])
+    assert pks == (["i1", "i2", "i3", "i4"] if operator == "OR" else [])
+
+
+def test_scan_filter_in_of_many_values(raw, scan_table):
+    values = [{"N": str(i)} for i in range(3, 30003)]
+    r = raw("Scan", {"TableName": scan_table, "ConsistentRead": True,
+                     "ScanFilter": {"n": {"ComparisonOperator": "IN",
+                                          "AttributeValueList": values}}})
+    assert r.status == 200, r.body[:300]
+    assert [i["pk"]["S"] for i in r.json()["Items"]] == ["i3"]
+
+
+def test_expected_of_many_conditions(raw, expr_table):
+    r = raw("PutItem", {"TableName": expr_table, "Item": {"pk": {"S": "many"}},
+                        "Expected": {f"a{i}": {"Exists": False} for i in range(60000)}})
+    assert r.status == 400, r.body[:300]
+    assert r.json()["message"].endswith("too many operators; operator count: 301")
+    r = raw("PutItem", {"TableName": expr_table, "Item": {"pk": {"S": "many"}},
+                        "Expected": {f"a{i}": {"Exists": False} for i in range(150)}})
+    assert r.status == 200, r.body[:300]
+
+
 def test_scan_filter_with_attributes_to_get(ddb, scan_table):
     r = ddb.scan(TableName=scan_table, ScanFilter={"n": cond("EQ", 3)}, AttributesToGet=["s"])
     assert r["Items"] == [{"s": {"S": "cherry"}}]
