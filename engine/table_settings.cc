@@ -1,6 +1,8 @@
 // Time to Live settings (the deletion of expired items is in ttl/time_to_live.cc), continuous
 // backups, and table tags.
 #include <chrono>
+#include <string_view>
+#include <unordered_set>
 
 #include "engine/engine_impl.h"
 
@@ -137,10 +139,12 @@ Status Engine::TagResource(const std::string& table, const std::vector<Tag>& tag
                    } else {
                      d->tags.push_back(t);
                    }
-                 }
-                 if (d->tags.size() > kMaxTags) {
-                   return Error::Validation(
-                       "Number of Tags exceed the current limit for the provided ResourceArn");
+                   // The merged set only grows: past the limit, no later tag can bring it back
+                   // (and a search of the merged set for each of 300,000 tags took minutes).
+                   if (d->tags.size() > kMaxTags) {
+                     return Error::Validation(
+                         "Number of Tags exceed the current limit for the provided ResourceArn");
+                   }
                  }
                  return Status::Ok();
                })
@@ -151,9 +155,8 @@ Status Engine::UntagResource(const std::string& table, const std::vector<std::st
   return impl_->catalog
       ->Update(table,
                [&](TableDescription* d) -> Status {
-                 std::erase_if(d->tags, [&](const Tag& t) {
-                   return std::find(keys.begin(), keys.end(), t.key) != keys.end();
-                 });
+                 const std::unordered_set<std::string_view> gone(keys.begin(), keys.end());
+                 std::erase_if(d->tags, [&](const Tag& t) { return gone.count(t.key) != 0; });
                  return Status::Ok();
                })
       .status();

@@ -1,5 +1,9 @@
 #include "engine/expression/expression_resolve.h"
 
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
 #include "engine/expression/reserved_words.h"
 #include "util/base64.h"
 
@@ -96,7 +100,30 @@ Status ResolveValues(Operand* operand, std::string_view kind, Placeholders* plac
   return Status::Ok();
 }
 
+namespace {
+
+std::string OverlapMessage(const DocumentPath& a, const DocumentPath& b) {
+  return "Two document paths overlap with each other; must remove or rewrite one of these "
+         "paths; path one: " +
+         PathString(a) + ", path two: " + PathString(b);
+}
+
+}  // namespace
+
 Status CheckPathOverlaps(const std::vector<const DocumentPath*>& paths, std::string_view kind) {
+  // Top-level names only (every legacy AttributeUpdates, which no expression size limit
+  // bounds): two overlap only when equal, so one pass with a hash map finds the pair the
+  // pairwise loop below would report first (the first path repeating an earlier one, and
+  // that earlier one's first appearance) without its n^2 steps (40,000 names: 6 s).
+  if (std::all_of(paths.begin(), paths.end(),
+                  [](const DocumentPath* p) { return p->size() == 1 && (*p)[0].index < 0; })) {
+    std::unordered_map<std::string_view, size_t> first;
+    for (size_t j = 0; j < paths.size(); ++j) {
+      auto [it, fresh] = first.try_emplace((*paths[j])[0].name, j);
+      if (!fresh) return InvalidExpression(kind, OverlapMessage(*paths[it->second], *paths[j]));
+    }
+    return Status::Ok();
+  }
   for (size_t j = 1; j < paths.size(); ++j) {
     for (size_t i = 0; i < j; ++i) {
       const DocumentPath& a = *paths[i];
@@ -114,13 +141,7 @@ Status CheckPathOverlaps(const std::vector<const DocumentPath*>& paths, std::str
         }
         differ = a_index ? a[k].index != b[k].index : a[k].name != b[k].name;
       }
-      if (!differ) {
-        const std::string message =
-            "Two document paths overlap with each other; must remove or rewrite one of these "
-            "paths; path one: " +
-            PathString(a) + ", path two: " + PathString(b);
-        return InvalidExpression(kind, message);
-      }
+      if (!differ) return InvalidExpression(kind, OverlapMessage(a, b));
     }
   }
   return Status::Ok();

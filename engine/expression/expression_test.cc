@@ -548,6 +548,14 @@ TEST(Projection, Errors) {
       {"a, a",
        "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or "
        "rewrite one of these paths; path one: [a], path two: [a]"},
+      // Names alone (a hash map, not the pairwise loop): the first path that repeats an
+      // earlier one, with that one's first appearance.
+      {"x, b, a, c, b, a",
+       "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or "
+       "rewrite one of these paths; path one: [b], path two: [b]"},
+      {"b, a, a, b",
+       "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or "
+       "rewrite one of these paths; path one: [a], path two: [a]"},
       {"a, a.b",
        "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or "
        "rewrite one of these paths; path one: [a], path two: [a, b]"},

@@ -12,6 +12,8 @@
 //     touch disjoint parts of the item and their relative order does not matter otherwise.
 #include <algorithm>
 #include <functional>
+#include <string_view>
+#include <unordered_set>
 
 #include "ddb/number.h"
 #include "engine/expression/expression.h"
@@ -389,12 +391,12 @@ Status ApplyDelete(const Slot& slot, const AttributeValue& value) {
   if (existing == nullptr) return Status::Ok();
   if (existing->type() != value.type()) return IncorrectDataType();
   std::vector<std::string>& members = existing->mutable_set();
-  // Members are normalised (numbers too), so text equality is value equality.
+  // Members are normalised (numbers too), so text equality is value equality. A hash set of
+  // the members to delete: a search of the list for each member took minutes of a core for
+  // sets of 100,000 (issue 29).
+  const std::unordered_set<std::string_view> gone(value.set().begin(), value.set().end());
   members.erase(std::remove_if(members.begin(), members.end(),
-                               [&](const std::string& m) {
-                                 return std::find(value.set().begin(), value.set().end(), m) !=
-                                        value.set().end();
-                               }),
+                               [&](const std::string& m) { return gone.count(m) != 0; }),
                 members.end());
   // DynamoDB has no empty sets: deleting the last member removes the attribute.
   if (members.empty()) slot.Erase();
