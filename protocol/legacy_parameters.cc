@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <limits>
 #include <vector>
 
 #include "ddb/number.h"
@@ -286,8 +287,12 @@ std::string Join(const std::vector<std::string>& parts, std::string_view joiner)
   return out;
 }
 
-// The condition as expression text.
-std::string ConditionText(Condition c, LegacyPlaceholders* p) {
+// The expression language's limit of operands after IN (a legacy filter is compiled without
+// it, the other legacy conditions with it).
+constexpr size_t kExpressionInOperands = 100;
+
+// The condition as expression text; an IN of more than `per_in` values as an OR of INs.
+std::string ConditionText(Condition c, LegacyPlaceholders* p, size_t per_in) {
   const std::string n = p->Name(c.attribute);
   std::vector<std::string> v;
   for (AttributeValue& value : c.values) v.push_back(p->Value(std::move(value)));
@@ -323,16 +328,16 @@ std::string ConditionText(Condition c, LegacyPlaceholders* p) {
       return "begins_with(" + n + ", " + v[0] + ")";
     case Op::kIn: {
       // The expression language takes at most 100 operands after IN; the legacy IN has no
-      // such limit (the service took 27,500 values in a ScanFilter), so a longer list is
-      // an OR of IN conditions of 100 each.
-      constexpr size_t kPerIn = 100;
+      // such limit (the service took 27,500 values in a ScanFilter). A filter's translation
+      // is compiled without that limit (and one IN looks its values up in a set); in the
+      // others, a longer list is an OR of IN conditions of 100 each.
       std::vector<std::string> chunks;
-      for (size_t start = 0; start < v.size(); start += kPerIn) {
+      for (size_t start = 0; start < v.size();) {
+        const size_t end = start + std::min(per_in, v.size() - start);
         std::string text = n + " IN (";
-        for (size_t i = start; i < std::min(v.size(), start + kPerIn); ++i) {
-          text += (i > start ? ", " : "") + v[i];
-        }
+        for (size_t i = start; i < end; ++i) text += (i > start ? ", " : "") + v[i];
         chunks.push_back(text + ")");
+        start = end;
       }
       return Join(chunks, " OR ");
     }
@@ -473,7 +478,7 @@ Result<std::optional<std::string>> TranslateExpected(const JsonObject& request,
   std::vector<std::string> parts;
   for (auto field : *expected) {
     DDB_ASSIGN_OR_RETURN(Condition c, ReadExpectedCondition(field.key, field.value));
-    parts.push_back(ConditionText(std::move(c), placeholders));
+    parts.push_back(ConditionText(std::move(c), placeholders, kExpressionInOperands));
   }
   return std::optional<std::string>(Join(parts, joiner));
 }
@@ -488,7 +493,7 @@ Result<std::optional<std::string>> TranslateFilter(const JsonObject& request,
   std::vector<std::string> parts;
   for (auto field : *filter) {
     DDB_ASSIGN_OR_RETURN(Condition c, ReadFilterCondition(field.key, field.value, member));
-    parts.push_back(ConditionText(std::move(c), placeholders));
+    parts.push_back(ConditionText(std::move(c), placeholders, std::numeric_limits<size_t>::max()));
   }
   return std::optional<std::string>(Join(parts, joiner));
 }
@@ -519,7 +524,7 @@ Result<std::optional<std::string>> TranslateKeyConditions(const JsonObject& requ
       default:
         return Error::Validation("Attempted conditional constraint is not an indexable operation");
     }
-    parts.push_back(ConditionText(std::move(c), placeholders));
+    parts.push_back(ConditionText(std::move(c), placeholders, kExpressionInOperands));
   }
   std::string text = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) text += " AND " + parts[i];

@@ -305,6 +305,36 @@ Status CheckParsedConditionBody(const Condition& parsed, std::string_view kind) 
                         [&](const Operand& o) { return expr::CheckReservedWords(o, kind); });
 }
 
+// An IN of this many constants or more looks its left-hand side up in a set of them.
+constexpr size_t kInConstantsIndexed = 16;
+
+void IndexInConstants(Condition* node) {
+  if (node->kind != Condition::Kind::kIn || node->operands.size() - 1 < kInConstantsIndexed) {
+    return;
+  }
+  for (size_t i = 1; i < node->operands.size(); ++i) {
+    if (node->operands[i].kind != Operand::Kind::kValue) return;
+  }
+  auto constants = std::make_shared<expr::InConstants>();
+  for (size_t i = 1; i < node->operands.size(); ++i) {
+    const AttributeValue& v = node->operands[i].value;
+    switch (v.type()) {
+      case AttributeType::kS:
+        constants->s.insert(v.scalar());
+        break;
+      case AttributeType::kN:
+        constants->n.insert(v.scalar());
+        break;
+      case AttributeType::kB:
+        constants->b.insert(v.scalar());
+        break;
+      default:
+        constants->others.push_back(v);
+    }
+  }
+  node->in_constants = std::move(constants);
+}
+
 // Parse (cached, with CheckParsedCondition) + the checks that need the request's placeholders,
 // in the service's order.
 Result<Condition> ParseAndCompile(std::string_view text, std::string_view kind,
@@ -336,6 +366,7 @@ Result<Condition> ParseAndCompile(std::string_view text, std::string_view kind,
     if (status.ok()) status = CheckNodeSemantics(kind, node, legacy);
   });
   DDB_RETURN_IF_ERROR(status);
+  ForEachNode(&tree, [](Condition* node) { IndexInConstants(node); });
   return tree;
 }
 

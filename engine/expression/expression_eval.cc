@@ -98,6 +98,19 @@ const AttributeValue* EvaluateOperand(const Operand& op, const Item* item,
   return nullptr;
 }
 
+bool InConstants::Contains(const AttributeValue& v) const {
+  switch (v.type()) {
+    case AttributeType::kS:
+      return s.count(v.scalar()) != 0;
+    case AttributeType::kN:
+      return n.count(v.scalar()) != 0;
+    case AttributeType::kB:
+      return b.count(v.scalar()) != 0;
+    default:
+      return std::find(others.begin(), others.end(), v) != others.end();
+  }
+}
+
 }  // namespace expr
 
 namespace {
@@ -220,6 +233,7 @@ bool Evaluate(const Condition& c, const Item* item) {
       AttributeValue s0;
       const AttributeValue* v = expr::EvaluateOperand(c.operands[0], item, &s0);
       if (v == nullptr) return false;
+      if (c.in_constants) return c.in_constants->Contains(*v);
       for (size_t i = 1; i < c.operands.size(); ++i) {
         AttributeValue s;
         const AttributeValue* candidate = expr::EvaluateOperand(c.operands[i], item, &s);

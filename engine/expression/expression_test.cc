@@ -111,6 +111,55 @@ bool Eval(std::string_view text, const Item* item) {
   return EvaluateCondition(**c, item);
 }
 
+// An IN of many constants looks its left-hand side up in a set of them (InConstants): the
+// answers must be the comparisons', for every type, on the list and off it.
+TEST(Evaluate, InOverManyConstantsAgreesWithComparisons) {
+  const std::vector<AttributeValue> constants = {S("a"),
+                                                 S(""),
+                                                 S("10"),
+                                                 N("10"),
+                                                 N("-0.5"),
+                                                 N("1e3"),
+                                                 B(std::string("\x01", 1)),
+                                                 B(std::string("\x00\xff", 2)),
+                                                 AttributeValue::Bool(true),
+                                                 AttributeValue::Null(),
+                                                 SS({"a", "b"}),
+                                                 NS({"1", "2.5"}),
+                                                 BS({"x"}),
+                                                 L({S("a"), N("1")}),
+                                                 M({{"k", S("v")}}),
+                                                 S("z"),
+                                                 N("7"),
+                                                 L({})};
+  std::vector<AttributeValue> probes = constants;
+  for (AttributeValue v :
+       {S("b"), N("11"), N("1000.0"), B(std::string("\x02", 1)), AttributeValue::Bool(false),
+        SS({"a"}), NS({"2.5", "1.0"}), L({N("1"), S("a")}), M({{"k", S("w")}}), M({})}) {
+    probes.push_back(v);
+  }
+  Item values;
+  std::string in = "x IN (", any;
+  for (size_t i = 0; i < constants.size(); ++i) {
+    const std::string ref = ":c" + std::to_string(i);
+    values.emplace(ref, constants[i]);
+    in += (i ? ", " : "") + ref;
+    any += (i ? " OR x = " : "x = ") + ref;
+  }
+  in += ")";
+  for (const AttributeValue& probe : probes) {
+    Request r({}, values);
+    auto c_in = CompileCondition(in, "ConditionExpression", &r.p);
+    Request r2({}, values);
+    auto c_any = CompileCondition(any, "ConditionExpression", &r2.p);
+    ASSERT_TRUE(c_in.ok() && c_any.ok());
+    const Item item{{"x", probe}};
+    const bool listed = std::find(constants.begin(), constants.end(), probe) != constants.end();
+    EXPECT_EQ(EvaluateCondition(**c_in, &item), listed) << AttributeTypeName(probe.type());
+    EXPECT_EQ(EvaluateCondition(**c_any, &item), listed) << AttributeTypeName(probe.type());
+  }
+}
+
 TEST(Reserved, Words) {
   EXPECT_TRUE(IsReservedWord("STATUS"));
   EXPECT_TRUE(IsReservedWord("status"));
