@@ -1,6 +1,7 @@
 // ByteBudget: a fixed allowance of bytes shared by the sessions of one server (the request
-// bodies being received), so that many slow or large requests together cannot take more memory
-// than the operator allowed. Thread-safe; reservations are plain counts, not allocations.
+// bodies being received; the responses being sent), so that many slow or large requests
+// together cannot take more memory than the operator allowed. Thread-safe; reservations are plain
+// counts, not allocations.
 #pragma once
 
 #include <atomic>
@@ -19,10 +20,17 @@ class ByteBudget {
   bool TryReserve(size_t bytes) {
     size_t now = reserved_.load(std::memory_order_relaxed);
     do {
-      if (bytes > capacity_ - now) return false;  // now <= capacity_ always holds
+      if (now > capacity_ || bytes > capacity_ - now) return false;  // Reserve may overshoot
     } while (!reserved_.compare_exchange_weak(now, now + bytes, std::memory_order_relaxed));
     return true;
   }
+
+  // Reserves `bytes` whatever the reservations already are: for bytes already taken (a
+  // response computed), so that the count stays true and later TryReserve/Full see them.
+  void Reserve(size_t bytes) { reserved_.fetch_add(bytes, std::memory_order_relaxed); }
+
+  // Whether the reservations have reached the capacity.
+  bool Full() const { return reserved() >= capacity_; }
 
   // REQUIRES: `bytes` were reserved and not yet released.
   void Release(size_t bytes) { reserved_.fetch_sub(bytes, std::memory_order_relaxed); }

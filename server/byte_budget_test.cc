@@ -27,6 +27,23 @@ TEST(ByteBudgetTest, AHugeRequestDoesNotWrapAround) {
   EXPECT_EQ(budget.reserved(), 10u);
 }
 
+// Reserve counts bytes already taken (a computed response), past the capacity if need be;
+// Full says so, and TryReserve refuses until enough is released.
+TEST(ByteBudgetTest, AnUnconditionalReservationCanOvershootAndIsRefusedAfter) {
+  ByteBudget budget(100);
+  EXPECT_FALSE(budget.Full());
+  budget.Reserve(80);
+  EXPECT_FALSE(budget.Full());
+  budget.Reserve(50);  // 130
+  EXPECT_TRUE(budget.Full());
+  EXPECT_FALSE(budget.TryReserve(1));
+  EXPECT_EQ(budget.reserved(), 130u);
+  budget.Release(80);
+  EXPECT_FALSE(budget.Full());
+  EXPECT_TRUE(budget.TryReserve(50));
+  EXPECT_TRUE(budget.Full());
+}
+
 TEST(ByteBudgetTest, ConcurrentReservationsNeverExceedTheCapacity) {
   ByteBudget budget(1000);
   std::vector<std::thread> threads;

@@ -137,6 +137,13 @@ std::string Usage(std::string_view program) {
       "                   ServiceUnavailable (default " +
       std::to_string(server.max_body_memory) + ": " + std::to_string(server.max_body_memory >> 20) +
       " MiB)\n"
+      "  --max-response-memory BYTES\n"
+      "                   responses over 64 KiB that may wait for their clients at once;\n"
+      "                   while they fill it, a new request is answered 503\n"
+      "                   ServiceUnavailable (default " +
+      std::to_string(server.max_response_memory) + ": " +
+      std::to_string(server.max_response_memory >> 20) +
+      " MiB)\n"
       "  --read-timeout S seconds a connection may take to send a request or to take its\n"
       "                   response; an idle connection is closed after it (default " +
       std::to_string(server.read_timeout.count()) +
@@ -320,10 +327,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
         flag != "--auth" && flag != "--isolation" && flag != "--credentials" &&
         flag != "--index-status-hold-ms" && flag != "--table-status-hold-ms" &&
         flag != "--durability" && flag != "--max-connections" && flag != "--max-body-memory" &&
-        flag != "--read-timeout" && flag != "--pitr-lag-ms" && flag != "--pitr-history-max-bytes" &&
-        flag != "--console" && flag != "--clock-start-ms" && flag != "--replication-delay-ms" &&
-        flag != "--lambda-endpoint" && flag != "--lambda-function" &&
-        flag != "--lambda-failure-dir" && flag != "--cache-size") {
+        flag != "--max-response-memory" && flag != "--read-timeout" && flag != "--pitr-lag-ms" &&
+        flag != "--pitr-history-max-bytes" && flag != "--console" && flag != "--clock-start-ms" &&
+        flag != "--replication-delay-ms" && flag != "--lambda-endpoint" &&
+        flag != "--lambda-function" && flag != "--lambda-failure-dir" && flag != "--cache-size") {
       return Error::Validation("unknown flag '" + std::string(flag) + "'");
     }
 
@@ -367,6 +374,10 @@ Result<ServerOptions> ParseFlags(int argc, char** argv) {
       std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");
       options.max_body_memory = static_cast<size_t>(*bytes);
+    } else if (flag == "--max-response-memory") {
+      std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
+      if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");
+      options.max_response_memory = static_cast<size_t>(*bytes);
     } else if (flag == "--cache-size") {
       std::optional<int64_t> bytes = ParseInt(value, 1 << 20, int64_t{1} << 50);
       if (!bytes) return BadValue(flag, value, "a byte count of at least 1048576");

@@ -80,6 +80,12 @@ struct ServerOptions {
   // and one that does not fit is answered 503 ServiceUnavailable and its connection closed.
   // Smaller bodies need no reservation. Default: 256 MiB
   size_t max_body_memory = size_t{256} * 1024 * 1024;
+  // Bytes of responses over 64 KiB that may wait to be sent at once, across connections (a
+  // client that does not read its BatchGetItem answers holds up to 16 MB each until
+  // read_timeout). While they reach it, a new request is answered 503 ServiceUnavailable
+  // (retryable) without being run; responses computed meanwhile still go out, so the total
+  // may pass it by what the engine calls in flight return. Default: 512 MiB
+  size_t max_response_memory = size_t{512} * 1024 * 1024;
   // On SIGINT/SIGTERM, how long in-flight requests may take to finish before the remaining
   // connections are dropped (--shutdown-grace). The process then ends within
   // kShutdownCloseAllowance more, even with an engine call stuck (exit status 3; main.cc).

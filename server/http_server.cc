@@ -547,6 +547,7 @@ class HttpServer::Impl {
         signals_(strand_, SIGINT, SIGTERM),
         accept_retry_timer_(strand_),
         body_budget_(options.max_body_memory),
+        response_budget_(options.max_response_memory),
         engine_slots_(options.engine_threads > 0
                           ? std::make_unique<EngineSlots>(options.engine_threads)
                           : nullptr) {}
@@ -594,6 +595,7 @@ class HttpServer::Impl {
   const ServerOptions& options() const { return options_; }
   void SetStopHook(std::function<void()> hook) { stop_hook_ = std::move(hook); }
   ByteBudget& body_budget() { return body_budget_; }
+  ByteBudget& response_budget() { return response_budget_; }
   bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   void Register(Session* session, std::weak_ptr<Session> weak);
   // Serves a connection that opened with the HTTP/2 preface (h2c_connection.h) on a thread
@@ -631,6 +633,8 @@ class HttpServer::Impl {
   asio::steady_timer accept_retry_timer_;
   // Request bodies over kUnbudgetedBody being received or answered, all sessions together.
   ByteBudget body_budget_;
+  // Responses over kUnbudgetedBody being sent, all sessions together.
+  ByteBudget response_budget_;
   uint16_t port_ = 0;
   std::vector<std::thread> threads_;
   // Parked continuations hold sessions and io_context work: emptied once the threads are
@@ -749,6 +753,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
   ~Session() {
     ReleaseBody();
+    ReleaseResponse();
     server_.Unregister(this, refused_);
   }
 
@@ -905,6 +910,12 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     reserved_body_ = 0;
   }
 
+  void ReleaseResponse() {
+    if (reserved_response_ == 0) return;
+    server_.response_budget().Release(reserved_response_);
+    reserved_response_ = 0;
+  }
+
   // The socket, and what was read from it, to an H2cConnection; this session ends.
   void HandOverToH2c(std::string_view received) {
     std::string bytes(received);
@@ -1044,6 +1055,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     request_.body = std::move(message.body());
     response_content_type_ = ResponseContentType(request_.content_type);
 
+    // Responses waiting for their clients to read them hold --max-response-memory: run
+    // nothing more until they go (their clients read them, or read_timeout closes them).
+    if (server_.response_budget().Full()) return RejectResponsesPending();
     EngineSlots* slots = server_.engine_slots();
     if (!slots || !IsEngineRequest(request_, s3_request_)) {
       InvokeHandler();
@@ -1069,6 +1083,12 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // On the strand, holding an engine slot: the engine call; then the slot goes to the oldest
   // parked request (resumed on its own strand) before this response is written.
   void RunEngineCall() {
+    // Checked again here: a request parked for a slot was admitted before the responses
+    // computed meanwhile filled the budget.
+    if (server_.response_budget().Full()) {
+      if (EngineSlots::Continuation next = server_.engine_slots()->Release()) next();
+      return RejectResponsesPending();
+    }
     watched_ = WatchedCall{.method = request_.method,
                            .target = request_.target,
                            .amz_target = request_.amz_target,
@@ -1142,6 +1162,18 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     WriteResponse(DynamoErrorResponse(busy, content_type), version, /*keep_alive=*/false);
   }
 
+  // 503, the connection kept: the request was read whole, and is not run.
+  void RejectResponsesPending() {
+    Log(LogLevel::kWarn, "refusing a request: --max-response-memory (" +
+                             std::to_string(server_.options().max_response_memory) +
+                             " bytes) is taken by responses waiting for their clients");
+    const Error busy{ErrorCode::kServiceUnavailable,
+                     "The server is holding as many unsent responses as --max-response-memory "
+                     "allows; retry"};
+    response_ = DynamoErrorResponse(busy, response_content_type_);
+    FinishRequest();
+  }
+
   // The head, as Beast's serializer wrote it for http::response<string_body> with these
   // fields, keep_alive() and prepare_payload(): status line, Server, Content-Type,
   // x-amzn-RequestId, x-amz-crc32, Allow, Date (as the service sends it), Connection
@@ -1190,6 +1222,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void WriteResponse(HttpResponse response, unsigned version, bool keep_alive) {
     WriteHead(response, version, keep_alive);
     response_body_ = std::move(response.body);
+    if (response_body_.size() > kUnbudgetedBody) {
+      reserved_response_ = response_body_.size();
+      server_.response_budget().Reserve(reserved_response_);
+    }
     // Bounds the write too: a client that stops reading cannot pin the session.
     SetDeadline(server_.options().read_timeout);
     const std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_),
@@ -1200,6 +1236,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void OnWrite(bool close, beast::error_code ec, size_t /*bytes*/) {
+    ReleaseResponse();
     if (response_body_.capacity() > kKeptBufferCapacity) response_body_ = std::string();
     if (ec) return OnWriteError(ec);
     if (close) return DoLingeringClose();
@@ -1260,10 +1297,11 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = false;
   std::string_view response_content_type_ = kJson10;  // one of the static names
-  bool s3_request_ = false;   // the message is signed for S3 (set once its header is parsed)
-  bool idle_ = false;         // waiting for the next request (or lingering): safe to close
-  size_t reserved_body_ = 0;  // this request's share of the server's body_budget()
-  const bool refused_;        // over --max-connections: answered 503 and closed
+  bool s3_request_ = false;       // the message is signed for S3 (set once its header is parsed)
+  bool idle_ = false;             // waiting for the next request (or lingering): safe to close
+  size_t reserved_body_ = 0;      // this request's share of the server's body_budget()
+  size_t reserved_response_ = 0;  // this response's share of its response_budget()
+  const bool refused_;            // over --max-connections: answered 503 and closed
 };
 
 void HttpServer::Impl::StartH2c(int fd, std::string received, bool from_loopback) {

@@ -233,3 +233,48 @@ def test_clients_that_never_read_do_not_grow_memory(overload_server):
         for s in socks:
             s.close()
     client.delete_table(TableName=table)
+
+
+@pytest.mark.parametrize("overload_server", [("--max-response-memory", str(1024 * 1024))],
+                         indirect=True)
+def test_unread_responses_over_the_response_budget_hold_off_new_requests(overload_server):
+    # Issue 29: each client that sent a BatchGetItem and read nothing held its ~16 MB answer
+    # until --read-timeout, with nothing bounding how many did. Past --max-response-memory a
+    # new request is answered 503 (retryable) without being run, until the answers go.
+    client = make_client(overload_server.endpoint)
+    table = unique_name("unread")
+    client.create_table(TableName=table, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                        BillingMode="PAY_PER_REQUEST")
+    keys = [{"pk": {"S": f"k{i}"}} for i in range(8)]
+    for k in keys:
+        client.put_item(TableName=table, Item={**k, "v": {"S": "x" * 380_000}})
+    reader = socket.socket()
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel takes little
+    reader.connect(("127.0.0.1", overload_server.port))
+    other = connect(overload_server.port)
+    try:
+        reader.sendall(request("BatchGetItem", {"RequestItems": {table: {"Keys": keys}}}))
+
+        def refused():
+            other.sendall(request("ListTables", {}))
+            status, headers, body = read_response(other)
+            if status == 200:
+                return False
+            assert status == 503, body
+            assert headers["connection"] == "keep-alive"
+            error = json.loads(body)
+            assert error["__type"].endswith("#ServiceUnavailable")
+            assert "--max-response-memory" in error["message"]
+            return True
+
+        assert wait_until(refused, timeout=5)
+        # Once the reader takes its 3 MB, the others are served again.
+        status, _, body = read_response(reader, timeout=10)
+        assert status == 200 and len(json.loads(body)["Responses"][table]) == 8
+        other.sendall(request("ListTables", {}))
+        assert read_response(other)[0] == 200
+    finally:
+        reader.close()
+        other.close()
+    client.delete_table(TableName=table)
