@@ -392,14 +392,23 @@ Result<TransactGetItemsResult> Engine::TransactGetItems(const TransactGetItemsRe
   TransactGetItemsResult result;
   StripeLocks locks(*impl_, claimed.keys());
   std::map<std::string, ConsumedCapacity> capacity;
+  size_t bytes = 0;
   for (const auto& g : gets) {
     DDB_ASSIGN_OR_RETURN(std::optional<Item> item, impl_->ReadItem(g.key));
+    const size_t size = item ? ItemSize(*item) : 0;
+    bytes += size;
     if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
       auto [it, fresh] = capacity.try_emplace(g.table_name, ConsumedCapacity{g.table_name});
-      it->second.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
+      it->second.AddTable(ReadUnits(size, true, true), false);
     }
     if (item && g.projection) item = ApplyProjection(*g.projection, *item);
     result.items.push_back(std::move(item));
+  }
+  // The API reference: the service "rejects the entire TransactGetItems request" when "the
+  // aggregate size of the items in the transaction exceeded 4 MB" (the items read, as their
+  // read capacity counts them). It names no error: TransactWriteItems' is assumed.
+  if (bytes > kMaxTransactionBytes) {
+    return Error::Validation("Transaction request size cannot exceed 4 MB");
   }
   for (auto& [name, c] : capacity) result.consumed_capacity.push_back(std::move(c));
   return result;

@@ -682,6 +682,21 @@ def test_get_items_limits(ddb, table_s):
         contains="Member must have length less than or equal to 100")
 
 
+def test_get_items_over_4mb_rejected(ddb, table_s):
+    # The API reference: the service rejects the entire TransactGetItems request when the
+    # aggregate size of its items exceeds 4 MB (no error named: TransactWriteItems' is used).
+    # 11 items of ~390 KB: 10 are within it.
+    big = "x" * (390 * 1024)
+    for i in range(11):
+        ddb.put_item(TableName=table_s, Item={"pk": S(f"tg-big{i}"), "d": S(big)})
+    resp = ddb.transact_get_items(TransactItems=[
+        t_get(table_s, {"pk": S(f"tg-big{i}")}) for i in range(10)])
+    assert len(resp["Responses"]) == 10
+    expect_error(lambda: ddb.transact_get_items(TransactItems=[
+        t_get(table_s, {"pk": S(f"tg-big{i}")}) for i in range(11)]), VE,
+        match=r"size cannot exceed 4 ?MB")
+
+
 def test_get_items_missing_table(ddb, table_s):
     expect_error(lambda: ddb.transact_get_items(TransactItems=[
         t_get(table_s, {"pk": S("a")}),
