@@ -1,4 +1,6 @@
 // The web console's JSON endpoints (handler.h RenderConsoleApi; docs/CONSOLE.md).
+#include <simdjson.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -256,6 +258,10 @@ WireResponse RenderPartitions(const std::vector<MetricsSource>& sources, std::st
   w.Key("gsi_lag_ms");
   w.Int(static_cast<int64_t>(lag_ms));
   w.EndObject();
+  // The name comes from the URL, any bytes: echoed only as valid UTF-8 (the answer is JSON).
+  if (!found && !simdjson::validate_utf8(table->data(), table->size())) {
+    return Problem(404, "no table by that name (it is not UTF-8)");
+  }
   if (!found) return Problem(404, "no table named " + *table);
   return Json(200, w.Take());
 }

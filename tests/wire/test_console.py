@@ -143,8 +143,11 @@ def test_partitions_endpoint(console_server, console_table):
 def test_partitions_endpoint_errors(console_server):
     resp, body = get(console_server, "/console/api/partitions")
     assert resp.status == 400 and "table=" in json.loads(body)["error"]
-    resp, _ = get(console_server, "/console/api/partitions?table=no-such-table")
-    assert resp.status == 404
+    resp, body = get(console_server, "/console/api/partitions?table=no-such-table")
+    assert resp.status == 404 and "no-such-table" in json.loads(body)["error"]
+    # Bytes that are not UTF-8 are not echoed into the JSON (issue 29).
+    resp, body = get(console_server, "/console/api/partitions?table=%ff%fe")
+    assert resp.status == 404 and json.loads(body.decode("utf-8"))["error"]
     resp, _ = get(console_server, "/console/api/nothing")
     assert resp.status == 404
 
