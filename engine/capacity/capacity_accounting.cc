@@ -7,11 +7,19 @@
 namespace ddb {
 namespace {
 
+// The OnDemandThroughput maximums, if any, into `c` (per second; -1 in the API: none).
+void SetOnDemandMaximums(const std::optional<OnDemandThroughput>& t, ResourceCapacity* c) {
+  if (!t) return;
+  c->max_read_units = static_cast<double>(std::max<int64_t>(t->max_read_request_units, 0));
+  c->max_write_units = static_cast<double>(std::max<int64_t>(t->max_write_request_units, 0));
+}
+
 ResourceCapacity TableCapacity(const TableDescription& d) {
   ResourceCapacity c;
   c.on_demand = d.billing_mode == BillingMode::kPayPerRequest;
   c.read_units = static_cast<double>(d.provisioned_throughput.read_capacity_units);
   c.write_units = static_cast<double>(d.provisioned_throughput.write_capacity_units);
+  SetOnDemandMaximums(d.on_demand_throughput, &c);
   return c;
 }
 
@@ -19,10 +27,12 @@ ResourceCapacity IndexCapacity(const TableDescription& d, const std::string& ind
   ResourceCapacity c;
   c.on_demand = d.billing_mode == BillingMode::kPayPerRequest;
   for (const auto& g : d.global_secondary_indexes) {
-    if (g.index_name == index && g.provisioned_throughput) {
+    if (g.index_name != index) continue;
+    if (g.provisioned_throughput) {
       c.read_units = static_cast<double>(g.provisioned_throughput->read_capacity_units);
       c.write_units = static_cast<double>(g.provisioned_throughput->write_capacity_units);
     }
+    SetOnDemandMaximums(g.on_demand_throughput, &c);
   }
   return c;
 }

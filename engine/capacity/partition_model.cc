@@ -77,7 +77,12 @@ struct PartitionModel::Resource {
   double TableRate(bool write) const {
     if (!capacity.on_demand) return write ? capacity.write_units : capacity.read_units;
     double warm = write ? kWarmWriteUnits : kWarmReadUnits;
-    return std::max(warm, 2 * (write ? peak_write : peak_read));
+    const double rate = std::max(warm, 2 * (write ? peak_write : peak_read));
+    const double max = OnDemandMax(write);
+    return max > 0 ? std::min(rate, max) : rate;
+  }
+  double OnDemandMax(bool write) const {
+    return capacity.on_demand ? (write ? capacity.max_write_units : capacity.max_read_units) : 0;
   }
   double ShareRate(bool write) const {
     double ceiling = write ? kPartitionWriteCeiling : kPartitionReadCeiling;
@@ -157,6 +162,11 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
     *lock = std::unique_lock(found->mu);
     // UpdateTable changes of throughput take effect at once; more throughput than the
     // partitions can serve adds partitions, as the service does.
+    if (found->capacity.max_read_units != capacity.max_read_units ||
+        found->capacity.max_write_units != capacity.max_write_units) {
+      found->capacity.max_read_units = capacity.max_read_units;
+      found->capacity.max_write_units = capacity.max_write_units;
+    }
     if (found->capacity.on_demand != capacity.on_demand ||
         found->capacity.read_units != capacity.read_units ||
         found->capacity.write_units != capacity.write_units) {
@@ -214,7 +224,9 @@ Status PartitionModel::Admit(uint32_t id, const std::string& table, const std::s
   whole.Refill(r.TableRate(write), capacity.on_demand ? 1 : kBurstSeconds, now);
   // Never above the partition's hard ceiling; within it, its own share (with burst credit)
   // or else unused table capacity (adaptive capacity).
-  bool admitted = ceiling.tokens > 0 && (share.tokens > 0 || whole.tokens > 0);
+  // An on-demand maximum caps the whole table (or index), whatever a partition's share.
+  const bool capped = r.OnDemandMax(write) > 0 && whole.tokens <= 0;
+  bool admitted = ceiling.tokens > 0 && !capped && (share.tokens > 0 || whole.tokens > 0);
   if (admitted) return Status::Ok();
 
   (write ? p.figures.write_throttles : p.figures.read_throttles)++;

@@ -46,6 +46,10 @@ struct ResourceCapacity {
   bool on_demand = true;
   double read_units = 0;   // per second, provisioned
   double write_units = 0;  // per second, provisioned
+  // On demand: the table's or index's OnDemandThroughput maximums, per second (0: none),
+  // past which requests are throttled (MaxOnDemandThroughputExceeded).
+  double max_read_units = 0;
+  double max_write_units = 0;
 };
 
 class PartitionModel {

@@ -369,6 +369,41 @@ TEST(PartitionModel, OnDemandHotKeyIsCappedAtThePartitionCeiling) {
             "TableWriteKeyRangeThroughputExceeded");
 }
 
+// OnDemandThroughput's maximum caps the whole table (issue 29: MaxWriteRequestUnits 1 never
+// throttled), spread over keys in different partitions, and says so in its reason.
+TEST(PartitionModel, OnDemandMaximumCapsTheTable) {
+  PartitionModel model(Simulating());
+  ResourceCapacity cap = OnDemand();
+  cap.max_write_units = 50;
+  int64_t admitted = 0, throttled = 0;
+  std::optional<Error> first;
+  const auto start = Clock::now();
+  double elapsed = 0;
+  for (int i = 0; elapsed < 1.0; ++i) {
+    const std::string key = "k" + std::to_string(i % 64);
+    Status s = model.Admit(1, "t", "", cap, Xxh3Token(key), true);
+    if (s.ok()) {
+      model.Charge(1, "t", "", cap, Xxh3Token(key), key, 1, true, 0, 0);
+      ++admitted;
+    } else {
+      if (!first) first = s.error();
+      ++throttled;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    elapsed = Seconds(start, Clock::now());
+  }
+  EXPECT_GT(throttled, 0);
+  EXPECT_LE(admitted, 50 * (1 + elapsed) * 1.3 + 5);
+  EXPECT_GE(admitted, 50 * elapsed * 0.7);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->code(), ErrorCode::kProvisionedThroughputExceeded);
+  ASSERT_NE(first->detail(), nullptr);
+  EXPECT_EQ(first->detail()->throttling_reasons.at(0).reason,
+            "TableWriteMaxOnDemandThroughputExceeded");
+  // Reads have no maximum here: a read is admitted.
+  EXPECT_TRUE(model.Admit(1, "t", "", cap, Xxh3Token("k0"), false).ok());
+}
+
 TEST(PartitionModel, UpdatedThroughputTakesEffect) {
   PartitionModel model(Simulating());
   DrainUntilThrottled(model, 1, Provisioned(1, 10), "k", true);

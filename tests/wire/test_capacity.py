@@ -1043,6 +1043,34 @@ def test_throttle_error_body(sim_server, sim, sim_table):
     sim.get_item(TableName=t, Key={"pk": {"S": "big"}})
 
 
+def test_on_demand_maximum_throttles_the_table(sim_server, sim):
+    # OnDemandThroughput's MaxWriteRequestUnits caps an on-demand table's writes whatever the
+    # keys (issue 29: a maximum of 1 never throttled). Raw JSON: boto3 1.26 predates it.
+    name = unique_name("odmax")
+    conn = http.client.HTTPConnection("127.0.0.1", sim_server.port, timeout=30)
+    try:
+        resp = raw_post(conn, sim_server.endpoint, TARGET_PREFIX + "CreateTable", {
+            "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "OnDemandThroughput": {"MaxWriteRequestUnits": 5}})
+        assert resp.status == 200, resp.body
+    finally:
+        conn.close()
+    try:
+        bodies = [_raw_put(sim_server.port, name, {"pk": {"S": f"k{i}"}}) for i in range(40)]
+        throttled = [b for b in bodies if b.status != 200]
+        assert throttled, "40 writes of distinct keys at once under a maximum of 5 per second"
+        body = throttled[0].json()
+        assert body["__type"] == ERROR_TYPE_PREFIX + PTE
+        assert body["ThrottlingReasons"] == [{"reason": "TableWriteMaxOnDemandThroughputExceeded",
+                                              "resource": table_arn(name)}]
+        # Reads have no maximum here.
+        sim.get_item(TableName=name, Key={"pk": {"S": "k0"}})
+    finally:
+        delete_table_quietly(sim, name)
+
+
 def test_gsi_throttle_names_the_index(sim_server, sim, sim_table):
     t = sim_table(5, 1000, AttributeDefinitions=[
         {"AttributeName": "pk", "AttributeType": "S"},
