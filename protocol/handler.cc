@@ -309,15 +309,21 @@ WireResponse KinesisErrorResponse(const Error& error) {
 
 // The engine (and the context: the owner's account, for the ARNs it answers with) that serves
 // a request, once its caller may make it.
+// The context is the caller's unless another account owns what the request names (the
+// caller's is not copied: a request's context is five strings).
 struct Serving {
   Engine* engine = nullptr;
-  RequestContext ctx;
+  std::optional<RequestContext> owners;  // set only when it differs from the caller's
+
+  const RequestContext& ctx(const RequestContext& caller) const {
+    return owners ? *owners : caller;
+  }
 };
 
 Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
                        std::string_view operation, const JsonObject& request, bool enforce,
                        bool names_arn) {
-  Serving s{nullptr, ctx};
+  Serving s;
   if (enforce && !names_arn) {
     // Only the caller's own resources: nothing to check unless its namespace has policies.
     DDB_ASSIGN_OR_RETURN(s.engine, engines(ctx.account_id, ctx.region, true));
@@ -337,9 +343,13 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
   }
   // Another account's table (by its ARN) is served by that account's namespace, in the
   // caller's region, and answered with the ARNs of its owner.
-  if (!resources.empty()) s.ctx.account_id = resources[0].account;
-  const bool own = s.ctx.account_id == ctx.account_id;
-  DDB_ASSIGN_OR_RETURN(s.engine, engines(s.ctx.account_id, s.ctx.region, own));
+  const bool own = resources.empty() || resources[0].account == ctx.account_id;
+  if (!own) {
+    s.owners = ctx;
+    s.owners->account_id = resources[0].account;
+  }
+  const RequestContext& served = s.ctx(ctx);
+  DDB_ASSIGN_OR_RETURN(s.engine, engines(served.account_id, served.region, own));
   for (const NamedResource& r : resources) DDB_RETURN_IF_ERROR(Authorize(s.engine, ctx, r));
   if (!s.engine) return Error::NotFound("Requested resource not found");  // not reached
   return s;
@@ -402,11 +412,11 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
     Result<Serving> serving = choose(operation, request.value());
     if (!serving.ok()) return finish(serving.error(), ctx);
     // The operations that reach the other Regions' replicas go through the coordinator.
+    const RequestContext& served = serving->ctx(ctx);
     if (CoordinatedHandler coordinated = CoordinatedFor(operation)) {
-      return finish(coordinated(replicas, *serving->engine, serving->ctx, request.value()),
-                    serving->ctx);
+      return finish(coordinated(replicas, *serving->engine, served, request.value()), served);
     }
-    return finish(handler(*serving->engine, serving->ctx, request.value()), serving->ctx);
+    return finish(handler(*serving->engine, served, request.value()), served);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
                  target.data(), e.what());
@@ -432,7 +442,7 @@ std::optional<WireResponse> RequestLevelError(std::string_view target, std::stri
 WireResponse HandleRequest(Engine& engine, const RequestContext& ctx, std::string_view target,
                            std::string& body) {
   return Run(ctx, target, body, [&](std::string_view, const JsonObject&) -> Result<Serving> {
-    return Serving{&engine, ctx};
+    return Serving{&engine, std::nullopt};
   });
 }
 
