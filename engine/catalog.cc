@@ -837,8 +837,21 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(
 }
 
 Result<std::shared_ptr<const TableInfo>> Catalog::Update(
+    const std::string& name,
+    const std::function<Status(const TableInfo& current, TableDescription*)>& change) {
+  return Update(name, nullptr, false, &change);
+}
+
+Result<std::shared_ptr<const TableInfo>> Catalog::Update(
     const std::string& name, const std::function<Status(TableDescription*)>& change,
     bool end_restore) {
+  return Update(name, &change, end_restore, nullptr);
+}
+
+Result<std::shared_ptr<const TableInfo>> Catalog::Update(
+    const std::string& name, const std::function<Status(TableDescription*)>* change,
+    bool end_restore,
+    const std::function<Status(const TableInfo& current, TableDescription*)>* change_seeing) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -850,7 +863,8 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
   info->description = it->second->description;
   info->keep_history = it->second->keep_history;
   if (!end_restore) info->restore_job = it->second->restore_job;
-  DDB_RETURN_IF_ERROR(change(&info->description));
+  DDB_RETURN_IF_ERROR(change ? (*change)(&info->description)
+                             : (*change_seeing)(*it->second, &info->description));
   // Indexes keep their ids; new ones get fresh ids.
   std::map<std::string, uint32_t> ids;
   for (const auto& index : it->second->indexes) ids[index.name] = index.index_id;

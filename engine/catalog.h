@@ -71,6 +71,11 @@ class Catalog {
   Result<std::shared_ptr<const TableInfo>> Update(
       const std::string& name, const std::function<Status(TableDescription*)>& change,
       bool end_restore = false);
+  // The same, with the table as it is (its index ids) beside the copy to change, both under
+  // the catalog's lock: for a change that applies only to one incarnation of an index name.
+  Result<std::shared_ptr<const TableInfo>> Update(
+      const std::string& name,
+      const std::function<Status(const TableInfo& current, TableDescription*)>& change);
   // What goes into the write that removes a dropped table's record (called under the
   // catalog's lock with the table as it is dropped).
   using DropAlso = std::function<void(const TableInfo& table, Storage::Batch* batch)>;
@@ -85,6 +90,11 @@ class Catalog {
 
  private:
   explicit Catalog(Storage* storage) : storage_(storage) {}
+  // Both Updates: exactly one of the changes is given.
+  Result<std::shared_ptr<const TableInfo>> Update(
+      const std::string& name, const std::function<Status(TableDescription*)>* change,
+      bool end_restore,
+      const std::function<Status(const TableInfo& current, TableDescription*)>* change_seeing);
   Storage* storage_;
   mutable std::shared_mutex mu_;
   std::map<std::string, std::shared_ptr<const TableInfo>> tables_;  // guarded by mu_

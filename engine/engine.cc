@@ -139,7 +139,8 @@ Status ResumeTableWork(EngineImpl* impl) {
     for (const IndexSchema& index : table->indexes) {
       if (!index.backfilling) continue;
       std::lock_guard lock(impl->backfill_mu);
-      impl->backfills.emplace_back(&EngineImpl::Backfill, impl, table->id, name, index.name);
+      impl->backfills.emplace_back(&EngineImpl::Backfill, impl, table->id, name, index.name,
+                                   index.index_id);
     }
     for (const auto& def : table->description.global_secondary_indexes) {
       if (def.index_status != IndexStatus::kDeleting) continue;

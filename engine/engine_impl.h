@@ -298,8 +298,12 @@ class EngineImpl {
   // CreateTable (engine.cc), also for ImportTable's new table.
   Result<TableDescription> CreateTable(const RequestContext& ctx, const CreateTableRequest& req);
   // Fills a new GSI from the table's items, then marks it ACTIVE.
-  void Backfill(uint32_t table_id, std::string table_name, std::string index_name);
-  void MarkBackfilled(const std::string& table_name, const std::string& index_name);
+  // A GSI's backfill and its end, for the index of that name with `index_id` only: a
+  // deleted index's walk must not fill, or mark ACTIVE, a new index of the same name.
+  void Backfill(uint32_t table_id, std::string table_name, std::string index_name,
+                uint32_t index_id);
+  void MarkBackfilled(const std::string& table_name, const std::string& index_name,
+                      uint32_t index_id);
   // Writes the TTL record entry of every item of the table, then the built marker; stops
   // when the table's TTL changes (generation) or the engine stops (time_to_live.cc).
   void BackfillTtl(uint32_t table_id, uint64_t generation);

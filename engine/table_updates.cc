@@ -483,8 +483,10 @@ void StartIndexJobs(EngineImpl& impl, const UpdateTableRequest& req, const Table
   for (const auto& u : req.global_secondary_index_updates) {
     std::lock_guard lock(impl.backfill_mu);
     if (u.kind == GlobalSecondaryIndexUpdate::Kind::kCreate) {
+      const IndexSchema* index = after.FindIndex(u.index.index_name);
+      if (index == nullptr) continue;  // not reached: the update added it
       impl.backfills.emplace_back(&EngineImpl::Backfill, &impl, after.id, req.table_name,
-                                  u.index.index_name);
+                                  u.index.index_name, index->index_id);
     } else if (u.kind == GlobalSecondaryIndexUpdate::Kind::kDelete &&
                impl.options.index_status_hold_ms > 0) {
       impl.backfills.emplace_back(&EngineImpl::RemoveDeletingIndex, &impl, req.table_name,
@@ -577,7 +579,8 @@ void EngineImpl::RemoveDeletingIndex(std::string table_name, std::string index_n
   }
 }
 
-void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name) {
+void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string index_name,
+                          uint32_t index_id) {
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
   // A storage error stops the backfill; the index stays CREATING until the next open, which
   // starts it over.
@@ -588,7 +591,8 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
   while (!stopping) {
     std::shared_ptr<const TableInfo> table = catalog->FindById(table_id);
     const IndexSchema* index = table ? table->FindIndex(index_name) : nullptr;
-    if (!index) return;  // table or index deleted meanwhile
+    // The table or index deleted meanwhile (another index of the same name has its own).
+    if (!index || index->index_id != index_id) return;
     std::vector<std::string> keys;
     Status s = storage->ForEach(Cf::kItems, next, end, [&](std::string_view key, std::string_view) {
       keys.emplace_back(key);
@@ -623,7 +627,7 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
     next.push_back('\0');
   }
   if (stopping) return;  // resumes on the next start (see Open)
-  if (GsisInline()) return MarkBackfilled(table_name, index_name);
+  if (GsisInline()) return MarkBackfilled(table_name, index_name, index_id);
   // Recount once the applier has applied every change logged before the walk ended: those
   // changes' deltas assumed entries this walk may already have written. Later changes find
   // the entries as their old images left them, so their deltas are exact again.
@@ -639,7 +643,7 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
   if (stopping) return;  // resumes from scratch on the next start (see Open)
   std::shared_ptr<const TableInfo> table = catalog->FindById(table_id);
   const IndexSchema* index = table ? table->FindIndex(index_name) : nullptr;
-  if (!index) return;
+  if (!index || index->index_id != index_id) return;
   std::lock_guard applier_still(gsi_applier->apply_mutex());
   int64_t count = 0, size = 0;
   Status s =
@@ -659,12 +663,15 @@ void EngineImpl::Backfill(uint32_t table_id, std::string table_name, std::string
     return LogIfFailed(w, stopped);
   }
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
-  MarkBackfilled(table_name, index_name);
+  MarkBackfilled(table_name, index_name, index_id);
 }
 
-void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string& index_name) {
+void EngineImpl::MarkBackfilled(const std::string& table_name, const std::string& index_name,
+                                uint32_t index_id) {
   Result<std::shared_ptr<const TableInfo>> updated =
-      catalog->Update(table_name, [&](TableDescription* d) {
+      catalog->Update(table_name, [&](const TableInfo& current, TableDescription* d) {
+        const IndexSchema* index = current.FindIndex(index_name);
+        if (!index || index->index_id != index_id) return Status::Ok();  // not this one's
         for (auto& g : d->global_secondary_indexes) {
           if (g.index_name == index_name) {
             g.index_status = IndexStatus::kActive;

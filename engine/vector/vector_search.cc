@@ -175,6 +175,9 @@ void EngineImpl::BackfillVectorIndex(uint32_t table_id, std::string table_name,
   if (stopping) return;  // rebuilt, and marked ACTIVE, at the next open
   vectors->Nudge();
   if (options.index_status_hold_ms > 0 && !HoldIndexStatus()) return;
+  // Deleted since the last chunk (and perhaps created again under its name, with a walk of
+  // its own): this walk must not mark the new one ACTIVE.
+  if (vectors->Find(table_id, index_name) != index) return;
   MarkVectorBackfilled(table_name, index_name);
 }
 

@@ -24,7 +24,7 @@ import time
 import pytest
 
 from conftest import (
-    ServerProcess, assert_index_matches_table, canon_multiset, collect_pages,
+    TARGET_PREFIX, ServerProcess, assert_index_matches_table, http_connection, raw_post, canon_multiset, collect_pages,
     delete_table_quietly, eventually, eventually_items, expect_error, gsi_def,
     index_description, lsi_def, make_client, query_index, scan_index, unique_name,
 )
@@ -1091,6 +1091,53 @@ def test_update_table_creates_gsi_with_backfill(ddb, table_factory):
     assert "Backfilling" not in index_description(ddb, table, "by_x")
     want = [i for i in items if i.get("x", {}).get("S")]
     eventually_items(lambda: scan_index(ddb, table, "by_x"), want)
+
+
+def test_a_gsi_created_again_is_active_only_after_its_own_backfill(server, ddb, table_factory):
+    # Issue 29: a GSI deleted during its backfill, then created again under its name, was
+    # marked ACTIVE by the first walk's end (it found the index by name), and a Query on it
+    # answered part of the items. Each round deletes the first index at another point of its
+    # walk (10,000 items, ~0.1 s); the old code failed ~1 round in 6, so 30 rounds. One kept
+    # connection and raw JSON: the race needs the calls close together.
+    table = table_factory(("pk", "S"))
+    for j in range(0, 10000, 25):
+        ddb.batch_write_item(RequestItems={table: [
+            {"PutRequest": {"Item": {"pk": S(f"k{i}"), "g": S(f"g{i % 10}")}}}
+            for i in range(j, j + 25)]})
+    conn = http_connection(server)
+
+    def call(op, body):
+        r = raw_post(conn, server.endpoint, TARGET_PREFIX + op, {"TableName": table, **body})
+        assert r.status == 200, r.body[:300]
+        return r.json()
+
+    def status():
+        gsis = call("DescribeTable", {})["Table"].get("GlobalSecondaryIndexes")
+        return (gsis[0]["IndexStatus"], gsis[0].get("Backfilling")) if gsis else None
+
+    def wait_for(want):
+        deadline = time.monotonic() + 30
+        while status() != want:  # no pause: a Query must follow ACTIVE at once
+            assert time.monotonic() < deadline, f"gidx never {want}"
+
+    create = {"AttributeDefinitions": _attr_defs(pk="S", g="S"),
+              "GlobalSecondaryIndexUpdates": [{"Create": gsi_def("gidx", "g")}]}
+    delete = {"GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "gidx"}}]}
+    try:
+        for round_ in range(30):
+            call("UpdateTable", create)
+            time.sleep((round_ % 10) * 0.01)
+            call("UpdateTable", delete)
+            wait_for(None)
+            call("UpdateTable", create)
+            wait_for(("ACTIVE", None))
+            r = call("Query", {"IndexName": "gidx", "KeyConditionExpression": "g = :g",
+                               "ExpressionAttributeValues": {":g": S("g3")}})
+            assert r["Count"] == 1000 and "LastEvaluatedKey" not in r, f"round {round_}"
+            call("UpdateTable", delete)
+            wait_for(None)
+    finally:
+        conn.close()
 
 
 def test_update_table_new_gsi_keys_must_be_defined_in_the_request(ddb, table_factory):
