@@ -71,6 +71,11 @@ Result<bool> ReadShutdownFlag(std::string_view flag, std::optional<std::string_v
   return true;
 }
 
+// A byte count as the help text shows a default: "268435456: 256 MiB".
+std::string BytesAndMiB(size_t bytes) {
+  return std::to_string(bytes) + ": " + std::to_string(bytes >> 20) + " MiB";
+}
+
 }  // namespace
 
 int DefaultThreadCount() {
@@ -116,9 +121,8 @@ std::string Usage(std::string_view program) {
       "                   the block cache of the data directory's reads (data, index and\n"
       "                   filter blocks) and of the memtables (half of it, at least\n"
       "                   32 MiB), shared by every namespace (default " +
-      std::to_string(engine.block_cache_bytes) + ": " +
-      std::to_string(engine.block_cache_bytes >> 20) +
-      " MiB)\n"
+      BytesAndMiB(engine.block_cache_bytes) +
+      ")\n"
       "  --threads N      HTTP I/O threads (default: number of CPUs)\n"
       "  --engine-threads N\n"
       "                   DynamoDB operations that may run at once (more wait their\n"
@@ -135,15 +139,14 @@ std::string Usage(std::string_view program) {
       "                   request bodies over 64 KiB that may be held at once, all\n"
       "                   connections together; one that does not fit is answered 503\n"
       "                   ServiceUnavailable (default " +
-      std::to_string(server.max_body_memory) + ": " + std::to_string(server.max_body_memory >> 20) +
-      " MiB)\n"
+      BytesAndMiB(server.max_body_memory) +
+      ")\n"
       "  --max-response-memory BYTES\n"
       "                   responses over 64 KiB that may wait for their clients at once;\n"
       "                   while they fill it, a new request is answered 503\n"
       "                   ServiceUnavailable (default " +
-      std::to_string(server.max_response_memory) + ": " +
-      std::to_string(server.max_response_memory >> 20) +
-      " MiB)\n"
+      BytesAndMiB(server.max_response_memory) +
+      ")\n"
       "  --read-timeout S seconds a connection may take to send a request or to take its\n"
       "                   response; an idle connection is closed after it (default " +
       std::to_string(server.read_timeout.count()) +
