@@ -281,6 +281,7 @@ void AppendBalanced(const std::vector<std::string>& parts, size_t begin, size_t 
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view joiner) {
+  if (parts.empty()) return std::string();  // not reached: every map and IN list has one
   if (parts.size() == 1) return parts[0];
   std::string out;
   AppendBalanced(parts, 0, parts.size(), joiner, &out);
