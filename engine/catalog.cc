@@ -839,19 +839,20 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Create(
 Result<std::shared_ptr<const TableInfo>> Catalog::Update(
     const std::string& name,
     const std::function<Status(const TableInfo& current, TableDescription*)>& change) {
-  return Update(name, nullptr, false, &change);
+  return UpdateSeeing(name, change, /*end_restore=*/false);
 }
 
 Result<std::shared_ptr<const TableInfo>> Catalog::Update(
     const std::string& name, const std::function<Status(TableDescription*)>& change,
     bool end_restore) {
-  return Update(name, &change, end_restore, nullptr);
+  return UpdateSeeing(
+      name, [&](const TableInfo&, TableDescription* d) { return change(d); }, end_restore);
 }
 
-Result<std::shared_ptr<const TableInfo>> Catalog::Update(
-    const std::string& name, const std::function<Status(TableDescription*)>* change,
-    bool end_restore,
-    const std::function<Status(const TableInfo& current, TableDescription*)>* change_seeing) {
+Result<std::shared_ptr<const TableInfo>> Catalog::UpdateSeeing(
+    const std::string& name,
+    const std::function<Status(const TableInfo& current, TableDescription*)>& change,
+    bool end_restore) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -863,8 +864,7 @@ Result<std::shared_ptr<const TableInfo>> Catalog::Update(
   info->description = it->second->description;
   info->keep_history = it->second->keep_history;
   if (!end_restore) info->restore_job = it->second->restore_job;
-  DDB_RETURN_IF_ERROR(change ? (*change)(&info->description)
-                             : (*change_seeing)(*it->second, &info->description));
+  DDB_RETURN_IF_ERROR(change(*it->second, &info->description));
   // Indexes keep their ids; new ones get fresh ids.
   std::map<std::string, uint32_t> ids;
   for (const auto& index : it->second->indexes) ids[index.name] = index.index_id;

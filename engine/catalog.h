@@ -90,11 +90,11 @@ class Catalog {
 
  private:
   explicit Catalog(Storage* storage) : storage_(storage) {}
-  // Both Updates: exactly one of the changes is given.
-  Result<std::shared_ptr<const TableInfo>> Update(
-      const std::string& name, const std::function<Status(TableDescription*)>* change,
-      bool end_restore,
-      const std::function<Status(const TableInfo& current, TableDescription*)>* change_seeing);
+  // Both Updates.
+  Result<std::shared_ptr<const TableInfo>> UpdateSeeing(
+      const std::string& name,
+      const std::function<Status(const TableInfo& current, TableDescription*)>& change,
+      bool end_restore);
   Storage* storage_;
   mutable std::shared_mutex mu_;
   std::map<std::string, std::shared_ptr<const TableInfo>> tables_;  // guarded by mu_

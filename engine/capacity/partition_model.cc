@@ -162,11 +162,8 @@ std::shared_ptr<PartitionModel::Resource> PartitionModel::Get(uint32_t id, const
     *lock = std::unique_lock(found->mu);
     // UpdateTable changes of throughput take effect at once; more throughput than the
     // partitions can serve adds partitions, as the service does.
-    if (found->capacity.max_read_units != capacity.max_read_units ||
-        found->capacity.max_write_units != capacity.max_write_units) {
-      found->capacity.max_read_units = capacity.max_read_units;
-      found->capacity.max_write_units = capacity.max_write_units;
-    }
+    found->capacity.max_read_units = capacity.max_read_units;
+    found->capacity.max_write_units = capacity.max_write_units;
     if (found->capacity.on_demand != capacity.on_demand ||
         found->capacity.read_units != capacity.read_units ||
         found->capacity.write_units != capacity.write_units) {

@@ -823,7 +823,7 @@ std::shared_ptr<rocksdb::WriteBufferManager> SharedWriteBufferManager(size_t cac
 constexpr size_t kPartitionPrefixBytes = 12;
 
 // RocksDB's bytewise order (every store so far was written in it) with a cheaper compare:
-// a point read or write compares ~60-150 keys in a memtable's skip list, and the built-in
+// a point read or write compares ~60-200 keys in a memtable's skip list, and the built-in
 // comparator's memcmp made a third of each comparison's cost (callgrind). The order is the
 // same, so the name stays the built-in's: RocksDB checks only the name when it opens a store
 // or ingests a file, and stores written before or after this open either way. Separators
