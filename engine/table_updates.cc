@@ -463,7 +463,9 @@ Status FollowStreamChange(EngineImpl& impl, const std::string& table_name,
   return Status::Ok();
 }
 
-// The counters and entries of the indexes the update removed.
+// The counters, entries and simulated partitions of the indexes the update removed (a
+// partition model kept for a deleted index went on in /metrics beside a new index of its
+// name: two series with the same labels).
 Status RemoveDroppedIndexes(EngineImpl& impl, const TableInfo& before, const TableInfo& after) {
   for (const IndexSchema& index : before.indexes) {
     if (after.FindIndex(index.name)) continue;
@@ -472,6 +474,7 @@ Status RemoveDroppedIndexes(EngineImpl& impl, const TableInfo& before, const Tab
     DDB_RETURN_IF_ERROR(impl.storage->Write(batch));
     DDB_RETURN_IF_ERROR(impl.storage->DeleteRange(Cf::kIndexes, TablePrefix(index.index_id),
                                                   TablePrefixEnd(index.index_id)));
+    impl.partitions->Drop(index.index_id);
   }
   return Status::Ok();
 }

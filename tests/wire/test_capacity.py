@@ -781,6 +781,28 @@ def assert_ranges_cover(rows):
 
 
 @pytest.mark.ddb_only("ddb-server's /metrics")
+def test_a_deleted_gsi_leaves_metrics_with_its_name(ddb, server, table_factory):
+    # Issue 29: a deleted GSI's partitions stayed in /metrics, so a new GSI of its name made a
+    # second series with the same labels (and the text no longer parsed).
+    t = table_factory(("pk", "S"), AttributeDefinitions=[
+        {"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[gsi_def("byg", "g")])
+    ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+    ddb.update_table(TableName=t, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "byg"}}])
+    wait_until(lambda: "GlobalSecondaryIndexes" not in ddb.describe_table(TableName=t)["Table"])
+    ddb.update_table(TableName=t, AttributeDefinitions=[
+        {"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": gsi_def("byg", "g")}])
+    wait_until(lambda: ddb.describe_table(TableName=t)["Table"]["GlobalSecondaryIndexes"][0]
+               ["IndexStatus"] == "ACTIVE")
+    ddb.put_item(TableName=t, Item={"pk": {"S": "b"}, "g": {"S": "y"}})
+    samples, _, _ = parse_prometheus(get_metrics(server.port))  # raises on duplicate series
+    writes = [v for name, labels, v in samples
+              if name == "ddb_consumed_capacity_units_total" and labels.get("table") == t
+              and labels.get("index") == "byg" and labels.get("kind") == "write"]
+    assert len(writes) == 1
+
+
 def test_metrics_parse_and_hold_per_partition_series(ddb, server, table_factory):
     t = table_factory(
         ("pk", "S"),
