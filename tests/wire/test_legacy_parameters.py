@@ -449,6 +449,18 @@ def key_query(ddb, table, key_conditions, **kw):
     return ddb.query(TableName=table, KeyConditions=key_conditions, ConsistentRead=True, **kw)
 
 
+# KeyConditions of 100,000 entries (issue 29: their flat AND chain was counted recursively,
+# once per condition, and overflowed the stack): refused by the operator count, as 400 are.
+@pytest.mark.parametrize("entries", [400, 100000])
+def test_key_conditions_of_many_entries(raw, sorted_partition, entries):
+    r = raw("Query", {"TableName": sorted_partition[0], "KeyConditions": {
+        f"a{i}": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "x"}]}
+        for i in range(entries)}})
+    assert r.status == 400, r.body[:300]
+    assert r.json()["message"] == ("Invalid KeyConditionExpression: The expression contains too "
+                                   "many operators; operator count: 301")
+
+
 def test_query_conditional_operator_outside_its_enum(ddb):
     # Checked first (before Select, before the table), bare, the value set as the service
     # prints it (nubo-db/dynamodb-conformance tier 3, 2026).
