@@ -38,6 +38,7 @@
 
 #include "engine/storage/coding.h"
 #include "engine/storage/memory_stats.h"
+#include "engine/storage/memtable_skip_list.h"
 
 namespace ddb {
 namespace {
@@ -779,6 +780,9 @@ rocksdb::DBOptions BoundedDbOptions() {
   // closes stores often (the stateful fuzz campaign, tests) spent a fifth of its time there.
   db_options.stats_dump_period_sec = 0;
   db_options.stats_persist_period_sec = 0;
+  // The memtables are ddb's skip list (memtable_skip_list.h), which takes one inserting
+  // thread at a time: the write group's leader inserts every member's entries.
+  db_options.allow_concurrent_memtable_write = false;
   return db_options;
 }
 
@@ -826,7 +830,8 @@ constexpr size_t kPartitionPrefixBytes = 12;
 // a point read or write compares ~60-200 keys in a memtable's skip list, and the built-in
 // comparator's memcmp made a third of each comparison's cost (callgrind). The order is the
 // same, so the name stays the built-in's: RocksDB checks only the name when it opens a store
-// or ingests a file, and stores written before or after this open either way. Separators
+// or ingests a file, and stores written before or after this open either way (the memtables'
+// skip list, memtable_skip_list.h, relies on the byte order too). Separators
 // and successors (index blocks) are the built-in's own.
 class BytewiseKeyOrder final : public rocksdb::Comparator {
  public:
@@ -862,6 +867,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> ColumnFamilyDescriptors(bool in_mem
                                                                      size_t cache_bytes) {
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.comparator = KeyOrder();
+  cf_options.memtable_factory = NewMemtableSkipListFactory();
   // Compression by measurement (bench/scale.sh, 2M items over a 64 MiB cache, one run each):
   // LZ4 loaded fastest (113k items/s; Snappy, RocksDB's default, 104k; ZSTD 96k; none 107k)
   // into 86 MB of files (Snappy 101, ZSTD 79, none 540), reads within the runs' noise; none
