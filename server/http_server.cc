@@ -147,10 +147,16 @@ std::string DescribeCurrentException() {
 }
 
 // A per-thread generator: no lock on the request path. Request ids only need to be unique
-// enough to find a request in logs, not unpredictable.
+// enough to find a request in logs, not unpredictable: splitmix64 over a per-thread state
+// seeded once from std::random_device (a constant-initialized thread_local, so no per-call
+// initialization check; mt19937_64 took ~400 instructions of every response, callgrind).
 uint64_t NextRandom() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
+  thread_local uint64_t state = 0;
+  if (state == 0) state = (uint64_t{std::random_device{}()} << 32 | std::random_device{}()) | 1;
+  uint64_t z = (state += 0x9e3779b97f4a7c15);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  return z ^ (z >> 31);
 }
 
 // zlib's crc32 of the response body: the x-amz-crc32 header that SDKs verify.
