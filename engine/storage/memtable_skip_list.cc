@@ -220,6 +220,9 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
     const Node* after = nullptr;
     for (int level = max_height_.load(std::memory_order_relaxed) - 1;;) {
       Node* next = x->Next(level);
+      // The link read next if the search moves on to `next`: fetched while its key compares
+      // (the two are in different cache lines at the upper levels).
+      if (next != nullptr) __builtin_prefetch(next->LinkAt(level));
       const int c = next == nullptr || next == after ? 1 : Compare(next->Entry(), key);
       if (c < 0) {
         x = next;
