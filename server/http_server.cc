@@ -1,7 +1,7 @@
 // The only translation unit that includes Beast/Asio (each one costs
 // 10-25 s of build time). Shape follows Beast's example/advanced/server: a listener accepting
-// onto per-connection strands, a session reading with a fresh request_parser per message
-// (Session below says where it departs from the example, for speed).
+// onto per-connection strands, a session reading with a fresh parser per message (Session
+// below says where it departs from the example, for speed).
 
 // clang-format off
 #include <utility>  // before any Asio header: Boost 1.74 awaitable.hpp needs std::exchange
@@ -655,53 +655,87 @@ class HttpServer::Impl {
 
 namespace {
 
-// Memory for one request's header fields (Beast allocates one block per field, plus the
-// method and target): bump allocation from a fixed buffer, reset per message, so that a
-// typical request allocates nothing for its header. Blocks that do not fit go to the heap.
-class HeaderArena {
- public:
-  HeaderArena() = default;
-  HeaderArena(const HeaderArena&) = delete;
-  HeaderArena& operator=(const HeaderArena&) = delete;
+// One request as a session reads it: Beast's parser, keeping the header the way the session
+// uses it, each field's name and value copied in order into one string (the read buffer moves
+// as it grows), and the body. Beast's own message kept every field in a case-insensitive tree
+// and a list (~2,000 instructions of every request, callgrind), for a session that walks the
+// fields once, in order.
+struct ReceivedRequest {
+  struct Span {
+    uint32_t at = 0;
+    uint32_t size = 0;
+  };
+  struct Field {
+    http::field name;
+    Span name_string;
+    Span value;
+  };
 
-  void* Allocate(size_t bytes, size_t align) {
-    const size_t at = (used_ + align - 1) & ~(align - 1);
-    if (align <= alignof(std::max_align_t) && at + bytes <= sizeof buffer_) {
-      used_ = at + bytes;
-      return buffer_ + at;
+  std::string bytes;  // the method, the target, then each field's name and value
+  Span method;
+  Span target;
+  unsigned version = 11;
+  std::vector<Field> fields;
+  std::string body;
+
+  // Begins a message; keeps the capacities.
+  void Clear() {
+    bytes.clear();
+    fields.clear();
+    body.clear();
+    method = target = Span();
+    version = 11;
+  }
+  std::string_view View(Span span) const { return {bytes.data() + span.at, span.size}; }
+  // The first field of that name's value, or nullopt.
+  std::optional<std::string_view> Find(http::field name) const {
+    for (const Field& f : fields) {
+      if (f.name == name) return View(f.value);
     }
-    return ::operator new(bytes);
+    return std::nullopt;
   }
-  void Deallocate(void* p) {
-    const char* c = static_cast<const char*>(p);
-    if (c < buffer_ || c >= buffer_ + sizeof buffer_) ::operator delete(p);
+  Span Append(std::string_view text) {
+    const Span span{static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(text.size())};
+    bytes.append(text);
+    return span;
   }
-  // REQUIRES: nothing allocated from the buffer is still in use.
-  void Reset() { used_ = 0; }
-
- private:
-  alignas(std::max_align_t) char buffer_[2048];
-  size_t used_ = 0;
 };
 
-template <typename T>
-class ArenaAllocator {
+class RequestReader final : public http::basic_parser<true> {
  public:
-  using value_type = T;
-  explicit ArenaAllocator(HeaderArena* arena) noexcept : arena_(arena) {}
-  template <typename U>
-  ArenaAllocator(const ArenaAllocator<U>& other) noexcept  // NOLINT: rebinding
-      : arena_(other.arena()) {}
-  T* allocate(size_t n) { return static_cast<T*>(arena_->Allocate(n * sizeof(T), alignof(T))); }
-  void deallocate(T* p, size_t) noexcept { arena_->Deallocate(p); }
-  HeaderArena* arena() const { return arena_; }
-  friend bool operator==(const ArenaAllocator& a, const ArenaAllocator& b) {
-    return a.arena_ == b.arena_;
-  }
-  friend bool operator!=(const ArenaAllocator& a, const ArenaAllocator& b) { return !(a == b); }
+  explicit RequestReader(ReceivedRequest* request) : request_(request) {}
 
  private:
-  HeaderArena* arena_;
+  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
+                       int version, beast::error_code&) override {
+    request_->method = request_->Append(method);
+    request_->target = request_->Append(target);
+    request_->version = static_cast<unsigned>(version);
+  }
+  void on_response_impl(int, beast::string_view, int, beast::error_code&) override {}
+  void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
+                     beast::error_code&) override {
+    const ReceivedRequest::Span name_span = request_->Append(name_string);
+    request_->fields.push_back({name, name_span, request_->Append(value)});
+  }
+  void on_header_impl(beast::error_code&) override {}
+  // As Beast's string body: the whole declared length reserved at once (the session has
+  // budgeted it, ReserveBody).
+  void on_body_init_impl(const boost::optional<uint64_t>& length, beast::error_code&) override {
+    if (length) request_->body.reserve(static_cast<size_t>(*length));
+  }
+  size_t on_body_impl(beast::string_view body, beast::error_code&) override {
+    request_->body.append(body.data(), body.size());
+    return body.size();
+  }
+  void on_chunk_header_impl(uint64_t, beast::string_view, beast::error_code&) override {}
+  size_t on_chunk_body_impl(uint64_t, beast::string_view body, beast::error_code&) override {
+    request_->body.append(body.data(), body.size());
+    return body.size();
+  }
+  void on_finish_impl(beast::error_code&) override {}
+
+  ReceivedRequest* request_;
 };
 
 // The requests that need an engine slot: DynamoDB operations (POST /, whatever the query
@@ -723,23 +757,21 @@ bool IsWriteOperation(std::string_view amz_target) {
          op == "ExecuteTransaction";
 }
 
-using RequestMessage = http::request<http::string_body, http::basic_fields<ArenaAllocator<char>>>;
-using RequestParser = http::request_parser<http::string_body, ArenaAllocator<char>>;
-
 }  // namespace
 
 // One connection. All its handlers (socket, deadline timer) run on the socket's strand, so its
 // members need no lock.
 //
-// Reading: the session feeds Beast's request_parser itself from buffer_ (what
-// http::async_read does, minus a composed operation and a post per message), so a request
-// that is already buffered (pipelined, or whole in one segment) is handled without another
-// read. Writing: the head is written by hand into head_ and sent with the body in one gather
-// write; no http::response or serializer. Timeouts: one steady_timer per session that is
-// re-armed only when it fires (or when a deadline moves earlier), instead of a timer wait and
-// cancel per socket operation as beast::tcp_stream does; each phase (reading a header,
-// reading a body, writing a response) gets options.read_timeout, as before; a request
-// parked for an engine slot has no deadline. Engine calls: see HandleRequest.
+// Reading: the session feeds a Beast parser itself from buffer_ (what http::async_read does,
+// minus a composed operation and a post per message), so a request that is already buffered
+// (pipelined, or whole in one segment) is handled without another read; the parser keeps the
+// header as the session uses it (RequestReader), not as an http::message. Writing: the head is
+// written by hand into head_ and sent with the body in one gather write; no http::response or
+// serializer. Timeouts: one steady_timer per session that is re-armed only when it fires (or when a
+// deadline moves earlier), instead of a timer wait and cancel per socket operation as
+// beast::tcp_stream does; each phase (reading a header, reading a body, writing a response) gets
+// options.read_timeout, as before; a request parked for an engine slot has no deadline. Engine
+// calls: see HandleRequest.
 class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   using Clock = std::chrono::steady_clock;
@@ -824,11 +856,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // Begins the next message; parses what is already buffered before reading.
   void StartMessage() {
     if (server_.stopping()) return DoClose();
-    body_.clear();    // keeps its capacity for this message's body
-    parser_.reset();  // frees the previous message's fields into header_arena_
-    header_arena_.Reset();
-    parser_.emplace(std::piecewise_construct, std::make_tuple(std::move(body_)),
-                    std::make_tuple(ArenaAllocator<char>(&header_arena_)));
+    received_.Clear();  // keeps its capacities for this message
+    parser_.emplace(&received_);
     // The larger of the two limits until the header shows which applies (RequestBodyLimit).
     parser_->body_limit(std::max(server_.options().body_limit, S3BodyLimit()));
     // Not eager until the header is parsed: the body's limit depends on the header, and Beast
@@ -872,8 +901,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       parser_->eager(true);
       // Clients like curl send "Expect: 100-continue" for large bodies and wait up to 1 s for
       // the interim response before sending the body anyway.
-      if (util::EqualsIgnoreCase(parser_->get()[http::field::expect], "100-continue")) {
-        const unsigned version = parser_->get().version();
+      if (util::EqualsIgnoreCase(received_.Find(http::field::expect).value_or(""),
+                                 "100-continue")) {
+        const unsigned version = received_.version;
         head_.assign("HTTP/1.1 100 Continue\r\n\r\n");
         head_[5] = static_cast<char>('0' + version / 10 % 10);
         head_[7] = static_cast<char>('0' + version % 10);
@@ -901,7 +931,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     size_t need = 0;
     if (length) {
       need = static_cast<size_t>(*length);
-    } else if (const size_t have = parser_->get().body().size(); have > reserved_body_) {
+    } else if (const size_t have = received_.body.size(); have > reserved_body_) {
       need = have + kChunkedReserveStep;
     }
     if (need <= kUnbudgetedBody || need <= reserved_body_) return true;
@@ -966,12 +996,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
   // Whether the message whose header is parsed is signed for S3 (IsS3Signed).
   bool SignedForS3() const {
-    const RequestMessage& message = parser_->get();
-    std::optional<std::string_view> authorization;
-    if (auto it = message.find(http::field::authorization); it != message.end()) {
-      authorization = it->value();
-    }
-    return IsS3Signed(authorization, message.target());
+    return IsS3Signed(received_.Find(http::field::authorization), received_.View(received_.target));
   }
 
   // The limit for the message whose header is parsed: S3's or DynamoDB's (for a parse error,
@@ -1009,48 +1034,49 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // session alive.
   void HandleRequest() {
     start_ = Clock::now();
-    RequestMessage& message = parser_->get();
-    version_ = message.version();
-    keep_alive_ = message.keep_alive();
+    version_ = received_.version;
+    keep_alive_ = parser_->keep_alive();
     request_ = HttpRequest();
     request_.from_loopback = from_loopback_;
-    request_.method = message.method_string();
-    request_.target = message.target();
+    request_.method = received_.View(received_.method);
+    request_.target = received_.View(received_.target);
     // One pass over the fields instead of a lookup per header. The first of repeated fields
-    // wins, as with message[name].
+    // wins.
     bool host = false, content_type = false, amz_target = false;
     header_fields_.clear();
-    for (const auto& f : message) {
-      header_fields_.push_back({f.name_string(), f.value()});
-      switch (f.name()) {
+    for (const ReceivedRequest::Field& f : received_.fields) {
+      const std::string_view name = received_.View(f.name_string);
+      const std::string_view value = received_.View(f.value);
+      header_fields_.push_back({name, value});
+      switch (f.name) {
         case http::field::host:
-          if (!std::exchange(host, true)) request_.host = f.value();
+          if (!std::exchange(host, true)) request_.host = value;
           break;
         case http::field::content_type:
-          if (!std::exchange(content_type, true)) request_.content_type = f.value();
+          if (!std::exchange(content_type, true)) request_.content_type = value;
           break;
         case http::field::authorization:
-          if (!request_.authorization) request_.authorization = f.value();
+          if (!request_.authorization) request_.authorization = value;
           break;
         case http::field::origin:
-          if (request_.origin.empty()) request_.origin = f.value();
+          if (request_.origin.empty()) request_.origin = value;
           break;
         case http::field::content_encoding:
-          if (request_.content_encoding.empty()) request_.content_encoding = f.value();
+          if (request_.content_encoding.empty()) request_.content_encoding = value;
           break;
         case http::field::accept_encoding:
-          if (request_.accept_encoding.empty()) request_.accept_encoding = f.value();
+          if (request_.accept_encoding.empty()) request_.accept_encoding = value;
           break;
         case http::field::access_control_request_method:
-          if (request_.cors_request_method.empty()) request_.cors_request_method = f.value();
+          if (request_.cors_request_method.empty()) request_.cors_request_method = value;
           break;
         case http::field::access_control_request_headers:
-          if (request_.cors_request_headers.empty()) request_.cors_request_headers = f.value();
+          if (request_.cors_request_headers.empty()) request_.cors_request_headers = value;
           break;
         case http::field::unknown:
-          if (!amz_target && util::EqualsIgnoreCase(f.name_string(), "X-Amz-Target")) {
+          if (!amz_target && util::EqualsIgnoreCase(name, "X-Amz-Target")) {
             amz_target = true;
-            request_.amz_target = f.value();
+            request_.amz_target = value;
           }
           break;
         default:
@@ -1058,7 +1084,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       }
     }
     request_.headers = header_fields_;
-    request_.body = std::move(message.body());
+    request_.body = std::move(received_.body);
     response_content_type_ = ResponseContentType(request_.content_type);
 
     // Responses waiting for their clients to read them hold --max-response-memory: run
@@ -1135,8 +1161,8 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
                                 " us");
     }
     // Its capacity serves the next request, unless a large body made it worth giving back.
-    body_ = std::move(request_.body);
-    if (body_.capacity() > kKeptBufferCapacity) body_ = std::string();
+    received_.body = std::move(request_.body);
+    if (received_.body.capacity() > kKeptBufferCapacity) received_.body = std::string();
     ReleaseBody();
     WriteResponse(std::move(response_), version_, keep_alive_ && !server_.stopping());
   }
@@ -1144,7 +1170,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   // 413 and close: the rest of an oversized body is not worth reading.
   void RejectTooLarge(uint64_t limit) {
     Log(LogLevel::kDebug, "rejecting a request body over " + std::to_string(limit) + " bytes");
-    const unsigned version = parser_->is_header_done() ? parser_->get().version() : 11;
+    const unsigned version = parser_->is_header_done() ? received_.version : 11;
     WriteResponse(PlainResponse(413, "Request Entity Too Large: the body limit is " +
                                          std::to_string(limit) + " bytes\n"),
                   version, /*keep_alive=*/false);
@@ -1157,11 +1183,11 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
         "refusing a request body of " + std::to_string(parser_->content_length().value_or(0)) +
             " bytes: --max-body-memory (" + std::to_string(server_.options().max_body_memory) +
             " bytes) is taken by the requests in progress");
-    const unsigned version = parser_->get().version();
-    const std::string_view content_type = parser_->get()[http::field::content_type];
+    const unsigned version = received_.version;
+    // Copied before the message's storage is given back.
+    const std::string content_type(received_.Find(http::field::content_type).value_or(""));
     parser_.reset();
-    header_arena_.Reset();
-    body_ = std::string();
+    received_ = ReceivedRequest();
     const Error busy{ErrorCode::kServiceUnavailable,
                      "The server is holding as many request bodies as --max-body-memory "
                      "allows; retry"};
@@ -1285,11 +1311,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   bool timed_out_ = false;
   beast::flat_buffer buffer_;
   Impl& server_;
-  HeaderArena header_arena_;  // the parser's header fields; reset per message
-  std::optional<RequestParser> parser_;
+  ReceivedRequest received_;  // the message being read, its storage reused from message to message
+  std::optional<RequestReader> parser_;
   bool header_seen_ = false;   // the current message's header was parsed
   bool first_bytes_ = true;    // nothing but (a prefix of) the HTTP/2 preface seen yet
-  std::string body_;           // request body storage, reused across messages
   std::string head_;           // response head (or "100 Continue"), reused
   std::string response_body_;  // the body being written
   // The request being answered (its views point into *parser_), its response, and what the
