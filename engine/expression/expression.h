@@ -32,6 +32,8 @@ struct Placeholders {
   const Item* values = nullptr;                               // ":v" -> value; may be null
   std::set<std::string> used_names;
   std::set<std::string> used_values;
+  // The values the expressions refer to, each copied once (Operand::value).
+  std::map<std::string, std::shared_ptr<const AttributeValue>, std::less<>> resolved_values;
 };
 
 // After compiling every expression of a request: kValidation when a name or value was

@@ -41,7 +41,9 @@ struct Operand {
 
   // Filled in by resolution.
   DocumentPath resolved_path;  // kPath
-  AttributeValue value;        // kValue
+  // kValue: the placeholder's value, shared by every reference to it in the request's
+  // expressions (a copy per reference let 200 references to a 1 MB value take 1 GB).
+  std::shared_ptr<const AttributeValue> value;
 };
 
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
@@ -52,7 +54,7 @@ std::string_view CompareOpName(CompareOp op);
 // S, N and B are compared by their text (numbers are normalised); other types one by one.
 struct InConstants {
   std::unordered_set<std::string> s, n, b;
-  std::vector<AttributeValue> others;
+  std::vector<std::shared_ptr<const AttributeValue>> others;
 
   bool Contains(const AttributeValue& v) const;
 };

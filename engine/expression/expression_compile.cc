@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_set>
 
 #include "ddb/number.h"
 #include "engine/expression/expression.h"
@@ -63,7 +64,7 @@ int ConditionFunctionArity(std::string_view name) {
 // The type an operand is known to have before any item is read, or null when it depends on
 // the item (a path).
 std::optional<AttributeType> StaticType(const Operand& op) {
-  if (op.kind == Operand::Kind::kValue) return op.value.type();
+  if (op.kind == Operand::Kind::kValue) return op.value->type();
   if (op.kind == Operand::Kind::kFunction && op.text == "size") return AttributeType::kN;
   return std::nullopt;
 }
@@ -126,14 +127,14 @@ Status CheckFunction(std::string_view kind, const Operand& fn) {
                                "function: attribute_type, operand type: "
                                "{NS,SS,L,BS,N,M,B,BOOL,NULL,S}");
     }
-    if (t.value.type() != AttributeType::kS) {
-      return IncorrectOperandType(kind, name, t.value.type());
+    if (t.value->type() != AttributeType::kS) {
+      return IncorrectOperandType(kind, name, t.value->type());
     }
     static constexpr std::string_view kTypes[] = {"S",  "N",  "B",  "BOOL", "NULL",
                                                   "SS", "NS", "BS", "L",    "M"};
-    if (std::find(std::begin(kTypes), std::end(kTypes), t.value.scalar()) == std::end(kTypes)) {
+    if (std::find(std::begin(kTypes), std::end(kTypes), t.value->scalar()) == std::end(kTypes)) {
       return InvalidExpression(kind,
-                               "Invalid attribute type name found; type: " + t.value.scalar() +
+                               "Invalid attribute type name found; type: " + t.value->scalar() +
                                    ", valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}");
     }
   } else if (name == "size") {
@@ -185,15 +186,15 @@ Status CheckNodeSemantics(std::string_view kind, const Condition& c, bool legacy
       const Operand& upper = c.operands[2];
       if (lower.kind == Operand::Kind::kValue && upper.kind == Operand::Kind::kValue) {
         std::string bounds =
-            "lower bound operand: AttributeValue: " + expr::ConstantString(lower.value) +
-            ", upper bound operand: AttributeValue: " + expr::ConstantString(upper.value);
-        if (lower.value.type() != upper.value.type()) {
+            "lower bound operand: AttributeValue: " + expr::ConstantString(*lower.value) +
+            ", upper bound operand: AttributeValue: " + expr::ConstantString(*upper.value);
+        if (lower.value->type() != upper.value->type()) {
           return InvalidExpression(kind,
                                    "The BETWEEN operator requires same data type for lower and "
                                    "upper bounds; " +
                                        bounds);
         }
-        if (CompareScalars(lower.value, upper.value) > 0) {
+        if (CompareScalars(*lower.value, *upper.value) > 0) {
           return InvalidExpression(kind,
                                    "The BETWEEN operator requires upper bound to be greater than "
                                    "or equal to lower bound; " +
@@ -316,8 +317,12 @@ void IndexInConstants(Condition* node) {
     if (node->operands[i].kind != Operand::Kind::kValue) return;
   }
   auto constants = std::make_shared<expr::InConstants>();
+  // A placeholder repeated in the list is one value (Operand::value): indexed once.
+  std::unordered_set<const AttributeValue*> seen;
   for (size_t i = 1; i < node->operands.size(); ++i) {
-    const AttributeValue& v = node->operands[i].value;
+    const std::shared_ptr<const AttributeValue>& shared = node->operands[i].value;
+    if (!seen.insert(shared.get()).second) continue;
+    const AttributeValue& v = *shared;
     switch (v.type()) {
       case AttributeType::kS:
         constants->s.insert(v.scalar());
@@ -329,7 +334,7 @@ void IndexInConstants(Condition* node) {
         constants->b.insert(v.scalar());
         break;
       default:
-        constants->others.push_back(v);
+        constants->others.push_back(shared);
     }
   }
   node->in_constants = std::move(constants);
@@ -524,7 +529,7 @@ Result<KeyTerm> ToKeyTerm(const Condition& c) {
       path_at = static_cast<int>(i);
       term.name = o.resolved_path[0].name;
     } else {
-      term.values.push_back(&o.value);
+      term.values.push_back(o.value.get());
     }
   }
   if (path_at < 0) {

@@ -60,7 +60,7 @@ const AttributeValue* EvaluateOperand(const Operand& op, const Item* item,
                                       AttributeValue* scratch) {
   switch (op.kind) {
     case Operand::Kind::kValue:
-      return &op.value;
+      return op.value.get();
     case Operand::Kind::kPath:
       return item == nullptr ? nullptr : ResolvePath(*item, op.resolved_path);
     case Operand::Kind::kFunction: {
@@ -107,7 +107,8 @@ bool InConstants::Contains(const AttributeValue& v) const {
     case AttributeType::kB:
       return b.count(v.scalar()) != 0;
     default:
-      return std::find(others.begin(), others.end(), v) != others.end();
+      return std::any_of(others.begin(), others.end(),
+                         [&v](const std::shared_ptr<const AttributeValue>& o) { return *o == v; });
   }
 }
 

@@ -94,7 +94,9 @@ Status ResolveValues(Operand* operand, std::string_view kind, Placeholders* plac
               operand->text);
     }
     placeholders->used_values.insert(operand->text);
-    operand->value = values->find(operand->text)->second;
+    auto [shared, fresh] = placeholders->resolved_values.try_emplace(operand->text);
+    if (fresh) shared->second = std::make_shared<const AttributeValue>(values->at(operand->text));
+    operand->value = shared->second;
   }
   for (Operand& arg : operand->args) DDB_RETURN_IF_ERROR(ResolveValues(&arg, kind, placeholders));
   return Status::Ok();

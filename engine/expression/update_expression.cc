@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "ddb/limits.h"
 #include "ddb/number.h"
 #include "engine/expression/expression.h"
 #include "engine/expression/expression_parser.h"
@@ -102,8 +103,8 @@ Status CheckSetOperand(const Operand& op, bool inside_list_append) {
     }
   } else {
     for (const Operand& arg : op.args) {
-      if (arg.kind == Operand::Kind::kValue && arg.value.type() != AttributeType::kL) {
-        return IncorrectOperandType(name, arg.value.type());
+      if (arg.kind == Operand::Kind::kValue && arg.value->type() != AttributeType::kL) {
+        return IncorrectOperandType(name, arg.value->type());
       }
     }
   }
@@ -163,8 +164,8 @@ Result<UpdatePtr> CompileUpdate(std::string_view text, Placeholders* placeholder
   DDB_RETURN_IF_ERROR(expr::CheckPathOverlaps(targets, kKind));
   for (const UpdateAction& action : compiled->actions) {
     if (action.kind == UpdateAction::Kind::kAdd || action.kind == UpdateAction::Kind::kDelete) {
-      AttributeType type = action.value.value.type();
-      bool ok = action.value.value.is_set() ||
+      AttributeType type = action.value.value->type();
+      bool ok = action.value.value->is_set() ||
                 (action.kind == UpdateAction::Kind::kAdd && type == AttributeType::kN);
       if (!ok) {
         return InvalidExpression(
@@ -177,8 +178,8 @@ Result<UpdatePtr> CompileUpdate(std::string_view text, Placeholders* placeholder
       if (action.arith != 0) {
         DDB_RETURN_IF_ERROR(CheckSetOperand(action.value2, false));
         for (const Operand* o : {&action.value, &action.value2}) {
-          if (o->kind == Operand::Kind::kValue && o->value.type() != AttributeType::kN) {
-            return IncorrectOperandType(std::string(1, action.arith), o->value.type());
+          if (o->kind == Operand::Kind::kValue && o->value->type() != AttributeType::kN) {
+            return IncorrectOperandType(std::string(1, action.arith), o->value->type());
           }
         }
       }
@@ -237,7 +238,7 @@ Error MissingAttribute() {
 Result<AttributeValue> EvaluateSetOperand(const Operand& op, const Item& item) {
   switch (op.kind) {
     case Operand::Kind::kValue:
-      return op.value;
+      return *op.value;
     case Operand::Kind::kPath: {
       const AttributeValue* v = ResolvePath(item, op.resolved_path);
       if (v == nullptr) return MissingAttribute();
@@ -406,11 +407,19 @@ Status ApplyDelete(const Slot& slot, const AttributeValue& value) {
 }  // namespace
 
 Status ApplyUpdate(const CompiledUpdate& update, Item* item) {
-  // Right-hand sides first, all from the old item.
+  // Right-hand sides first, all from the old item. No two SETs share a path (nor a path and
+  // its parent: CheckPathOverlaps), so every value lands whole in the new item: once they pass
+  // the item size limit together, so would the item, and evaluating the rest (one copy each of
+  // values a request may repeat hundreds of times) is not worth it.
   std::vector<AttributeValue> set_values(update.actions.size());
+  size_t set_bytes = 0;
   for (size_t i = 0; i < update.actions.size(); ++i) {
     if (update.actions[i].kind == UpdateAction::Kind::kSet) {
       DDB_ASSIGN_OR_RETURN(set_values[i], EvaluateSetValue(update.actions[i], *item));
+      set_bytes += AttributeValueSize(set_values[i]);
+      if (set_bytes > kMaxItemSize) {
+        return Error::Validation("Item size to update has exceeded the maximum allowed size");
+      }
     }
   }
   std::vector<size_t> writes, removes;
@@ -432,10 +441,10 @@ Status ApplyUpdate(const CompiledUpdate& update, Item* item) {
         slot.Put(std::move(set_values[i]));
         break;
       case UpdateAction::Kind::kAdd:
-        DDB_RETURN_IF_ERROR(ApplyAdd(slot, action.value.value));
+        DDB_RETURN_IF_ERROR(ApplyAdd(slot, *action.value.value));
         break;
       case UpdateAction::Kind::kDelete:
-        DDB_RETURN_IF_ERROR(ApplyDelete(slot, action.value.value));
+        DDB_RETURN_IF_ERROR(ApplyDelete(slot, *action.value.value));
         break;
       case UpdateAction::Kind::kRemove:
         break;

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import ServerProcess, make_client, unique_name, wait_until
+from conftest import ServerProcess, http_connection, make_client, raw_post, unique_name, wait_until
 
 BIG = 16 * 1024 * 1024
 
@@ -278,3 +278,53 @@ def test_unread_responses_over_the_response_budget_hold_off_new_requests(overloa
         reader.close()
         other.close()
     client.delete_table(TableName=table)
+
+
+def peak_rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+# Issue 29 (a black-box probe): every reference to a :placeholder copied its value into the
+# expression, so 200 references to a 0.3 MB value took ~1 GB, and a 14 MB one 13 GB, before
+# the table was even looked up. Each value is now held once however often it is used, and a
+# SET's values stop being evaluated once together they pass the item size limit.
+@pytest.mark.parametrize("overload_server", [()], indirect=True)
+def test_a_placeholder_used_many_times_is_held_once(overload_server):
+    conn = http_connection(overload_server)
+    call = lambda op, body: raw_post(conn, overload_server.endpoint, "DynamoDB_20120810." + op, body)
+    table = unique_name("refs")
+    r = call("CreateTable", {"TableName": table, "BillingMode": "PAY_PER_REQUEST",
+                             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    assert r.status == 200, r.body[:300]
+    call("PutItem", {"TableName": table, "Item": {"pk": {"S": "a"}}})
+    # ~0.3 MB of JSON, several MB once parsed into values.
+    hay = {"L": [{"L": [{"N": str(i)} for i in range(1000)]}] * 20}
+    values = {":h": hay, ":t": {"N": "5"}}
+    in_list = ":t IN (" + ", ".join([":h"] * 100) + ")"
+    pid = overload_server.proc.pid
+    before = peak_rss_bytes(pid)
+    # 200 references in a condition, on a table that does not exist and on one that does.
+    for name in ("no-such-table", table):
+        r = call("UpdateItem", {"TableName": name, "Key": {"pk": {"S": "a"}},
+                                "UpdateExpression": "SET x = :t",
+                                "ConditionExpression": in_list + " OR " + in_list,
+                                "ExpressionAttributeValues": values})
+        assert r.status == 400, r.body[:300]
+    # 100 references in a filter.
+    r = call("Scan", {"TableName": table,
+                      "FilterExpression": " OR ".join(["contains(:h, :t)"] * 100),
+                      "ExpressionAttributeValues": values})
+    assert r.status == 200 and json.loads(r.body)["Count"] == 0, r.body[:300]
+    # 300 SETs of it: the item would be far over 400 KB.
+    r = call("UpdateItem", {"TableName": table, "Key": {"pk": {"S": "a"}},
+                            "UpdateExpression": "SET " + ", ".join(f"a{i} = :h" for i in range(300)),
+                            "ExpressionAttributeValues": {":h": hay}})
+    assert r.status == 400 and b"Item size to update has exceeded" in r.body, r.body[:300]
+    grew = peak_rss_bytes(pid) - before
+    assert grew < 300 * 1024 * 1024, f"peak RSS grew by {grew >> 20} MB"
+    conn.close()
