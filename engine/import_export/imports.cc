@@ -37,6 +37,12 @@ namespace {
 constexpr size_t kMaxRunningImports = 50;
 // Decompressed bytes read at a time.
 constexpr size_t kReadChunk = 1 << 20;
+// The longest record an import reads: an item is at most 400 KB, which its text in any of the
+// formats (type names, quotes, escapes) stays far below. A longer one is a bad item (its
+// object is abandoned, as at any bad item) instead of a buffer that grows with it: a 300 KB
+// gzip object of one 300 MB line held ~900 MB while it was read.
+constexpr size_t kMaxRecordBytes = size_t{16} << 20;
+constexpr const char* kRecordTooLong = "Item size has exceeded the maximum allowed size";
 // The service stops logging an import's errors after 10,000 (it keeps counting them).
 constexpr int64_t kMaxLoggedErrors = 10000;
 constexpr std::string_view kImportKeyPrefix = "import/";
@@ -354,6 +360,7 @@ class ObjectLines {
         if (*stopping_) return false;
         buf_.erase(0, pos_);
         pos_ = 0;
+        if (buf_.size() > kMaxRecordBytes) return Error::Validation(kRecordTooLong);
         DDB_ASSIGN_OR_RETURN(bool more, reader_->Read(&buf_, kReadChunk));
         eof_ = !more;
         continue;
@@ -449,6 +456,10 @@ Status ImportObject(ObjectReader* reader, const std::string& key, const TableInf
     counters->read_something = true;
     std::string_view text = line;
     if (continuing) {
+      if (record.size() + 1 + line.size() > kMaxRecordBytes) {
+        log_error(key, lines.line_no(), kRecordTooLong);
+        return Status::Ok();
+      }
       record.push_back('\n');
       record.append(line);
       text = record;

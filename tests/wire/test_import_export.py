@@ -589,3 +589,47 @@ def test_running_imports_limit_and_many_exports_at_once(tmp_path):
             "LimitExceededException")
     finally:
         p.stop()
+
+
+def peak_rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+# Issue 29 (a black-box probe): a record's line was read whole however long it was, so a
+# 300 KB gzip object of one 300 MB line held ~900 MB while it was read (and every import of
+# it at once as much again). A record past 16 MB is a bad item now: its object is abandoned
+# there, as at any bad item, and the other objects import.
+def test_import_of_a_record_too_long_to_be_an_item(tmp_path):
+    s3 = str(tmp_path / "s3")
+    put_object(s3, "imp", "long/0-good.json.gz", gzip.compress(
+        json_lines([{"pk": {"S": "good1"}}, {"pk": {"S": "good2"}}]).encode()))
+    os.makedirs(os.path.join(s3, "imp", "long"), exist_ok=True)
+    with gzip.open(os.path.join(s3, "imp", "long", "1-bomb.json.gz"), "wb", compresslevel=1) as f:
+        f.write(b'{"Item":{"pk":{"S":"bomb"},"v":{"S":"')
+        for _ in range(100):
+            f.write(b"a" * (1 << 20))
+        f.write(b'"}}}\n{"Item":{"pk":{"S":"after"}}}\n')
+    p = ServerProcess("--in-memory", "--s3-dir", s3, log_dir=str(tmp_path)).start()
+    try:
+        c = make_client(p.endpoint)
+        before = peak_rss_bytes(p.proc.pid)
+        d = c.import_table(S3BucketSource={"S3Bucket": "imp", "S3KeyPrefix": "long/"},
+                           InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+                           TableCreationParameters=creation("long"))["ImportTableDescription"]
+        final = wait_import(c, d["ImportArn"])
+        assert final["ImportStatus"] == "FAILED" and final["FailureCode"] == "ItemValidationError"
+        assert final["ErrorCount"] == 1 and final["ImportedItemCount"] == 2, final
+        assert sorted(i["pk"]["S"] for i in scan_all(c, "long")) == ["good1", "good2"]
+        import_id = final["ImportArn"].rsplit("/", 1)[1]
+        log = os.path.join(s3, ".logs", "aws-dynamodb", "imports", import_id + ".log")
+        (record,) = [json.loads(line) for line in open(log)]
+        assert record["itemS3Pointer"]["key"] == "long/1-bomb.json.gz"
+        assert "Item size has exceeded the maximum allowed size" in json.dumps(record)
+        grew = peak_rss_bytes(p.proc.pid) - before
+        assert grew < 100 * 1024 * 1024, f"peak RSS grew by {grew >> 20} MB"
+    finally:
+        p.stop()
