@@ -174,6 +174,11 @@ Status ApplyCapacityUpdate(const UpdateTableRequest& req, TableDescription* d) {
   if (d->billing_mode == BillingMode::kPayPerRequest) {
     d->provisioned_throughput = ProvisionedThroughput{};
     d->auto_scaling = TableAutoScaling{};  // on-demand capacity has nothing to scale
+    // The GSIs go on demand with the table, as in the service (switching needs no index
+    // settings; going back to provisioned needs each GSI's throughput).
+    for (SecondaryIndexDefinition& gsi : d->global_secondary_indexes) {
+      gsi.provisioned_throughput.reset();
+    }
   } else if (req.provisioned_throughput) {
     d->provisioned_throughput = *req.provisioned_throughput;
   }

@@ -36,6 +36,42 @@ def test_last_update_to_pay_per_request(ddb, table_factory):
         other["CreationDateTime"]
 
 
+# A table with GSIs goes on demand with them, and back to provisioned with each GSI's
+# throughput given (a black-box probe, issue 29: the switch was refused, "ProvisionedThroughput
+# should not be specified for index" although the request specified none). The developer
+# guide's "Switching capacity modes" page: on-demand needs no index settings.
+def test_billing_mode_switch_of_a_table_with_gsis(ddb, table_factory):
+    pt = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+    table = table_factory(
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        ProvisionedThroughput=pt,
+        GlobalSecondaryIndexes=[{"IndexName": "gix",
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"},
+                                 "ProvisionedThroughput": pt}])
+    ddb.update_table(TableName=table, BillingMode="PAY_PER_REQUEST")
+    d = ddb.describe_table(TableName=table)["Table"]
+    assert d["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    gsi_pt = d["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"]
+    assert (gsi_pt["ReadCapacityUnits"], gsi_pt["WriteCapacityUnits"]) == (0, 0)
+    ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+    expect_error(lambda: ddb.update_table(TableName=table, BillingMode="PROVISIONED",
+                                          ProvisionedThroughput=pt),
+                 "ValidationException",
+                 "One or more parameter values were invalid: ProvisionedThroughput must be "
+                 "specified for index: gix")
+    ddb.update_table(TableName=table, BillingMode="PROVISIONED", ProvisionedThroughput=pt,
+                     GlobalSecondaryIndexUpdates=[{"Update": {"IndexName": "gix",
+                                                              "ProvisionedThroughput": pt}}])
+    d = ddb.describe_table(TableName=table)["Table"]
+    assert d["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
+    assert d["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"]["ReadCapacityUnits"] == 5
+    ddb.update_table(TableName=table, BillingMode="PAY_PER_REQUEST")
+    assert ddb.query(TableName=table, IndexName="gix", KeyConditionExpression="g = :g",
+                     ExpressionAttributeValues={":g": {"S": "x"}})["Count"] == 1
+
+
 # --------------------------------------------------------------------------
 # UpdateTable re-sending the current billing mode or throughput
 # (from the conformance sweep: behaviours found missing in a sweep against a DynamoDB
