@@ -120,6 +120,15 @@ class ExternalServer:
     stderr_text = stop = stop_and_check = _no_process
 
 
+def proc_status_bytes(pid, field):
+    """A size from /proc/<pid>/status in bytes: "VmRSS" (now) or "VmHWM" (the peak)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no {field}")
+
+
 def http_connection(srv, timeout=30):
     """An http.client connection to a ServerProcess or the --endpoint server."""
     if getattr(srv, "scheme", "http") == "https":

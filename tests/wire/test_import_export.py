@@ -13,7 +13,7 @@ import time
 import pytest
 from decimal import Decimal
 
-from conftest import ServerProcess, make_client, expect_error, unique_name
+from conftest import ServerProcess, make_client, expect_error, proc_status_bytes, unique_name
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -591,14 +591,6 @@ def test_running_imports_limit_and_many_exports_at_once(tmp_path):
         p.stop()
 
 
-def peak_rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
-
-
 # Issue 29 (a black-box probe): a record's line was read whole however long it was, so a
 # 300 KB gzip object of one 300 MB line held ~900 MB while it was read (and every import of
 # it at once as much again). A record past 16 MB is a bad item now: its object is abandoned
@@ -616,7 +608,7 @@ def test_import_of_a_record_too_long_to_be_an_item(tmp_path):
     p = ServerProcess("--in-memory", "--s3-dir", s3, log_dir=str(tmp_path)).start()
     try:
         c = make_client(p.endpoint)
-        before = peak_rss_bytes(p.proc.pid)
+        before = proc_status_bytes(p.proc.pid, "VmHWM")
         d = c.import_table(S3BucketSource={"S3Bucket": "imp", "S3KeyPrefix": "long/"},
                            InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
                            TableCreationParameters=creation("long"))["ImportTableDescription"]
@@ -629,7 +621,7 @@ def test_import_of_a_record_too_long_to_be_an_item(tmp_path):
         (record,) = [json.loads(line) for line in open(log)]
         assert record["itemS3Pointer"]["key"] == "long/1-bomb.json.gz"
         assert "Item size has exceeded the maximum allowed size" in json.dumps(record)
-        grew = peak_rss_bytes(p.proc.pid) - before
+        grew = proc_status_bytes(p.proc.pid, "VmHWM") - before
         assert grew < 100 * 1024 * 1024, f"peak RSS grew by {grew >> 20} MB"
     finally:
         p.stop()

@@ -11,17 +11,14 @@ import time
 
 import pytest
 
-from conftest import ServerProcess, http_connection, make_client, raw_post, unique_name, wait_until
+from conftest import (ServerProcess, http_connection, make_client, proc_status_bytes, raw_post,
+                      unique_name, wait_until)
 
 BIG = 16 * 1024 * 1024
 
 
 def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
+    return proc_status_bytes(pid, "VmRSS")
 
 
 def raise_open_file_limit(wanted):
@@ -280,14 +277,6 @@ def test_unread_responses_over_the_response_budget_hold_off_new_requests(overloa
     client.delete_table(TableName=table)
 
 
-def peak_rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
-
-
 # Issue 29 (a black-box probe): every reference to a :placeholder copied its value into the
 # expression, so 200 references to a 0.3 MB value took ~1 GB, and a 14 MB one 13 GB, before
 # the table was even looked up. Each value is now held once however often it is used, and a
@@ -307,7 +296,7 @@ def test_a_placeholder_used_many_times_is_held_once(overload_server):
     values = {":h": hay, ":t": {"N": "5"}}
     in_list = ":t IN (" + ", ".join([":h"] * 100) + ")"
     pid = overload_server.proc.pid
-    before = peak_rss_bytes(pid)
+    before = proc_status_bytes(pid, "VmHWM")
     # 200 references in a condition, on a table that does not exist and on one that does.
     for name in ("no-such-table", table):
         r = call("UpdateItem", {"TableName": name, "Key": {"pk": {"S": "a"}},
@@ -325,6 +314,6 @@ def test_a_placeholder_used_many_times_is_held_once(overload_server):
                             "UpdateExpression": "SET " + ", ".join(f"a{i} = :h" for i in range(300)),
                             "ExpressionAttributeValues": {":h": hay}})
     assert r.status == 400 and b"Item size to update has exceeded" in r.body, r.body[:300]
-    grew = peak_rss_bytes(pid) - before
+    grew = proc_status_bytes(pid, "VmHWM") - before
     assert grew < 300 * 1024 * 1024, f"peak RSS grew by {grew >> 20} MB"
     conn.close()
