@@ -87,6 +87,10 @@ constexpr size_t kKeptBufferCapacity = 64 * 1024;
 constexpr size_t kUnbudgetedBody = 64 * 1024;
 // A chunked body (no Content-Length) reserves its budget in steps of this size as it grows.
 constexpr size_t kChunkedReserveStep = 1024 * 1024;
+// The most read bytes a parser may hold without consuming them (it consumes a body as it
+// arrives): a header is held to Beast's 8 KB limit, but a chunked body's trailer and a chunk
+// line had no limit, and a 200 MB trailer was buffered whole (and kept by the connection).
+constexpr size_t kMaxUnparsedBytes = 64 * 1024;
 
 HttpResponse PlainResponse(int status, std::string body) {
   HttpResponse response;
@@ -700,6 +704,14 @@ struct ReceivedRequest {
     }
     return std::nullopt;
   }
+  // Whether the connection stays open after the answer, as Beast's message tells it: from
+  // the first Connection field only (the parser's own flag also heeds every other one and
+  // Proxy-Connection).
+  bool KeepAlive() const {
+    const std::optional<std::string_view> connection = Find(http::field::connection);
+    if (version < 11) return connection && http::token_list(*connection).exists("keep-alive");
+    return !connection || !http::token_list(*connection).exists("close");
+  }
   Span Append(std::string_view text) {
     const Span span{static_cast<uint32_t>(bytes.size()), static_cast<uint32_t>(text.size())};
     bytes.append(text);
@@ -892,7 +904,10 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
       beast::error_code ec;
       const size_t used = parser_->put(buffer_.data(), ec);
       buffer_.consume(used);
-      if (ec == http::error::need_more) break;
+      if (ec == http::error::need_more) {
+        if (buffer_.size() > kMaxUnparsedBytes) return OnParseError(http::error::header_limit);
+        break;
+      }
       if (ec) return OnParseError(ec);
       if (used == 0) break;
       if (!header_seen_ && parser_->is_header_done()) break;
@@ -1041,7 +1056,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void HandleRequest() {
     start_ = Clock::now();
     version_ = received_.version;
-    keep_alive_ = parser_->keep_alive();
+    keep_alive_ = received_.KeepAlive();
     request_ = HttpRequest();
     request_.from_loopback = from_loopback_;
     request_.method = received_.View(received_.method);

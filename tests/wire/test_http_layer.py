@@ -139,3 +139,76 @@ def test_chunked_body_over_16_mb_is_413(server):
 def test_chunked_body_under_the_limit_is_read(server):
     # Read whole and answered (not JSON: SerializationException), not 413.
     assert _chunked(server, 1024 * 1024) == 400
+
+
+# Found by a black-box probe of the session's parser (issue 29): a chunked body's trailer was
+# buffered whole however long (a 200 MB one held ~400 MB, and its connection kept ~200 MB), and
+# keep-alive was taken from every Connection field and from Proxy-Connection where it had
+# been taken from the first Connection field alone.
+_LIST_TABLES_HEAD = (
+    b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.0\r\n"
+    b"X-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+    b"Authorization: AWS4-HMAC-SHA256 Credential=AKID/20261207/us-east-1/dynamodb/"
+    b"aws4_request, SignedHeaders=host, Signature=00\r\n")
+
+
+def _exchange(server, data, timeout=10):
+    """Sends `data` on a new connection; the status line and headers of the first answer (None
+    when the server closed without one), and whether the connection stayed open after it."""
+    import socket
+    with socket.create_connection((getattr(server, "host", "127.0.0.1"), server.port),
+                                  timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+        except OSError:
+            pass  # answered and closed while the request was still being sent
+        received = b""
+        while b"\r\n\r\n" not in received:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                return None, False
+            received += chunk
+        head, rest = received.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+        length = int(headers.get("content-length", "0"))
+        while len(rest) < length:
+            rest += sock.recv(65536)
+        sock.settimeout(1)
+        try:
+            open_after = sock.recv(1) == b""
+        except socket.timeout:
+            open_after = True
+        except ConnectionResetError:
+            open_after = False
+        else:
+            open_after = False
+        return (lines[0], headers), open_after
+
+
+def test_a_chunked_trailer_past_64_kb_is_refused(server):
+    for size, want in ((1000, "200"), (8 << 20, "400")):
+        data = (_LIST_TABLES_HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
+                b"X-T: " + b"q" * size + b"\r\n\r\n")
+        answer, _ = _exchange(server, data)
+        assert answer is not None and answer[0].split()[1] == want, (size, answer)
+
+
+@pytest.mark.parametrize("fields,version,keep", [
+    (b"Proxy-Connection: close\r\n", b"1.1", True),
+    (b"Connection: keep-alive\r\nConnection: close\r\n", b"1.1", True),
+    (b"Connection: close\r\nConnection: keep-alive\r\n", b"1.1", False),
+    (b"Proxy-Connection: keep-alive\r\n", b"1.0", False),
+    (b"Connection: foo\r\nConnection: keep-alive\r\n", b"1.0", False),
+    (b"Connection: Keep-Alive\r\n", b"1.0", True),
+])
+def test_keep_alive_follows_the_first_connection_field(server, fields, version, keep):
+    data = (_LIST_TABLES_HEAD.replace(b"HTTP/1.1", b"HTTP/" + version) + fields +
+            b"Content-Length: 2\r\n\r\n{}")
+    answer, open_after = _exchange(server, data)
+    assert answer is not None and answer[0].split()[1] == "200", answer
+    assert answer[1]["connection"] == ("keep-alive" if keep else "close")
+    assert open_after == keep
