@@ -731,8 +731,15 @@ class RequestReader final : public http::basic_parser<true> {
     request_->version = static_cast<unsigned>(version);
   }
   void on_response_impl(int, beast::string_view, int, beast::error_code&) override {}
+  // A header is held to Beast's 8 KB; a chunked body's trailer (fields again) only to
+  // kMaxUnparsedBytes per field, so their total is bounded here (100,000 tiny trailer fields
+  // were all kept).
   void on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
-                     beast::error_code&) override {
+                     beast::error_code& ec) override {
+    if (request_->bytes.size() + name_string.size() + value.size() > kMaxUnparsedBytes) {
+      ec = http::error::header_limit;
+      return;
+    }
     const ReceivedRequest::Span name_span = request_->Append(name_string);
     request_->fields.push_back({name, name_span, request_->Append(value)});
   }
