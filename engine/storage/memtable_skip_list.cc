@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <string_view>
 
@@ -22,6 +24,20 @@ class Allocator {
   virtual char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
                                 Logger* logger = nullptr) = 0;
   virtual size_t BlockSize() const = 0;
+};
+
+// RocksDB's LookupKey (db/lookup_key.h, not installed either), as 7.8 lays it out: the key a
+// point read seeks, length-prefixed from `start_`, its internal key from `kstart_`. Get below
+// checks the layout on every call (a few instructions) and stops the process if it differs.
+class LookupKey {
+ public:
+  Slice memtable_key() const { return Slice(start_, static_cast<size_t>(end_ - start_)); }
+  Slice internal_key() const { return Slice(kstart_, static_cast<size_t>(end_ - kstart_)); }
+
+ private:
+  const char* start_;
+  const char* kstart_;
+  const char* end_;
 };
 
 }  // namespace rocksdb
@@ -101,6 +117,24 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
       before[level]->SetNext(level, node);
     }
     return true;
+  }
+
+  // A point read: the first entry at or after the key, then on while the callback asks for
+  // more. RocksDB's default (MemTableRep::Get) leaks the iterator it takes for this (its own
+  // reps all override it): 24 bytes of every read, found by LeakSanitizer.
+  void Get(const rocksdb::LookupKey& k, void* callback_args,
+           bool (*callback_func)(void* arg, const char* entry)) override {
+    const rocksdb::Slice memtable_key = k.memtable_key();
+    const rocksdb::Slice key = k.internal_key();
+    uint32_t length = 0;
+    if (memtable_key.size() < key.size() ||
+        DecodeLength(memtable_key.data(), &length) != key.data() || length != key.size()) {
+      std::fprintf(stderr, "ddb: RocksDB's LookupKey is not laid out as in RocksDB 7.8\n");
+      std::abort();
+    }
+    for (Node* n = FindGreaterOrEqual(key);
+         n != nullptr && callback_func(callback_args, n->Entry()); n = n->Next(0)) {
+    }
   }
 
   bool Contains(const char* entry) const override {
