@@ -26,6 +26,23 @@ Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_h
   return Status::Ok();
 }
 
+// Whether `v`, at nesting level `level` (an item's own attributes are level 1), or anything
+// inside it lies deeper than kMaxNestingDepth. Stops at the first level past the limit, so its
+// recursion is bounded whatever the value.
+bool NestedTooDeep(const AttributeValue& v, int level) {
+  if (level > kMaxNestingDepth) return true;
+  if (v.type() == AttributeType::kM) {
+    for (const auto& [name, member] : v.map()) {
+      if (NestedTooDeep(member, level + 1)) return true;
+    }
+  } else if (v.type() == AttributeType::kL) {
+    for (const auto& member : v.list()) {
+      if (NestedTooDeep(member, level + 1)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Status ValidateItemKeys(const TableDescription& table, const Item& item) {
@@ -55,6 +72,18 @@ Status ValidateItemSize(size_t item_size) {
 }
 
 Status ValidateItemSize(const Item& item) { return ValidateItemSize(ItemSize(item)); }
+
+Status ValidateItemNesting(const Item& item) {
+  for (const auto& [name, value] : item) {
+    if (NestedTooDeep(value, 1)) {
+      // The protocol layer words the same limit so when it parses a request's values.
+      return Error::Validation(
+          "Nesting Levels have exceeded supported limits: Attributes in the item have nested "
+          "levels beyond supported limit");
+    }
+  }
+  return Status::Ok();
+}
 
 Status ValidateItem(const TableDescription& table, const Item& item) {
   DDB_RETURN_IF_ERROR(ValidateItemKeys(table, item));

@@ -20,6 +20,11 @@ Status ValidateItemKeys(const TableDescription& table, const Item& item);
 Status ValidateItemSize(size_t item_size);  // the same, for a size already computed
 Status ValidateItemSize(const Item& item);
 
+// An item whose lists and maps nest at most kMaxNestingDepth levels (its own attributes are
+// level 1), as every item parsed from a request does; an update can build a deeper one by
+// setting a deep value at a deep path. Errors: kValidation.
+Status ValidateItemNesting(const Item& item);
+
 // The secondary-index key attributes of an item about to be written: of the declared type
 // and not empty (an item without them is simply not indexed). Errors: kValidation.
 // "by_update": the item is the result of an UpdateExpression (the service words it so).

@@ -135,6 +135,7 @@ Result<std::optional<Item>> PreparedWrite::Apply(const std::optional<Item>& old)
       (update_item_size_rule && update && !UpdateItemSizeFits(*update, updated_paths, item))) {
     return Error::Validation("Item size to update has exceeded the maximum allowed size");
   }
+  if (update) DDB_RETURN_IF_ERROR(ValidateItemNesting(item));
   return std::optional<Item>(std::move(item));
 }
 

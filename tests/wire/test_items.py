@@ -7,6 +7,7 @@ Uses the low-level boto3 client, so values are exactly the wire form
 import json
 
 import pytest
+from botocore.exceptions import ClientError
 
 from conftest import expect_error, unique_name
 
@@ -828,6 +829,28 @@ def test_nesting_limit_message(ddb, table_s):
     expect_error(lambda: ddb.put_item(TableName=table_s,
                                       Item={"pk": {"S": "deep"}, "doc": _nested_map(50)}),
                  "ValidationException", NESTING)
+
+
+def test_nesting_limit_holds_for_the_item_an_update_builds(ddb, table_s):
+    # Each value is within the limit, but set at a nested path the item would nest deeper:
+    # the service refuses the stored item as PutItem does (a black-box probe found such
+    # updates stored).
+    key = {"pk": {"S": "deep-update"}}
+    ddb.put_item(TableName=table_s, Item={**key, "m": {"M": {}}})
+    expect_error(lambda: ddb.update_item(
+        TableName=table_s, Key=key, UpdateExpression="SET m.b = :v",
+        ExpressionAttributeValues={":v": _nested_map(31)}), "ValidationException", NESTING)
+    assert ddb.get_item(TableName=table_s, Key=key)["Item"]["m"] == {"M": {}}
+    ddb.update_item(TableName=table_s, Key=key, UpdateExpression="SET m.b = :v",
+                    ExpressionAttributeValues={":v": _nested_map(30)})
+    # In a transaction the action is cancelled with a ValidationError reason.
+    with pytest.raises(ClientError) as e:
+        ddb.transact_write_items(TransactItems=[{"Update": {
+            "TableName": table_s, "Key": key, "UpdateExpression": "SET m.c = :v",
+            "ExpressionAttributeValues": {":v": _nested_map(31)}}}])
+    assert e.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert [r["Code"] for r in e.value.response["CancellationReasons"]] == ["ValidationError"]
+    assert "c" not in ddb.get_item(TableName=table_s, Key=key)["Item"]["m"]["M"]
 
 
 # --------------------------------------------------------------------------
