@@ -260,9 +260,11 @@ Status CommitActions(EngineImpl& impl, const std::vector<PreparedWrite>& writes,
   return impl.Commit(batch, sequences);
 }
 
-// Step 4: what the transaction consumed per table (writes, and transactional reads of the
-// checked items), or with `replay` what a repeat of it reports: a transactional read of each
-// item as this call left it.
+// Step 4: what the transaction consumed per table, or with `replay` what a repeat of it
+// reports. As the service reports them (per captures of its answers): a write is a
+// transactional write of the larger of the item's two images (its indexes' shares are not
+// doubled, AddWriteCapacity); a ConditionCheck a transactional write of the item it read;
+// a repeat a transactional read of the larger image of each action's item.
 std::vector<ConsumedCapacity> TransactionCapacity(const std::vector<PreparedWrite>& writes,
                                                   const EvaluatedActions& ev, bool replay) {
   std::map<std::string, ConsumedCapacity> by_table;
@@ -271,8 +273,13 @@ std::vector<ConsumedCapacity> TransactionCapacity(const std::vector<PreparedWrit
     ConsumedCapacity& c = by_table.try_emplace(name, ConsumedCapacity{name}).first->second;
     const bool check = writes[i].kind == PreparedWrite::Kind::kConditionCheck;
     if (replay || check) {
-      const std::optional<Item>& item = check ? ev.olds[i] : ev.news[i];
-      c.AddTable(ReadUnits(item ? ItemSize(*item) : 0, true, true), false);
+      const size_t size = std::max(ev.olds[i] ? ItemSize(*ev.olds[i]) : 0,
+                                   ev.news[i] ? ItemSize(*ev.news[i]) : 0);
+      if (replay) {
+        c.AddTable(ReadUnits(size, /*consistent=*/true, /*transactional=*/true), false);
+      } else {
+        c.AddTable(WriteUnits(size, /*transactional=*/true), /*write=*/true);
+      }
     } else {
       AddWriteCapacity(*writes[i].table, ev.olds[i], ev.news[i], /*transactional=*/true, &c);
     }

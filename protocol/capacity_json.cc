@@ -38,7 +38,7 @@ void WriteOne(JsonWriter& w, const ConsumedCapacity& c, ReturnConsumedCapacity m
       w.BeginObject();
       for (const auto& [name, units] : *indexes) {
         w.Key(name);
-        WriteUnits(w, units);
+        WriteUnits(w, units, split);
       }
       w.EndObject();
     }

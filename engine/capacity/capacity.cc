@@ -75,7 +75,7 @@ WriteSizes AddWriteCapacity(const TableInfo& table, const std::optional<Item>& o
     auto entry_units = [&](const std::optional<std::pair<std::string, int64_t>>& entry,
                            const Item& item) {
       const int64_t size = entry ? entry->second : IndexEntrySize(index, item);
-      return WriteUnits(static_cast<size_t>(size - 100), transactional);
+      return WriteUnits(static_cast<size_t>(size - 100));
     };
     double units = 0;
     if (moved) {

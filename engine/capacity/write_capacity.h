@@ -16,7 +16,10 @@ struct WriteSizes {
   int64_t new_size = -1;
 };
 
-// Returns the items' sizes it measured, for a caller that needs them again (ChargeWrite).
+// "transactional" doubles the table's share only: an index's share costs inside a
+// transaction what it costs outside one (as the service reports it, per captures of its
+// answers). Returns the items' sizes it measured, for a caller that needs them again
+// (ChargeWrite).
 WriteSizes AddWriteCapacity(const TableInfo& table, const std::optional<Item>& old_item,
                             const std::optional<Item>& new_item, bool transactional,
                             ConsumedCapacity* out);

@@ -517,15 +517,58 @@ def test_gsi_large_entry_key_change(ddb, gsi_table):
     assert cc["CapacityUnits"] == 6
 
 
-def test_gsi_transactional_index_writes_double(ddb, gsi_table):
+def test_gsi_transactional_index_writes_are_not_doubled(ddb, gsi_table):
+    # Only the table's share of a transactional write doubles; each index's costs what the
+    # same write costs outside a transaction, and carries WriteCapacityUnits too (captures of
+    # the service's answers, nubo-db/dynoxide tests/transactional_index_consumed_capacity.rs).
     r = ddb.transact_write_items(TransactItems=[
         {"Put": {"TableName": gsi_table, "Item": item_of_size(500, g="g1", h="h1")}}],
         ReturnConsumedCapacity="INDEXES")
     cc = r["ConsumedCapacity"][0]
     assert cc["Table"] == {"CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}
-    assert cc["GlobalSecondaryIndexes"] == {"byg": {"CapacityUnits": 2.0},
-                                            "byh": {"CapacityUnits": 2.0}}
+    assert cc["GlobalSecondaryIndexes"] == {
+        "byg": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0},
+        "byh": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0}}
+    assert cc["CapacityUnits"] == 4
+    # A key move on a 1,500-byte item: the table 2 x 2, the index 2 + 2 undoubled.
+    ddb.put_item(TableName=gsi_table, Item=item_of_size(1500, pk="mv", g="g1"))
+    r = ddb.transact_write_items(TransactItems=[{"Update": {
+        "TableName": gsi_table, "Key": {"pk": {"S": "mv"}}, "UpdateExpression": "SET g = :g",
+        "ExpressionAttributeValues": {":g": {"S": "g2"}}}}], ReturnConsumedCapacity="INDEXES")
+    cc = r["ConsumedCapacity"][0]
+    assert cc["Table"]["CapacityUnits"] == 4
+    assert cc["GlobalSecondaryIndexes"]["byg"]["CapacityUnits"] == 4
+    assert cc["CapacityUnits"] == 8
+
+
+def test_transactional_condition_check_is_a_write_of_the_item_it_read(ddb, gsi_table):
+    # 2 x ceil(3,000 / 1 KB) = 6, not 2 x ceil(3,000 / 4 KB) (the same captures).
+    ddb.put_item(TableName=gsi_table, Item=item_of_size(3000, pk="cc", g="g1"))
+    r = ddb.transact_write_items(TransactItems=[{"ConditionCheck": {
+        "TableName": gsi_table, "Key": {"pk": {"S": "cc"}},
+        "ConditionExpression": "attribute_exists(pk)"}}], ReturnConsumedCapacity="INDEXES")
+    cc = r["ConsumedCapacity"][0]
     assert cc["CapacityUnits"] == 6
+    assert cc["Table"]["CapacityUnits"] == 6
+    assert "GlobalSecondaryIndexes" not in cc
+
+
+@pytest.mark.parametrize("action", ["delete", "shrinking-put", "check"])
+def test_transaction_replay_reads_the_larger_image(ddb, gsi_table, action):
+    # A repeat with the same token is a transactional read of the larger of each item's two
+    # images: a 9,000-byte item is 2 x ceil(9,000 / 4 KB) = 6 whether the call deleted it,
+    # shrank it or only checked it (the same captures).
+    pk = "replay-" + action
+    ddb.put_item(TableName=gsi_table, Item=item_of_size(9000, pk=pk))
+    key = {"pk": {"S": pk}}
+    act = {"delete": {"Delete": {"TableName": gsi_table, "Key": key}},
+           "shrinking-put": {"Put": {"TableName": gsi_table, "Item": key}},
+           "check": {"ConditionCheck": {"TableName": gsi_table, "Key": key,
+                                        "ConditionExpression": "attribute_exists(pk)"}}}[action]
+    kw = dict(TransactItems=[act], ReturnConsumedCapacity="TOTAL", ClientRequestToken=pk)
+    first = ddb.transact_write_items(**kw)["ConsumedCapacity"][0]["CapacityUnits"]
+    replay = ddb.transact_write_items(**kw)["ConsumedCapacity"][0]["CapacityUnits"]
+    assert (first, replay) == (18, 6)
 
 
 def test_gsi_query_reports_the_index(ddb, gsi_table):
