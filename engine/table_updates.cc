@@ -6,6 +6,7 @@
 // under the item's lock). The backfill then walks the table and writes each item's entry
 // under that same lock, so an entry is never older than the item. When the walk ends the
 // index becomes ACTIVE.
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <tuple>
@@ -76,7 +77,7 @@ Status CheckThroughputUpdate(const UpdateTableRequest& req, const TableDescripti
 // GlobalSecondaryIndexUpdates: one per index; creating or deleting an index is an online
 // operation: one per request, and not together with table throughput, stream, table class
 // or deletion-protection changes. Errors: kValidation, kLimitExceeded.
-Status CheckIndexUpdates(const UpdateTableRequest& req) {
+Status CheckIndexUpdates(const UpdateTableRequest& req, const TableDescription& d) {
   std::set<std::string> seen;
   for (const auto& u : req.global_secondary_index_updates) {
     if (!seen.insert(u.index.index_name).second) {
@@ -93,7 +94,25 @@ Status CheckIndexUpdates(const UpdateTableRequest& req) {
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kUpdate) ++online;
   }
-  if (online > 1) {
+  // ... and not while an earlier request's index is still being created or deleted (what
+  // back-to-back CreateIndex calls meet in the service: architect/architect#334), except
+  // that deleting an index during its own backfill cancels it (the API reference, Backfilling).
+  std::set<std::string> deleted;
+  for (const auto& u : req.global_secondary_index_updates) {
+    if (u.kind == GlobalSecondaryIndexUpdate::Kind::kDelete) deleted.insert(u.index.index_name);
+  }
+  for (const auto& u : req.vector_index_updates) {
+    if (u.kind == VectorIndexUpdate::Kind::kDelete) deleted.insert(u.index.index_name);
+  }
+  auto busy = [&](IndexStatus s, const std::string& name) {
+    return (s == IndexStatus::kCreating && !deleted.count(name)) || s == IndexStatus::kDeleting;
+  };
+  const bool in_progress =
+      std::any_of(d.global_secondary_indexes.begin(), d.global_secondary_indexes.end(),
+                  [&](const auto& g) { return busy(g.index_status, g.index_name); }) ||
+      std::any_of(d.vector_indexes.begin(), d.vector_indexes.end(),
+                  [&](const auto& v) { return busy(v.index_status, v.index_name); });
+  if (online > 1 || (online == 1 && in_progress)) {
     return Error{ErrorCode::kLimitExceeded,
                  "Subscriber limit exceeded: Only 1 online index can be created or deleted "
                  "simultaneously per table"};
@@ -126,7 +145,7 @@ Status CheckIndexUpdates(const UpdateTableRequest& req) {
 Status ValidateUpdate(const UpdateTableRequest& req, const TableDescription& d) {
   DDB_RETURN_IF_ERROR(CheckSomethingToUpdate(req));
   DDB_RETURN_IF_ERROR(CheckThroughputUpdate(req, d));
-  return CheckIndexUpdates(req);
+  return CheckIndexUpdates(req, d);
 }
 
 // Enabling or disabling the stream. "new_label" labels a stream enabled now.

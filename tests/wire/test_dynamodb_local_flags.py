@@ -190,6 +190,40 @@ def test_index_statuses_are_held():
         srv.stop_and_check()
 
 
+def test_one_online_index_change_at_a_time():
+    """While one GSI is CREATING, another Create or Delete is LimitExceededException, as in
+    the service (architect/architect#334); deleting the CREATING index itself is allowed (it
+    cancels the backfill, per the API reference's Backfilling). The hold keeps it CREATING."""
+    srv = ServerProcess("-inMemory", "-sharedDb", "--index-status-hold-ms", "3000",
+                        "--table-status-hold-ms", "0").start()
+    try:
+        c = client(srv)
+        create(c, "online")
+
+        def gsi(name, attr):
+            return {"Create": {"IndexName": name,
+                               "KeySchema": [{"AttributeName": attr, "KeyType": "HASH"}],
+                               "Projection": {"ProjectionType": "ALL"}}}
+
+        defs = [{"AttributeName": a, "AttributeType": "S"} for a in ("g", "h")]
+        c.update_table(TableName="online", AttributeDefinitions=defs,
+                       GlobalSecondaryIndexUpdates=[gsi("by_g", "g")])
+        assert _index_status(c, "online", "by_g") == "CREATING"
+        code, msg = _error(c.update_table, TableName="online", AttributeDefinitions=defs,
+                           GlobalSecondaryIndexUpdates=[gsi("by_h", "h")])
+        assert (code, msg) == ("LimitExceededException",
+                               "Subscriber limit exceeded: Only 1 online index can be created "
+                               "or deleted simultaneously per table")
+        c.update_table(TableName="online",
+                       GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by_g"}}])
+        assert _index_status(c, "online", "by_g") == "DELETING"
+        code, _ = _error(c.update_table, TableName="online", AttributeDefinitions=defs,
+                         GlobalSecondaryIndexUpdates=[gsi("by_h", "h")])
+        assert code == "LimitExceededException"
+    finally:
+        srv.stop_and_check()
+
+
 def _table_status(c, table):
     return c.describe_table(TableName=table)["Table"]["TableStatus"]
 
