@@ -127,6 +127,10 @@ struct KeyCondition {
   std::vector<AttributeValue> hash_values;
   std::vector<AttributeValue> sort_prefix;
 };
+// What CompileKeyCondition checks without the key schema: the syntax, the operators and
+// one condition per attribute. Marks the placeholders it uses. Errors: kValidation.
+Status CheckKeyConditionForm(std::string_view text, Placeholders* placeholders);
+
 // "hash_key" / "range_key" (null when none) and their types are those of the table or
 // index. Errors: kValidation with the service's messages (e.g. "Query condition missed key
 // schema element: pk", "Query key condition not supported", "Invalid operator used in

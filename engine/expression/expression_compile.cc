@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "ddb/number.h"
@@ -566,6 +567,22 @@ Status CheckKeyType(const KeyTerm& term, AttributeType type) {
 }
 
 }  // namespace
+
+Status CheckKeyConditionForm(std::string_view text, Placeholders* placeholders) {
+  DDB_ASSIGN_OR_RETURN(Condition tree, ParseAndCompile(text, kKeyKind, placeholders));
+  DDB_RETURN_IF_ERROR(CheckKeyOperators(tree));
+  std::vector<const Condition*> conditions;
+  FlattenAnd(tree, &conditions);
+  std::set<std::string> names;
+  for (const Condition* c : conditions) {
+    DDB_ASSIGN_OR_RETURN(KeyTerm term, ToKeyTerm(*c));
+    if (!names.insert(term.name).second) {
+      return InvalidExpression(kKeyKind,
+                               "KeyConditionExpressions must only contain one condition per key");
+    }
+  }
+  return Status::Ok();
+}
 
 Result<KeyCondition> CompileKeyCondition(std::string_view text, const std::string& hash_key,
                                          AttributeType hash_type, const std::string* range_key,
