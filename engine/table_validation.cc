@@ -410,6 +410,11 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
     }
   }
   for (const auto& a : req.attribute_definitions) definition_names.push_back(a.attribute_name);
+  // More key attributes than definitions: the service's first check of the two lists, before
+  // it names the missing ones (dynalite's order, recorded against the service).
+  if (req.key_schema.size() > req.attribute_definitions.size()) {
+    return Error::Validation("Invalid KeySchema: Some index key attribute have no definition");
+  }
   DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, /*table=*/true));
   // Every key attribute (table and indexes) must be defined; every definition used.
   IndexChecks checks(definition_names);
