@@ -145,6 +145,13 @@ Status ReadProjection(const JsonObject& proj, const std::string& p, Violations* 
              "constraint: [Member must have length less than or equal to 255, Member must have "
              "length greater than or equal to 1]");
     }
+    if (out->non_key_attributes.empty()) {
+      // The model's NonKeyAttributeNameList: 1 to 20 names (dynalite, recorded against the
+      // service, answers an empty list so).
+      v->Add("Value '[]' at '" + p +
+             ".projection.nonKeyAttributes' failed to satisfy constraint: Member must have "
+             "length greater than or equal to 1");
+    }
     if (out->non_key_attributes.size() > 20) {
       std::string list = "[";
       for (const std::string& n : out->non_key_attributes) {

@@ -1413,6 +1413,11 @@ def test_index_definition_errors(ddb, table_s):
             "Projection": projection}])
 
     expect_error(lambda: create({}), "ValidationException", "Unknown ProjectionType: null")
+    expect_error(lambda: create({"ProjectionType": "INCLUDE", "NonKeyAttributes": []}),
+                 "ValidationException",
+                 "1 validation error detected: Value '[]' at "
+                 "'globalSecondaryIndexes.1.member.projection.nonKeyAttributes' failed to satisfy "
+                 "constraint: Member must have length greater than or equal to 1")
     names = [f"n{i}" for i in range(21)]
     expect_error(lambda: create({"ProjectionType": "INCLUDE", "NonKeyAttributes": names}),
                  "ValidationException",
