@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string_view>
 
@@ -47,6 +48,29 @@ namespace {
 
 constexpr int kMaxHeight = 12;  // 4^12 entries before searches grow past ~4 per level
 constexpr unsigned kBranching = 4;
+constexpr uint32_t kTrailerBytes = 8;  // an internal key: its user key, then seqno and type
+
+// The first 8 bytes of a user key as a big-endian number, zero-padded when it is shorter:
+// two keys whose numbers differ are ordered as the numbers are (a shorter key padded with
+// zeros sorts before every longer one it begins), so most comparisons of a search end here.
+// REQUIRES: 8 readable bytes at `user_key` (an internal key has them: its trailer).
+uint64_t Prefix8(const char* user_key, size_t user_length) {
+  uint64_t v = 0;
+  std::memcpy(&v, user_key, sizeof(v));
+  v = __builtin_bswap64(v);
+  if (user_length < sizeof(v))
+    v = user_length == 0 ? 0 : v & (~uint64_t{0} << (64 - 8 * user_length));
+  return v;
+}
+
+// The internal key a search compares against, with its user key's Prefix8 read once.
+struct SearchKey {
+  explicit SearchKey(const rocksdb::Slice& k)
+      : key(k),
+        prefix(k.size() >= kTrailerBytes ? Prefix8(k.data(), k.size() - kTrailerBytes) : 0) {}
+  rocksdb::Slice key;
+  uint64_t prefix;
+};
 
 // A node: its links, level `height - 1` first and level 0 last, then the entry (RocksDB's
 // length-prefixed internal key and value) right after level 0's link. A Node* points at
@@ -89,7 +113,7 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
   bool InsertKey(rocksdb::KeyHandle handle) override {
     Node* node = static_cast<Node*>(handle);
     const int height = static_cast<int>(reinterpret_cast<uintptr_t>(node->NextRelaxed(0)));
-    const rocksdb::Slice key = compare_.decode_key(node->Entry());
+    const SearchKey key(compare_.decode_key(node->Entry()));
     // The last node before the key at each level. Only this thread links nodes, so its own
     // reads need no ordering.
     Node* before[kMaxHeight];
@@ -221,15 +245,21 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
   // and the decoding of RocksDB's comparator: every column family's user keys are in byte
   // order (KeyOrder in storage.cc), and an internal key is its user key and 8 bytes of
   // sequence number and type. Equal user keys (versions of one key) are RocksDB's to order.
-  int Compare(const char* entry, const rocksdb::Slice& key) const {
+  int Compare(const char* entry, const SearchKey& target) const {
+    const rocksdb::Slice& key = target.key;
     uint32_t length = 0;
     const char* internal = DecodeLength(entry, &length);
     if (length >= kTrailerBytes && key.size() >= kTrailerBytes) {
+      const uint64_t prefix = Prefix8(internal, length - kTrailerBytes);
+      if (prefix != target.prefix) return prefix < target.prefix ? -1 : 1;
       const int c = CompareBytes(std::string_view(internal, length - kTrailerBytes),
                                  std::string_view(key.data(), key.size() - kTrailerBytes));
       if (c != 0) return c;
     }
     return compare_(entry, key);
+  }
+  int Compare(const char* entry, const rocksdb::Slice& key) const {
+    return Compare(entry, SearchKey(key));
   }
 
   // An entry's varint32 length prefix (LEB128, at most 5 bytes).
@@ -244,10 +274,9 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
     return p;
   }
 
-  static constexpr uint32_t kTrailerBytes = 8;
-
   // The first node at or after the key, or null.
-  Node* FindGreaterOrEqual(const rocksdb::Slice& key) const {
+  Node* FindGreaterOrEqual(const rocksdb::Slice& k) const {
+    const SearchKey key(k);
     Node* x = head_;
     // A node found after the key at one level is after it at every level below: not
     // compared again.
@@ -270,7 +299,8 @@ class MemtableSkipList final : public rocksdb::MemTableRep {
   }
 
   // The last node before the key, or null when there is none.
-  Node* FindLessThan(const rocksdb::Slice& key) const {
+  Node* FindLessThan(const rocksdb::Slice& k) const {
+    const SearchKey key(k);
     Node* x = head_;
     const Node* after = nullptr;
     for (int level = max_height_.load(std::memory_order_relaxed) - 1;;) {
