@@ -406,6 +406,10 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
                   response.ok() ? std::string_view() : ToWire(response.error().code()).type);
     return wire;
   };
+  // After the request's document is last read (declared before it, so destroyed after it).
+  struct ParserRelease {
+    ~ParserRelease() { ReleaseLargeParserMemory(); }
+  } release;
   try {
     Result<JsonObject> request = ParseBody(body);
     if (!request.ok()) return finish(request.error(), ctx);
@@ -434,6 +438,7 @@ std::optional<WireResponse> RequestLevelError(std::string_view target, std::stri
   }
   if (check_body) {
     Result<JsonObject> request = ParseBody(body);
+    ReleaseLargeParserMemory();
     if (!request.ok()) return ErrorResponse(request.error());
   }
   return std::nullopt;

@@ -1,11 +1,35 @@
 #include "protocol/json_reader.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include "ddb/limits.h"
 
 namespace ddb::protocol {
 
-Result<JsonObject> ParseBody(std::string& body) {
+namespace {
+
+// The parser's buffers grow to the largest body it has parsed, ~13 bytes per byte of JSON (its
+// tape and structural index): one 16 MB body left ~210 MB with its thread for good, and every
+// thread may serve one (found by a black-box probe). Past this they are given back.
+constexpr size_t kRetainedParserCapacity = size_t{1} << 20;
+
+simdjson::dom::parser& ThreadParser() {
   static thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+}  // namespace
+
+void ReleaseLargeParserMemory() {
+  simdjson::dom::parser& parser = ThreadParser();
+  if (parser.capacity() > kRetainedParserCapacity) parser = simdjson::dom::parser();
+}
+
+size_t ThreadParserCapacity() { return ThreadParser().capacity(); }
+
+Result<JsonObject> ParseBody(std::string& body) {
+  simdjson::dom::parser& parser = ThreadParser();
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
   JsonElement root;
   if (parser.parse(body.data(), body.size(), false).get(root) != simdjson::SUCCESS) {
@@ -44,8 +68,17 @@ Result<std::optional<int64_t>> GetInt(const JsonObject& obj, std::string_view ke
   if (obj.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::optional<int64_t>();
   int64_t v;
   if (e.get(v) == simdjson::SUCCESS) return std::optional<int64_t>(v);
+  // Past int64 (an unsigned 64-bit integer, or a double out of range): the nearest int64, so
+  // that range checks see a value that is too large, not one wrapped around (a plain cast of
+  // such a double is undefined, and answered 2^63 as -2^63). Decimals round down.
+  uint64_t u;
+  if (e.get(u) == simdjson::SUCCESS) return std::optional<int64_t>(INT64_MAX);
   double d;
-  if (e.get(d) == simdjson::SUCCESS) return std::optional<int64_t>(static_cast<int64_t>(d));
+  if (e.get(d) == simdjson::SUCCESS) {
+    if (!(d < 9.2e18)) return std::optional<int64_t>(INT64_MAX);
+    if (!(d > -9.2e18)) return std::optional<int64_t>(INT64_MIN);
+    return std::optional<int64_t>(static_cast<int64_t>(std::floor(d)));
+  }
   return WrongType(key, "a number");
 }
 

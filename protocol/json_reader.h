@@ -25,6 +25,13 @@ using JsonElement = simdjson::dom::element;
 // Errors: kSerialization (not JSON, or not an object).
 Result<JsonObject> ParseBody(std::string& body);
 
+// Gives back the thread's parser buffers when a large body grew them past what ordinary
+// requests need. Ends the life of the element ParseBody returned: call once the request's
+// document is no longer read.
+void ReleaseLargeParserMemory();
+// The bytes of JSON the thread's parser can take without growing (for tests).
+size_t ThreadParserCapacity();
+
 // The wire error for a member of the wrong JSON type.
 Error WrongType(std::string_view member, std::string_view expected);
 

@@ -356,6 +356,7 @@ std::variant<EventSourceMappingChange, LambdaResponse> ReadChange(std::string& b
   Result<JsonObject> json = ParseBody(body);
   if (!json.ok()) return InvalidContent("the body is not a JSON object");
   Result<MappingRequest> read = ReadMembers(json.value(), create);
+  ReleaseLargeParserMemory();  // what it read is copied out
   if (!read.ok()) return InvalidContent(read.error().message());
   MappingRequest& r = read.value();
   if (Status s = CheckModel(r, create); !s.ok()) {
