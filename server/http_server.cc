@@ -1192,6 +1192,14 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     received_.body = std::move(request_.body);
     if (received_.body.capacity() > kKeptBufferCapacity) received_.body = std::string();
     ReleaseBody();
+    // A HEAD response has the head a GET would have and no body: bytes after the head would be
+    // read as the start of the next response on the connection (RFC 9110 9.3.2).
+    if (request_.method == "HEAD") {
+      WriteHead(response_, version_, keep_alive_ && !server_.stopping());
+      response_.body.clear();
+      return WriteResponse(std::move(response_), version_, keep_alive_ && !server_.stopping(),
+                           /*head_written=*/true);
+    }
     WriteResponse(std::move(response_), version_, keep_alive_ && !server_.stopping());
   }
 
@@ -1279,8 +1287,9 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     head_ += "\r\n\r\n"sv;
   }
 
-  void WriteResponse(HttpResponse response, unsigned version, bool keep_alive) {
-    WriteHead(response, version, keep_alive);
+  void WriteResponse(HttpResponse response, unsigned version, bool keep_alive,
+                     bool head_written = false) {
+    if (!head_written) WriteHead(response, version, keep_alive);
     response_body_ = std::move(response.body);
     if (response_body_.size() > kUnbudgetedBody) {
       reserved_response_ = response_body_.size();

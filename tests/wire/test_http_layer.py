@@ -213,3 +213,26 @@ def test_keep_alive_follows_the_first_connection_field(server, fields, version, 
     assert answer is not None and answer[0].split()[1] == "200", answer
     assert answer[1]["connection"] == ("keep-alive" if keep else "close")
     assert open_after == keep
+
+
+def test_a_head_response_has_no_body(server):
+    # Its head is the one a GET would have; bytes after it would be taken for the start of the
+    # next response on the connection (found by a black-box probe: HEAD / carried the 29-byte
+    # 404 body).
+    import socket
+    import time
+    host = getattr(server, "host", "127.0.0.1")
+    with socket.create_connection((host, server.port), timeout=60) as s:
+        s.sendall(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = b""
+        deadline = time.monotonic() + 10
+        while b"\r\n\r\n" not in got and time.monotonic() < deadline:
+            got += s.recv(65536)
+        s.settimeout(0.3)
+        try:
+            got += s.recv(65536)  # nothing more may come
+        except socket.timeout:
+            pass
+        head, _, rest = got.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 404 ") and rest == b""
+        assert b"\r\nContent-Length: %d" % len(XML_404) in head
