@@ -12,6 +12,7 @@
 #include "protocol/json_writer.h"
 #include "protocol/metrics.h"
 #include "protocol/operations.h"
+#include "protocol/request_types.h"
 #include "protocol/service_envelope.h"
 #include "util/arn.h"
 
@@ -383,6 +384,25 @@ OperationHandler Find(std::string_view target, std::string_view* operation) {
 }
 
 // Runs the operation on the engine `choose` picks for the parsed request.
+// Errors a request of well-typed members may still meet: only these can stand in the place of
+// a type error the service would have answered first (the others need a request it read).
+bool MayHideTypeError(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kConditionalCheckFailed:
+    case ErrorCode::kTransactionCanceled:
+    case ErrorCode::kTransactionConflict:
+    case ErrorCode::kTransactionInProgress:
+    case ErrorCode::kProvisionedThroughputExceeded:
+    case ErrorCode::kRequestLimitExceeded:
+    case ErrorCode::kReplicatedWriteConflict:
+    case ErrorCode::kServiceUnavailable:
+    case ErrorCode::kInternal:
+      return false;
+    default:
+      return true;
+  }
+}
+
 template <typename Choose>
 WireResponse Run(const RequestContext& ctx, std::string_view target, std::string& body,
                  Choose choose, ReplicaCoordinator* replicas = nullptr) {
@@ -417,10 +437,20 @@ WireResponse Run(const RequestContext& ctx, std::string_view target, std::string
     if (!serving.ok()) return finish(serving.error(), ctx);
     // The operations that reach the other Regions' replicas go through the coordinator.
     const RequestContext& served = serving->ctx(ctx);
+    // A member of the wrong JSON type fails the request before anything else in the service.
+    auto typed = [&](Result<std::string>&& response) {
+      if (!response.ok() && MayHideTypeError(response.error().code())) {
+        if (std::optional<Error> type_error = FirstTypeError(operation, request.value())) {
+          return Result<std::string>(std::move(*type_error));
+        }
+      }
+      return std::move(response);
+    };
     if (CoordinatedHandler coordinated = CoordinatedFor(operation)) {
-      return finish(coordinated(replicas, *serving->engine, served, request.value()), served);
+      return finish(typed(coordinated(replicas, *serving->engine, served, request.value())),
+                    served);
     }
-    return finish(handler(*serving->engine, served, request.value()), served);
+    return finish(typed(handler(*serving->engine, served, request.value())), served);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddb: internal error in %.*s: %s\n", static_cast<int>(target.size()),
                  target.data(), e.what());

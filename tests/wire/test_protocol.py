@@ -399,3 +399,32 @@ def test_deflate_request_bodies(ddb, raw, table_s):
     assert r.status == 200
     for pk in ("d1", "d2"):
         assert ddb.get_item(TableName=table_s, Key={"pk": {"S": pk}})["Item"] == {"pk": {"S": pk}}
+
+
+# A member of the wrong JSON type is the service's SerializationException whatever else is
+# wrong (it deserializes the whole request first), in its deserializer's words: dynalite's
+# suite sends each member alone, wrong-typed, and records these answers (test/helpers
+# assertType). ddb answered the missing TableName first (found by a black-box probe).
+@pytest.mark.parametrize("op,body,message", [
+    ("PutItem", {"Item": "23"}, "Unexpected field type"),
+    ("PutItem", {"Item": {"a": {"S": 23}}}, "NUMBER_VALUE cannot be converted to String"),
+    ("DeleteItem", {"Key": []}, "Unrecognized collection type java.util.Map<java.lang.String, "
+                                "com.amazonaws.dynamodb.v20120810.AttributeValue>"),
+    ("GetItem", {"ConsistentRead": "23"}, "Unexpected token received from parser"),
+    ("Scan", {"ConditionalOperator": 12}, "NUMBER_VALUE cannot be converted to String"),
+    ("Query", {"KeyConditions": {"a": 23}}, "Unexpected value type in payload"),
+    ("CreateTable", {"ProvisionedThroughput": []}, "Unrecognized collection type class "
+                   "com.amazonaws.dynamodb.v20120810.ProvisionedThroughput"),
+    ("CreateTable", {"ProvisionedThroughput": {"ReadCapacityUnits": True}},
+     "TRUE_VALUE cannot be converted to Long"),
+    ("BatchGetItem", {"RequestItems": {"t": {"Keys": {}}}},
+     "Start of structure or map found where not expected"),
+    ("UpdateTable", {"TableName": "no-such-table", "GlobalSecondaryIndexUpdates": 12},
+     "Unexpected field type"),
+])
+def test_a_wrong_typed_member_is_a_serialization_exception_first(raw, op, body, message):
+    resp = raw(op, body)
+    assert resp.status == 400
+    assert json.loads(resp.body) == {
+        "__type": "com.amazon.coral.service#SerializationException", "Message": message}
+    _check_crc32(resp)
