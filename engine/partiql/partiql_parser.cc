@@ -100,6 +100,12 @@ class Parser {
     } else if (AcceptWord("DELETE")) {
       st.kind = Statement::Kind::kDelete;
       DDB_RETURN_IF_ERROR(ParseDelete(&st));
+    } else if (AcceptWord("EXISTS")) {
+      st.kind = Statement::Kind::kExists;
+      DDB_RETURN_IF_ERROR(ExpectPunct("("));
+      DDB_RETURN_IF_ERROR(ExpectWord("SELECT"));
+      DDB_RETURN_IF_ERROR(ParseSelect(&st));
+      DDB_RETURN_IF_ERROR(ExpectPunct(")"));
     } else {
       return Malformed("Expected data manipulation");  // the service's words
     }

@@ -56,7 +56,8 @@ struct SetAction {
 };
 
 struct Statement {
-  enum class Kind : uint8_t { kSelect, kInsert, kUpdate, kDelete };
+  // kExists: EXISTS(SELECT ... WHERE <key> [AND ...]), a transaction's condition check.
+  enum class Kind : uint8_t { kSelect, kInsert, kUpdate, kDelete, kExists };
   Kind kind = Kind::kSelect;
   std::string table;
   std::optional<std::string> index;

@@ -136,6 +136,32 @@ def test_execute_transaction(ddb, music):
     assert r["Responses"] == [{"Item": {"Artist": {"S": "T"}, "SongTitle": {"S": "1"}}}, {}]
 
 
+def test_exists_is_a_condition_check_in_a_transaction(ddb, music):
+    # The developer guide's "Using the EXISTS function with PartiQL for DynamoDB": like a
+    # TransactWriteItems ConditionCheck, only in transactions (found by a black-box probe:
+    # ddb refused it as not well formed).
+    key = {"Artist": {"S": "E"}, "SongTitle": {"S": "1"}}
+    other = {"Artist": {"S": "E"}, "SongTitle": {"S": "2"}}
+    ddb.put_item(TableName=music, Item={**key, "n": {"N": "5"}})
+    ddb.put_item(TableName=music, Item=other)
+    exists = f"EXISTS(SELECT * FROM \"{music}\" WHERE Artist = 'E' AND SongTitle = '1' AND n = 5)"
+    ddb.execute_transaction(TransactStatements=[
+        {"Statement": exists},
+        {"Statement": f"UPDATE \"{music}\" SET m = 1 WHERE Artist = 'E' AND SongTitle = '2'"}])
+    assert ddb.get_item(TableName=music, Key=other)["Item"]["m"] == {"N": "1"}
+    for failing in (exists.replace("n = 5", "n = 6"), exists.replace("'1'", "'missing'", 1)):
+        with pytest.raises(ClientError) as e:
+            ddb.execute_transaction(TransactStatements=[
+                {"Statement": failing},
+                {"Statement": f"UPDATE \"{music}\" SET m = 2 WHERE Artist = 'E' AND SongTitle = '2'"}])
+        assert e.value.response["Error"]["Code"] == "TransactionCanceledException"
+        assert [r["Code"] for r in e.value.response["CancellationReasons"]] == [
+            "ConditionalCheckFailed", "None"]
+    assert ddb.get_item(TableName=music, Key=other)["Item"]["m"] == {"N": "1"}
+    # Outside a transaction it is refused.
+    assert error(ddb, exists)["Code"] == "ValidationException"
+
+
 def test_batch_execute_statement(ddb, music):
     ddb.put_item(TableName=music, Item={"Artist": {"S": "user02"}, "SongTitle": {"S": "x"}})
     r = ddb.batch_execute_statement(Statements=[
