@@ -90,6 +90,12 @@ Result<AttributeValue> ParseSet(std::string_view type, const JsonElement& e) {
 }  // namespace
 
 Status CheckAttributeNameSize(std::string_view name) {
+  // Names are at least one character (the developer guide's naming rules); the service
+  // refuses an empty one in items, map keys and the legacy parameters alike (two black-box
+  // probes found ddb storing them; the wording follows its ExpressionAttributeNames answer).
+  if (name.empty()) {
+    return Error::Validation("One or more parameter values were invalid: Empty attribute name");
+  }
   if (name.size() > kMaxAttributeNameSize) {
     return ValidationErrors({"Attribute name is too large, must be less than 65536 bytes"});
   }

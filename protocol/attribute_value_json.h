@@ -17,7 +17,7 @@ Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth = 
 Result<Item> ParseAttributeMap(const JsonElement& json, int depth = 0);
 
 // Attribute names (top-level, nested map keys, names in expressions and legacy parameters)
-// are at most 65535 bytes. Errors: kValidation with the service's message.
+// are 1 to 65535 bytes. Errors: kValidation with the service's message.
 inline constexpr size_t kMaxAttributeNameSize = 65535;
 Status CheckAttributeNameSize(std::string_view name);
 

@@ -853,6 +853,27 @@ def test_nesting_limit_holds_for_the_item_an_update_builds(ddb, table_s):
     assert "c" not in ddb.get_item(TableName=table_s, Key=key)["Item"]["m"]["M"]
 
 
+@pytest.mark.parametrize("item", [
+    {"": {"S": "x"}},
+    {"m": {"M": {"": {"S": "x"}}}},
+    {"l": {"L": [{"M": {"a": {"M": {"": {"N": "1"}}}}}]}},
+])
+def test_empty_attribute_names_are_refused(ddb, table_s, item):
+    # Names are at least one character (the developer guide's naming rules), top level and
+    # map keys alike; two black-box probes found ddb storing them.
+    key = {"pk": {"S": "empty-name"}}
+    expect_error(lambda: ddb.put_item(TableName=table_s, Item={**key, **item}),
+                 "ValidationException", "One or more parameter values were invalid: Empty attribute name")
+    assert "Item" not in ddb.get_item(TableName=table_s, Key=key)
+
+
+def test_empty_attribute_name_in_attribute_updates_is_refused(ddb, table_s):
+    key = {"pk": {"S": "empty-name-update"}}
+    expect_error(lambda: ddb.update_item(TableName=table_s, Key=key,
+                                         AttributeUpdates={"": {"Value": {"S": "x"}}}),
+                 "ValidationException", "One or more parameter values were invalid: Empty attribute name")
+
+
 # --------------------------------------------------------------------------
 # Duplicate binary set members
 # (from the service's edges on record: scylla's alternator suite in AWS mode; was
