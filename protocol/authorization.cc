@@ -281,8 +281,15 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
     }
     return out;
   }
-  if (operation == "CreateTable" || operation == "ListTables" || operation == "ListStreams") {
+  if (operation == "ListTables" || operation == "ListStreams") {
     return out;  // the caller's own namespace
+  }
+  if (operation == "CreateTable") {
+    // The caller's own namespace, unless its TableName is an ARN: then that ARN's account and
+    // Region are checked as any other's (no resource policy allows creating a table in
+    // another account; a probe found one created in the caller's own).
+    Result<std::optional<std::string_view>> name = GetString(request, "TableName");
+    if (!name.ok() || !*name || !(*name)->starts_with("arn:")) return out;
   }
   Result<std::optional<std::string_view>> name = GetString(request, "TableName");
   if (name.ok() && *name) out.push_back(TableRequest(operation, request, ctx, **name));

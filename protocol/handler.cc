@@ -338,6 +338,15 @@ Result<Serving> Choose(const EngineFinder& engines, const RequestContext& ctx,
   }
   std::vector<NamedResource> resources = NamedResources(operation, request, ctx);
   for (const NamedResource& r : resources) {
+    // A request is served in its own Region: an ARN of another names no table here (the
+    // service's answer, quoted in hashicorp/terraform-provider-aws#42792). It reached the
+    // caller's table of the same name (found by a black-box probe).
+    if (r.region != ctx.region) {
+      return Error::Validation("1 validation error detected: Invalid AWS region in '" +
+                               (r.policy_owner.empty() ? r.arn : r.policy_owner) + "'");
+    }
+  }
+  for (const NamedResource& r : resources) {
     if (r.account == resources[0].account) continue;
     // Guess at the text; the service refuses it ("not in different accounts or Regions").
     return Error::Validation("A request cannot name resources of more than one account");
@@ -383,7 +392,6 @@ OperationHandler Find(std::string_view target, std::string_view* operation) {
   return nullptr;
 }
 
-// Runs the operation on the engine `choose` picks for the parsed request.
 // Errors a request of well-typed members may still meet: only these can stand in the place of
 // a type error the service would have answered first (the others need a request it read).
 bool MayHideTypeError(ErrorCode code) {
@@ -403,6 +411,7 @@ bool MayHideTypeError(ErrorCode code) {
   }
 }
 
+// Runs the operation on the engine `choose` picks for the parsed request.
 template <typename Choose>
 WireResponse Run(const RequestContext& ctx, std::string_view target, std::string& body,
                  Choose choose, ReplicaCoordinator* replicas = nullptr) {

@@ -160,3 +160,35 @@ def test_access_key_isolation_keys_tables_by_access_key_and_region(tmp_path):
         assert client(srv, ("KEYONE", "x")).list_tables()["TableNames"] == ["by-key"]
     finally:
         srv.stop_and_check()
+
+
+def test_an_arn_of_another_region_or_account_names_no_table_of_the_callers(credentials):
+    # A black-box probe found an ARN's Region ignored (a write reached the caller's table of
+    # the same name in its own Region) and CreateTable of another account's ARN creating the
+    # table in the caller's account. The service: "Invalid AWS region in '<arn>'" (quoted in
+    # hashicorp/terraform-provider-aws#42792); no resource policy allows CreateTable.
+    srv = ServerProcess("--in-memory", "--auth", "verify", "--credentials", credentials).start()
+    try:
+        east, west = client(srv, ALICE), client(srv, ALICE, region="eu-west-1")
+        create(east, "arn-t")
+        create(west, "arn-t")
+        east_arn = f"arn:aws:dynamodb:{REGION}:111122223333:table/arn-t"
+        for call in (lambda: west.put_item(TableName=east_arn, Item={"pk": {"S": "x"}}),
+                     lambda: west.describe_table(TableName=east_arn),
+                     lambda: west.list_tags_of_resource(ResourceArn=east_arn)):
+            expect_error(call, "ValidationException",
+                         f"1 validation error detected: Invalid AWS region in '{east_arn}'")
+        assert west.scan(TableName="arn-t")["Items"] == []
+        # The caller's own Region's ARN is its table.
+        east.put_item(TableName=east_arn, Item={"pk": {"S": "y"}})
+        assert east.scan(TableName="arn-t")["Count"] == 1
+        # CreateTable of another account's ARN creates nothing in either account.
+        bob = client(srv, BOB)
+        expect_error(lambda: create(bob, "arn:aws:dynamodb:us-east-1:111122223333:table/arn-u"),
+                     "AccessDeniedException")
+        assert bob.list_tables()["TableNames"] == []
+        assert "arn-u" not in east.list_tables()["TableNames"]
+        expect_error(lambda: create(east, "arn:aws:dynamodb:eu-west-1:111122223333:table/arn-v"),
+                     "ValidationException")
+    finally:
+        srv.stop_and_check()
