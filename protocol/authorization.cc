@@ -1,6 +1,8 @@
 #include "protocol/authorization.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "protocol/resource_policy.h"
 #include "util/arn.h"
@@ -296,6 +298,37 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
   return out;
 }
 
+namespace {
+
+bool CrossAccountAction(std::string_view action) {
+  static constexpr std::string_view kLocalOnly[] = {
+      "dynamodb:UpdateTimeToLive",
+      "dynamodb:DescribeTimeToLive",
+      "dynamodb:CreateBackup",
+      "dynamodb:DescribeBackup",
+      "dynamodb:DeleteBackup",
+      "dynamodb:ListBackups",
+      "dynamodb:RestoreTableFromBackup",
+      "dynamodb:RestoreTableToPointInTime",
+      "dynamodb:UpdateContinuousBackups",
+      "dynamodb:DescribeContinuousBackups",
+      "dynamodb:UpdateContributorInsights",
+      "dynamodb:DescribeContributorInsights",
+      "dynamodb:PutResourcePolicy",
+      "dynamodb:GetResourcePolicy",
+      "dynamodb:DeleteResourcePolicy",
+      "dynamodb:EnableKinesisStreamingDestination",
+      "dynamodb:DisableKinesisStreamingDestination",
+      "dynamodb:DescribeKinesisStreamingDestination",
+      "dynamodb:UpdateKinesisStreamingDestination",
+      "dynamodb:UpdateTableReplicaAutoScaling",
+      "dynamodb:DescribeTableReplicaAutoScaling",
+  };
+  return std::find(std::begin(kLocalOnly), std::end(kLocalOnly), action) == std::end(kLocalOnly);
+}
+
+}  // namespace
+
 Status Authorize(Engine* engine, const RequestContext& caller, const NamedResource& resource) {
   RequestContext owner = caller;  // the owner's namespace is in the caller's region
   owner.account_id = resource.account;
@@ -307,6 +340,13 @@ Status Authorize(Engine* engine, const RequestContext& caller, const NamedResour
   req.resource_arn = resource.arn;
   req.context = resource.context;
   const bool foreign = resource.account != caller.account_id;
+  // Actions whose resource policies the service does not honour for another account
+  // ("Cross-account support: No" in the developer guide's list of operations supported by
+  // resource-based policies): a policy allowing them is not consulted (a probe found another
+  // account changing TTL, taking backups and rewriting the policy itself).
+  if (foreign && !CrossAccountAction(resource.action)) {
+    return AccessDenied(req, PolicyDecision::kNoMatch);
+  }
   Result<ResourcePolicy> policy =
       engine ? engine->GetResourcePolicy(owner, resource.policy_owner)
              : Result<ResourcePolicy>(Error::NotFound("no such namespace"));

@@ -220,3 +220,28 @@ def test_partiql_is_checked_too(srv):
     assert alice.get_item(TableName="queried", Key={"pk": {"S": "a"}})["Item"]
     # Another statement kind is another action.
     alice.execute_statement(Statement='UPDATE "queried" SET v = 1 WHERE pk = \'a\'')
+
+
+def test_table_settings_are_not_shared_across_accounts_by_a_policy(srv, owned):
+    # "Because table administrators configure internal table settings within the same account,
+    # APIs such as UpdateTimeToLive ... don't support cross-account access through resource-based
+    # policies" (the developer guide's rbac-iam-actions): a policy allowing everything still
+    # lets another account read and write items, not change the table's settings or its policy
+    # (a black-box probe found another account doing both).
+    put_policy(srv, [{"Effect": "Allow", "Principal": {"AWS": BOB_ARN}, "Action": "dynamodb:*",
+                      "Resource": TABLE_ARN}])
+    try:
+        bob = client(srv, BOB)
+        bob.put_item(TableName=TABLE_ARN, Item={"pk": {"S": "bob#3"}})
+        for op, body in [
+                ("UpdateTimeToLive", {"TableName": TABLE_ARN, "TimeToLiveSpecification": {
+                    "Enabled": True, "AttributeName": "ttl"}}),
+                ("CreateBackup", {"TableName": TABLE_ARN, "BackupName": "bobs"}),
+                ("GetResourcePolicy", {"ResourceArn": TABLE_ARN}),
+                ("PutResourcePolicy", {"ResourceArn": TABLE_ARN, "Policy": json.dumps({
+                    "Version": "2012-10-17", "Statement": []})})]:
+            status, answer = call(srv, BOB, op, body)
+            assert status == 400 and answer["__type"].endswith("AccessDeniedException"), (op, answer)
+    finally:
+        assert call(srv, ALICE, "DeleteResourcePolicy", {"ResourceArn": TABLE_ARN})[0] == 200
+        owned.delete_item(TableName="owned", Key={"pk": {"S": "bob#3"}})
