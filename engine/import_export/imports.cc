@@ -17,6 +17,7 @@
 #include "engine/import_export/csv_reader.h"
 #include "engine/import_export/dynamodb_json.h"
 #include "engine/import_export/ion_text.h"
+#include "engine/import_export/record_boundary.h"
 #include "engine/index_maintenance.h"
 #include "engine/item_validation.h"
 #include "engine/storage/coding.h"
@@ -402,6 +403,8 @@ class RecordParser {
     if (d_.input_format == InputFormat::kCsv && d_.csv) header_ = d_.csv->header_list;
   }
 
+  InputFormat format() const { return d_.input_format; }
+
   ParseOutcome Parse(std::string_view text, Item* item, std::string* error) {
     switch (d_.input_format) {
       case InputFormat::kDynamoDbJson:
@@ -441,6 +444,8 @@ Status ImportObject(ObjectReader* reader, const std::string& key, const TableInf
   parser->StartObject();
   std::string record;       // the start of a record spanning lines
   bool continuing = false;  // `record` holds one
+  // Where such a record may end: it is parsed again only there, not at every line.
+  RecordBoundary boundary(parser->format());
   Item item;
   std::string error;
   while (!stopping) {
@@ -462,11 +467,18 @@ Status ImportObject(ObjectReader* reader, const std::string& key, const TableInf
       }
       record.push_back('\n');
       record.append(line);
+      boundary.Feed("\n");
+      boundary.Feed(line);
+      if (boundary.Open() && !last) continue;
       text = record;
     }
     const ParseOutcome outcome = parser->Parse(text, &item, &error);
     if (outcome == ParseOutcome::kIncomplete && !last) {
-      if (!continuing) record.assign(line);
+      if (!continuing) {
+        record.assign(line);
+        boundary.Reset();
+        boundary.Feed(line);
+      }
       continuing = true;
       continue;
     }
