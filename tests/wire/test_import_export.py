@@ -563,6 +563,11 @@ def test_restart_during_import_and_export(tmp_path):
         export_id = e["ExportArn"].rsplit("/", 1)[1]
         assert ("export %s was cut short by a restart: it starts again" % export_id
                 in p.stderr_text())
+        # The finished import is still listed and described after the restarts (its record
+        # was read and dropped: found by a black-box probe).
+        again = c.describe_import(ImportArn=d["ImportArn"])["ImportTableDescription"]
+        assert again["ImportStatus"] == "COMPLETED" and again["ImportedItemCount"] == 400000
+        assert [s["ImportArn"] for s in c.list_imports()["ImportSummaryList"]] == [d["ImportArn"]]
     finally:
         p.stop()
 
