@@ -455,8 +455,12 @@ Result<std::string> HandleExportTableToPointInTime(Engine& engine, const Request
   if (req.s3_prefix) {
     // A local directory cannot hold every key S3 can (ddb's own refusal).
     const std::string& p = *req.s3_prefix;
-    if (p.find("..") != std::string::npos || (!p.empty() && p[0] == '/')) {
-      return Error::Validation("S3Prefix may not contain '..' or start with '/' in ddb's local S3");
+    // An empty segment ("a//b") would be written as "a/b" while the manifest names "a//b",
+    // where no file is (found by a black-box probe).
+    if (p.find("..") != std::string::npos || p.find("//") != std::string::npos ||
+        (!p.empty() && p[0] == '/')) {
+      return Error::Validation(
+          "S3Prefix may not contain '..' or '//' or start with '/' in ddb's local S3");
     }
   }
   DDB_ASSIGN_OR_RETURN(ExportDescription d, engine.ExportTableToPointInTime(ctx, req));

@@ -391,6 +391,12 @@ def test_export_errors(c, s3dir):
                  "InvalidExportTimeException")
     expect_error(lambda: c.export_table_to_point_in_time(TableArn=arn, S3Bucket=""),
                  "ValidationException", contains="s3Bucket")
+    # The local S3 cannot keep an empty key segment: the files went to "a/b", the manifest
+    # named "a//b" (found by a black-box probe).
+    for prefix in ("a//b", "../x", "/x"):
+        expect_error(lambda: c.export_table_to_point_in_time(TableArn=arn, S3Bucket="exp",
+                                                             S3Prefix=prefix),
+                     "ValidationException", contains="S3Prefix")
     e = c.export_table_to_point_in_time(TableArn=arn, S3Bucket="no-such-bucket-x",
                                         ClientToken="tok-" + t)["ExportDescription"]
     final = wait_export(c, e["ExportArn"])
