@@ -268,7 +268,7 @@ std::vector<NamedResource> NamedResources(std::string_view operation, const Json
     StatementResources(operation, request, ctx, &out);
     return out;
   }
-  for (std::string_view member : {"ResourceArn", "StreamArn"}) {
+  for (std::string_view member : {"ResourceArn", "StreamArn", "TableArn"}) {
     Result<std::optional<std::string_view>> arn = GetString(request, member);
     if (arn.ok() && *arn) {
       out.push_back(Resolve(**arn, ctx, Action(operation)));

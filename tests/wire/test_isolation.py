@@ -175,7 +175,8 @@ def test_an_arn_of_another_region_or_account_names_no_table_of_the_callers(crede
         east_arn = f"arn:aws:dynamodb:{REGION}:111122223333:table/arn-t"
         for call in (lambda: west.put_item(TableName=east_arn, Item={"pk": {"S": "x"}}),
                      lambda: west.describe_table(TableName=east_arn),
-                     lambda: west.list_tags_of_resource(ResourceArn=east_arn)):
+                     lambda: west.list_tags_of_resource(ResourceArn=east_arn),
+                     lambda: west.list_exports(TableArn=east_arn)):
             expect_error(call, "ValidationException",
                          f"1 validation error detected: Invalid AWS region in '{east_arn}'")
         assert west.scan(TableName="arn-t")["Items"] == []
