@@ -304,6 +304,10 @@ int RunDump(const Invocation& inv, Transport& transport) {
 }
 
 int RunLoad(const Invocation& inv, Transport& transport) {
+  // The table first: an empty input into a table that is not there is an error too.
+  int exit_code = kExitOk;
+  ItemCount(transport, inv.args[0], &exit_code);
+  if (exit_code != kExitOk) return exit_code;
   struct stat st {};
   const uint64_t total = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)
                              ? static_cast<uint64_t>(st.st_size)
@@ -335,7 +339,13 @@ int RunLoad(const Invocation& inv, Transport& transport) {
     queue.Finish();
   }
   for (std::thread& t : threads) t.join();
-  if (failure.failed()) return failure.Report();
+  if (failure.failed()) {
+    const int code = failure.Report();
+    // Batches run in parallel: what landed before the failure is not a prefix of the input.
+    std::fprintf(stderr, "ddb: %llu items were loaded before the failure\n",
+                 static_cast<unsigned long long>(progress.items()));
+    return code;
+  }
   if (!inv.quiet) progress.Finish();
   return kExitOk;
 }

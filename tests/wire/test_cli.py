@@ -241,10 +241,15 @@ def test_dump_and_load_small(ddb, endpoint, cli_table):
     # A bad line: exit 3, its number on stderr, nothing after it necessarily written.
     p = run("load", other, stdin=lines[0] + "\nnot json\n", endpoint=endpoint, check=3)
     assert "line 2" in p.stderr
+    # How many landed is said (found by a black-box probe: nothing reported it).
+    assert "items were loaded before the failure" in p.stderr
     # An item the table refuses: the service's error, exit 1.
     p = run("load", other, stdin='{"Item":{"pk":{"S":"x"}}}\n', endpoint=endpoint, check=1)
     assert p.stderr.startswith("ValidationException: ") and "line 1" in p.stderr
     run("load", "no-such-table", stdin=lines[0] + "\n", endpoint=endpoint, check=1)
+    # Also with nothing to load (it exited 0, "loaded 0 items": found by a black-box probe).
+    p = run("load", "no-such-table", stdin="", endpoint=endpoint, check=1)
+    assert p.stderr.startswith("ResourceNotFoundException")
     ddb.delete_table(TableName=other)
 
 
