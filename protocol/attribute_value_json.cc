@@ -141,13 +141,11 @@ Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {
     return AttributeValue::B(std::move(bytes));
   }
   if (type == "BOOL") {
-    bool b;
-    if (value.get(b) != simdjson::SUCCESS) return WrongType("BOOL", "a boolean");
+    DDB_ASSIGN_OR_RETURN(bool b, ReadBoolean(value, "BOOL"));
     return AttributeValue::Bool(b);
   }
   if (type == "NULL") {
-    bool b;
-    if (value.get(b) != simdjson::SUCCESS) return WrongType("NULL", "a boolean");
+    DDB_ASSIGN_OR_RETURN(bool b, ReadBoolean(value, "NULL"));
     if (!b)
       return Error::Validation(kInvalid + "Null attribute value types must have the value of true");
     return AttributeValue::Null();

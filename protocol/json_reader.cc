@@ -47,6 +47,37 @@ Error WrongType(std::string_view member, std::string_view expected) {
                               "' must be " + std::string(expected));
 }
 
+bool LooksLikeNumber(std::string_view t) {
+  size_t i = 0;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+  bool digits = false;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i, digits = true;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i, digits = true;
+  }
+  if (digits && i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+    bool exponent = false;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i, exponent = true;
+    digits = exponent;
+  }
+  return digits && i == t.size();
+}
+
+Result<bool> ReadBoolean(const JsonElement& e, std::string_view member) {
+  bool b;
+  if (e.get(b) == simdjson::SUCCESS) return b;
+  std::string_view text;
+  if (e.get(text) == simdjson::SUCCESS) {
+    if (LooksLikeNumber(text)) return Error::Serialization("Unexpected token received from parser");
+    return text.size() == 4 && (text[0] | 0x20) == 't' && (text[1] | 0x20) == 'r' &&
+           (text[2] | 0x20) == 'u' && (text[3] | 0x20) == 'e';
+  }
+  return WrongType(member, "a boolean");
+}
+
 namespace {
 template <typename T>
 Result<std::optional<T>> GetTyped(const JsonObject& obj, std::string_view key,
@@ -83,7 +114,10 @@ Result<std::optional<int64_t>> GetInt(const JsonObject& obj, std::string_view ke
 }
 
 Result<std::optional<bool>> GetBool(const JsonObject& obj, std::string_view key) {
-  return GetTyped<bool>(obj, key, "a boolean");
+  JsonElement e;
+  if (obj.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::optional<bool>();
+  DDB_ASSIGN_OR_RETURN(bool b, ReadBoolean(e, key));
+  return std::optional<bool>(b);
 }
 
 Result<std::optional<JsonObject>> GetObject(const JsonObject& obj, std::string_view key) {

@@ -122,10 +122,16 @@ std::optional<Error> CheckScalar(const JsonElement& e, const RequestShape& s,
     case ShapeKind::kString:
       if (type == T::STRING) return std::nullopt;
       return Fail(std::string(TokenName(e)) + " cannot be converted to String");
-    case ShapeKind::kBoolean:
+    case ShapeKind::kBoolean: {
       if (type == T::BOOL) return std::nullopt;
-      if (type == T::STRING) return Fail("Unexpected token received from parser");
+      std::string_view text;
+      if (type == T::STRING && e.get(text) == simdjson::SUCCESS) {
+        // Text is read as Java reads it, unless it is a number (ReadBoolean).
+        if (!LooksLikeNumber(text)) return std::nullopt;
+        return Fail("Unexpected token received from parser");
+      }
       return Fail(std::string(TokenName(e)) + " cannot be converted to Boolean");
+    }
     case ShapeKind::kInteger:
     case ShapeKind::kLong:
     case ShapeKind::kDouble:

@@ -428,3 +428,15 @@ def test_a_wrong_typed_member_is_a_serialization_exception_first(raw, op, body, 
     assert json.loads(resp.body) == {
         "__type": "com.amazon.coral.service#SerializationException", "Message": message}
     _check_crc32(resp)
+
+
+def test_a_boolean_given_text_is_read_as_java_reads_it(raw):
+    # dynalite's suite records {"NULL": "no"} as a NULL of false (a ValidationException), and
+    # "23" for a Boolean as "Unexpected token received from parser".
+    resp = raw("PutItem", {"TableName": "abc", "Item": {"a": {"NULL": "no"}}})
+    assert json.loads(resp.body)["message"] == (
+        "One or more parameter values were invalid: Null attribute value types must have the "
+        "value of true")
+    resp = raw("PutItem", {"TableName": "abc", "Item": {"a": {"NULL": "23"}}})
+    assert json.loads(resp.body) == {"__type": "com.amazon.coral.service#SerializationException",
+                                     "Message": "Unexpected token received from parser"}
