@@ -88,6 +88,7 @@ Status CheckGlobalKeySchema(const std::vector<KeySchemaElement>& ks) {
 // Alternator's stream tests, run against it, create such an index); a GSI's may not.
 Status CheckProjection(const SecondaryIndexDefinition& idx, size_t* projected, bool local = false) {
   const IndexProjection& p = idx.projection;
+  if (p.type_missing) return Error::Validation(kInvalid + "Unknown ProjectionType: null");
   if (p.projection_type == ProjectionType::kInclude) {
     if (p.non_key_attributes.empty()) {
       return Error::Validation(kInvalid +
@@ -149,6 +150,9 @@ Status CheckNewIndexKeysDefined(const UpdateTableRequest& req) {
   for (const auto& u : req.global_secondary_index_updates) {
     if (u.kind != GlobalSecondaryIndexUpdate::Kind::kCreate) continue;
     DDB_RETURN_IF_ERROR(CheckKeysDefined(u.index.key_schema, definition_names));
+    if (u.index.projection.type_missing) {
+      return Error::Validation(kInvalid + "Unknown ProjectionType: null");
+    }
   }
   return Status::Ok();
 }

@@ -183,6 +183,9 @@ struct WarmThroughput {
 struct IndexProjection {
   ProjectionType projection_type = ProjectionType::kAll;
   std::vector<std::string> non_key_attributes;
+  // The request named no ProjectionType: refused ("Unknown ProjectionType: null") where the
+  // service checks it, after the index's key schema.
+  bool type_missing = false;
 };
 
 struct SecondaryIndexDefinition {

@@ -1402,6 +1402,29 @@ def test_twenty_first_gsi_by_update_table(ddb, table_factory):
     assert len(_index_names(ddb, table)) == 20
 
 
+def test_a_missing_projection_type_is_checked_after_the_index_keys(ddb, table_s):
+    # dynalite's suite (recorded against the service) sends indexes without a ProjectionType
+    # to reach the key-schema checks: they answer first (ddb answered "Unknown ProjectionType:
+    # null" before anything else).
+    expect_error(lambda: ddb.create_table(
+        TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "a", "AttributeType": "S"},
+                              {"AttributeName": "b", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "a", "KeyType": "HASH"},
+                   {"AttributeName": "b", "KeyType": "RANGE"}],
+        LocalSecondaryIndexes=[{"IndexName": "abc", "Projection": {},
+                                "KeySchema": [{"AttributeName": "a", "KeyType": "RANGE"},
+                                              {"AttributeName": "b", "KeyType": "RANGE"}]}]),
+        "ValidationException", "Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    expect_error(lambda: ddb.update_table(
+        TableName=table_s, AttributeDefinitions=[{"AttributeName": "x", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {
+            "IndexName": "gsiy", "Projection": {},
+            "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}]}}]),
+        "ValidationException",
+        "One or more parameter values were invalid: Unknown ProjectionType: null")
+
+
 def test_index_definition_errors(ddb, table_s):
     base = dict(BillingMode="PAY_PER_REQUEST", KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
                 AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
@@ -1412,7 +1435,8 @@ def test_index_definition_errors(ddb, table_s):
             "IndexName": "gsix", "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}],
             "Projection": projection}])
 
-    expect_error(lambda: create({}), "ValidationException", "Unknown ProjectionType: null")
+    expect_error(lambda: create({}), "ValidationException",
+                 "One or more parameter values were invalid: Unknown ProjectionType: null")
     expect_error(lambda: create({"ProjectionType": "INCLUDE", "NonKeyAttributes": []}),
                  "ValidationException",
                  "1 validation error detected: Value '[]' at "
