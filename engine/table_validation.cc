@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "engine/capacity/throughput_quotas.h"
 #include "engine/vector/vector_index.h"
 
 namespace ddb {
@@ -405,6 +406,11 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
   DDB_RETURN_IF_ERROR(CheckCreateNames(req));
   const BillingMode mode = req.billing_mode.value_or(BillingMode::kProvisioned);
   DDB_RETURN_IF_ERROR(CheckBillingMode(req, mode));
+  // The table's units out of bounds answer before the key schema (dynalite's order, recorded
+  // against the service); the quotas are checked later.
+  if (req.provisioned_throughput) {
+    DDB_RETURN_IF_ERROR(CheckThroughputBounds(*req.provisioned_throughput));
+  }
   // Attribute definitions: unique names.
   std::set<std::string> defined;
   std::vector<std::string> definition_names;

@@ -15,13 +15,7 @@ const std::string kHowToRaise =
 Status CheckProvisioned(const ProvisionedThroughput& t, const std::string& index,
                         const std::string& region) {
   const std::string for_index = index.empty() ? "" : " for index " + index;
-  for (auto [units, name] : {std::pair{t.read_capacity_units, "ReadCapacityUnits"},
-                             std::pair{t.write_capacity_units, "WriteCapacityUnits"}}) {
-    if (units > kMaxCapacityUnitsValue) {
-      return Error::Validation("Given value " + std::to_string(units) + " for " + name +
-                               " is out of bounds" + for_index);
-    }
-  }
+  DDB_RETURN_IF_ERROR(CheckThroughputBounds(t, index));
   for (auto [units, name] : {std::pair{t.read_capacity_units, "ReadCapacityUnits"},
                              std::pair{t.write_capacity_units, "WriteCapacityUnits"}}) {
     if (units > kTableMaxCapacityUnits) {
@@ -85,6 +79,18 @@ Status CheckTable(const std::optional<ProvisionedThroughput>& provisioned,
 }
 
 }  // namespace
+
+Status CheckThroughputBounds(const ProvisionedThroughput& t, const std::string& index) {
+  const std::string for_index = index.empty() ? "" : " for index " + index;
+  for (auto [units, name] : {std::pair{t.read_capacity_units, "ReadCapacityUnits"},
+                             std::pair{t.write_capacity_units, "WriteCapacityUnits"}}) {
+    if (units > kMaxCapacityUnitsValue) {
+      return Error::Validation("Given value " + std::to_string(units) + " for " + name +
+                               " is out of bounds" + for_index);
+    }
+  }
+  return Status::Ok();
+}
 
 Status CheckThroughputQuotas(const CreateTableRequest& req, const std::string& region) {
   DDB_RETURN_IF_ERROR(CheckTable(req.provisioned_throughput, req.on_demand_throughput,

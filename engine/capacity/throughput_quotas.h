@@ -23,6 +23,11 @@ inline constexpr int64_t kAccountMaxCapacityUnits = 80000;
 // Above this a value is out of bounds before any quota is looked at.
 inline constexpr int64_t kMaxCapacityUnitsValue = 1'000'000'000'000;
 
+// The table's or an index's (`index`, "" for the table) provisioned units against
+// kMaxCapacityUnitsValue. Errors: kValidation ("Given value N for ReadCapacityUnits is out of
+// bounds").
+Status CheckThroughputBounds(const ProvisionedThroughput& t, const std::string& index = "");
+
 // Every throughput of a CreateTable request: provisioned, on-demand maximums and warm
 // throughput of the table and of each GSI. Errors: kValidation ("Given value N for
 // ReadCapacityUnits is out of bounds"), kLimitExceeded (above a quota).

@@ -434,6 +434,16 @@ def test_create_table_more_keys_than_definitions(ddb):
     _assert_not_created(ddb, name)
 
 
+def test_create_table_units_out_of_bounds_answer_before_the_key_schema(raw):
+    # dynalite's suite, recorded against the service, sends no AttributeDefinitions here.
+    r = raw("CreateTable", {
+        "TableName": "abc", "AttributeDefinitions": [],
+        "KeySchema": [{"KeyType": "HASH", "AttributeName": "a"}],
+        "ProvisionedThroughput": {"ReadCapacityUnits": 1000000000001,
+                                  "WriteCapacityUnits": 1000000000001}})
+    assert r.json()["message"] == "Given value 1000000000001 for ReadCapacityUnits is out of bounds"
+
+
 def test_create_table_duplicate_attribute_definition(ddb):
     name = unique_name()
     expect_error(lambda: ddb.create_table(
