@@ -23,28 +23,24 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out + "]";
 }
 
-// A table's or a classic index's key schema: HASH first, optional RANGE second, distinct
-// names. The service words a repeated name differently for the table and for an index.
-Status CheckKeySchema(const std::vector<KeySchemaElement>& ks, bool table = false) {
+// A table's or a classic index's key schema: distinct names, HASH first, optional RANGE
+// second, checked in that order (dynalite's, recorded against the service; a table with
+// more key attributes than definitions is refused before, by ValidateCreateTable).
+Status CheckKeySchema(const std::vector<KeySchemaElement>& ks) {
   if (ks.empty() || ks.size() > 2) {
     return Error::Validation(kInvalid + "Invalid KeySchema: Too many key elements");
+  }
+  if (ks.size() == 2 && ks[0].attribute_name == ks[1].attribute_name) {
+    return Error::Validation(
+        "Both the Hash Key and the Range Key element in the KeySchema have the same name");
   }
   if (ks[0].key_type != KeyType::kHash) {
     return Error::Validation(
         "Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
   }
-  if (ks.size() == 2) {
-    if (ks[1].key_type != KeyType::kRange) {
-      return Error::Validation(
-          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-    }
-    if (ks[0].attribute_name == ks[1].attribute_name) {
-      // The table's answer (2026), though the attribute may well be defined.
-      return Error::Validation(
-          table ? "Invalid KeySchema: Some index key attribute have no definition"
-                : "Both the Hash Key and the Range Key element in the KeySchema have the same "
-                  "name");
-    }
+  if (ks.size() == 2 && ks[1].key_type != KeyType::kRange) {
+    return Error::Validation(
+        "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
   }
   return Status::Ok();
 }
@@ -425,7 +421,7 @@ Status ValidateCreateTable(const CreateTableRequest& req) {
   if (req.key_schema.size() > req.attribute_definitions.size()) {
     return Error::Validation("Invalid KeySchema: Some index key attribute have no definition");
   }
-  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, /*table=*/true));
+  DDB_RETURN_IF_ERROR(CheckKeySchema(req.key_schema));
   // Every key attribute (table and indexes) must be defined; every definition used.
   IndexChecks checks(definition_names);
   checks.used.Add(req.key_schema);

@@ -444,6 +444,18 @@ def test_create_table_units_out_of_bounds_answer_before_the_key_schema(raw):
     assert r.json()["message"] == "Given value 1000000000001 for ReadCapacityUnits is out of bounds"
 
 
+def test_create_table_same_key_names_answer_before_the_key_types(raw):
+    # dynalite's order, recorded against the service: the names, then HASH first, RANGE second.
+    r = raw("CreateTable", {
+        "TableName": "abc", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "S"},
+                                 {"AttributeName": "b", "AttributeType": "S"}],
+        "KeySchema": [{"KeyType": "HASH", "AttributeName": "a"},
+                      {"KeyType": "HASH", "AttributeName": "a"}]})
+    assert r.json()["message"] == (
+        "Both the Hash Key and the Range Key element in the KeySchema have the same name")
+
+
 def test_create_table_duplicate_attribute_definition(ddb):
     name = unique_name()
     expect_error(lambda: ddb.create_table(
