@@ -121,6 +121,20 @@ Result<AttributeValue> ParseAttributeValue(const JsonElement& json, int depth) {
         "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
   }
   if (set > 1) {
+    // The service converts numbers while it reads the value: a bad one among the types
+    // answers first (dynalite's suite, recorded against it: {"S":"a","N":"b"}).
+    for (auto field : obj) {
+      std::string_view text;
+      if (field.key == "N" && field.value.get(text) == simdjson::SUCCESS) {
+        DDB_RETURN_IF_ERROR(NormalizeNumber(text).status());
+      }
+      simdjson::dom::array members;
+      if (field.key == "NS" && field.value.get(members) == simdjson::SUCCESS) {
+        for (JsonElement m : members) {
+          if (m.get(text) == simdjson::SUCCESS) DDB_RETURN_IF_ERROR(NormalizeNumber(text).status());
+        }
+      }
+    }
     return Error::Validation(
         "Supplied AttributeValue has more than one datatypes set, must contain exactly one of "
         "the supported datatypes");

@@ -440,3 +440,17 @@ def test_a_boolean_given_text_is_read_as_java_reads_it(raw):
     resp = raw("PutItem", {"TableName": "abc", "Item": {"a": {"NULL": "23"}}})
     assert json.loads(resp.body) == {"__type": "com.amazon.coral.service#SerializationException",
                                      "Message": "Unexpected token received from parser"}
+
+
+@pytest.mark.parametrize("value,message", [
+    ({"S": "", "N": ""}, "The parameter cannot be converted to a numeric value"),
+    ({"S": "a", "N": "b"}, "The parameter cannot be converted to a numeric value: b"),
+    ({"S": "a", "NS": ["1", "x"]}, "The parameter cannot be converted to a numeric value: x"),
+    ({"S": "a", "N": "1"}, "Supplied AttributeValue has more than one datatypes set, must "
+                           "contain exactly one of the supported datatypes"),
+])
+def test_a_bad_number_answers_before_more_than_one_type(raw, value, message):
+    # The service converts numbers while it reads a value (dynalite's suite, recorded against
+    # it).
+    resp = raw("PutItem", {"TableName": "abc", "Item": {"a": value}})
+    assert json.loads(resp.body)["message"].endswith(message)
