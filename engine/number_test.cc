@@ -120,8 +120,10 @@ TEST(NormalizeNumber, RejectsBadSyntax) {
         "Infinity", "-Infinity", "NaN",   "+",    "-",   "+-1",  "--1", " 1",  "1 ",
         "1,000",    "1e5.5",     "1e1e1", "1.e",  "e",   ".e1",  "1f",  "1d",  "١",
         "1_000",    "0b1",       "+.",    "1..",  "..1", "1e 5", "inf"}) {
-    EXPECT_EQ(NormError(text),
-              std::string("The parameter cannot be converted to a numeric value: ") + text)
+    // An empty number is named without the ": " (dynalite's suite, recorded against the
+    // service).
+    EXPECT_EQ(NormError(text), std::string("The parameter cannot be converted to a numeric value") +
+                                   (*text ? std::string(": ") + text : ""))
         << text;
   }
 }

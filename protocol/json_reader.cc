@@ -114,10 +114,7 @@ Result<std::optional<int64_t>> GetInt(const JsonObject& obj, std::string_view ke
 }
 
 Result<std::optional<bool>> GetBool(const JsonObject& obj, std::string_view key) {
-  JsonElement e;
-  if (obj.at_key(key).get(e) != simdjson::SUCCESS || e.is_null()) return std::optional<bool>();
-  DDB_ASSIGN_OR_RETURN(bool b, ReadBoolean(e, key));
-  return std::optional<bool>(b);
+  return GetTyped<bool>(obj, key, "a boolean");
 }
 
 Result<std::optional<JsonObject>> GetObject(const JsonObject& obj, std::string_view key) {

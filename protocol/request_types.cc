@@ -126,8 +126,13 @@ std::optional<Error> CheckScalar(const JsonElement& e, const RequestShape& s,
       if (type == T::BOOL) return std::nullopt;
       std::string_view text;
       if (type == T::STRING && e.get(text) == simdjson::SUCCESS) {
-        // Text is read as Java reads it, unless it is a number (ReadBoolean).
-        if (!LooksLikeNumber(text)) return std::nullopt;
+        // An attribute value's BOOL or NULL reads text as Java does, unless it is a number
+        // (ReadBoolean); other Boolean members take only true and false.
+        const std::string_view name = s.name;
+        if ((name == "BooleanAttributeValue" || name == "NullAttributeValue") &&
+            !LooksLikeNumber(text)) {
+          return std::nullopt;
+        }
         return Fail("Unexpected token received from parser");
       }
       return Fail(std::string(TokenName(e)) + " cannot be converted to Boolean");
