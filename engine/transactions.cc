@@ -273,8 +273,8 @@ std::vector<ConsumedCapacity> TransactionCapacity(const std::vector<PreparedWrit
     ConsumedCapacity& c = by_table.try_emplace(name, ConsumedCapacity{name}).first->second;
     const bool check = writes[i].kind == PreparedWrite::Kind::kConditionCheck;
     if (replay || check) {
-      const size_t size = std::max(ev.olds[i] ? ItemSize(*ev.olds[i]) : 0,
-                                   ev.news[i] ? ItemSize(*ev.news[i]) : 0);
+      const size_t size =
+          std::max(ev.olds[i] ? ItemSize(*ev.olds[i]) : 0, ev.news[i] ? ItemSize(*ev.news[i]) : 0);
       if (replay) {
         c.AddTable(ReadUnits(size, /*consistent=*/true, /*transactional=*/true), false);
       } else {

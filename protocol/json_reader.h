@@ -35,10 +35,10 @@ size_t ThreadParserCapacity();
 // The wire error for a member of the wrong JSON type.
 Error WrongType(std::string_view member, std::string_view expected);
 
-// An AttributeValue's BOOL or NULL as the service's deserializer reads one: true or false, or a string as Java
-// reads it ("true" in any case is true, other text false), except text that is a number
-// ("Unexpected token received from parser", as dynalite's suite records both). Errors:
-// kSerialization.
+// An AttributeValue's BOOL or NULL as the service's deserializer reads one: true or false, or a
+// string as Java reads it ("true" in any case is true, other text false), except text that is a
+// number ("Unexpected token received from parser", as dynalite's suite records both).
+// Errors: kSerialization.
 Result<bool> ReadBoolean(const JsonElement& e, std::string_view member);
 // Whether `text` is a JSON number's text.
 bool LooksLikeNumber(std::string_view text);
